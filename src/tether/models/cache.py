@@ -1,0 +1,179 @@
+"""Response cache and cassettes: SQLite (WAL) holding JSON rows, nothing pickled.
+
+The key is the canonical request plus the sample index plus a scope (invariant 7),
+so n samples stay n different samples and two experiments that want independent
+samples of one prompt can ask for it with different scopes.
+
+Modes: `off` (pass through), `read` (serve hits, never write), `write` (always call,
+store the answer: this is `--record CASSETTE`), `readwrite` (serve hits, store
+misses). A cassette is a cache file; `replay:CASSETTE` serves it and refuses misses.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+from tether.models.base import (
+    Completion,
+    Message,
+    Model,
+    make_params,
+    request_key,
+    sample_seed,
+)
+from tether.models.errors import ReplayMiss
+
+CacheMode = Literal["off", "read", "write", "readwrite"]
+CACHE_MODES: tuple[str, ...] = ("off", "read", "write", "readwrite")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    completion TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class ResponseStore:
+    """The SQLite file behind a cache or a cassette. Safe to share between threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT completion FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+        return Completion.from_json(json.loads(row[0])) if row else None
+
+    def put(self, key: str, model_id: str, request: dict, completion: Completion) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
+                (key, model_id, json.dumps(request, sort_keys=True),
+                 json.dumps(completion.to_json()), time.time()),
+            )
+
+    def model_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT model_id FROM responses")]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class CachedModel:
+    """Wraps a model with a response store; sample i of a request is cached on its own."""
+
+    def __init__(
+        self, inner: Model, store: ResponseStore, mode: CacheMode = "readwrite", scope: str = ""
+    ) -> None:
+        if mode not in CACHE_MODES:
+            raise ValueError(f"cache mode must be one of {CACHE_MODES}, got {mode!r}")
+        self.inner = inner
+        self.store = store
+        self.mode = mode
+        self.scope = scope
+        self.model_id = inner.model_id
+
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        n: int = 1,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+        thinking_budget: int | None = None,
+        role: str | None = None,
+    ) -> list[Completion]:
+        if self.mode == "off":
+            return self.inner.generate(
+                messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
+            )
+        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget)
+        out = []
+        for i in range(n):
+            key = request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
+            hit = self.store.get(key) if self.mode in ("read", "readwrite") else None
+            if hit is not None:
+                out.append(replace(hit, sample_index=i, cache_hit=True))
+                continue
+            # Sample i of an uncached call uses seed+i; ask for exactly that sample.
+            (fresh,) = self.inner.generate(
+                messages, n=1, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                seed=sample_seed(seed, i), stop=stop, thinking_budget=thinking_budget, role=role,
+            )
+            fresh = replace(fresh, sample_index=i)
+            if self.mode in ("write", "readwrite"):
+                request = {"messages": messages, "params": params.to_json(), "sample_index": i,
+                           "scope": self.scope}
+                self.store.put(key, self.model_id, request, fresh)
+            out.append(fresh)
+        return out
+
+
+class ReplayModel:
+    """Serves a cassette recorded with `--record`; an unseen request is an error."""
+
+    def __init__(self, cassette: str | Path, *, scope: str = "") -> None:
+        path = Path(cassette)
+        if not path.is_file():
+            raise ReplayMiss(f"cassette not found: {path}")
+        self.store = ResponseStore(path)
+        self._recorded = self.store.model_ids()
+        self.scope = scope
+        self.model_id = f"replay:{path}"
+
+    def generate(
+        self,
+        messages: list[Message],
+        *,
+        n: int = 1,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int | None = None,
+        stop: list[str] | None = None,
+        thinking_budget: int | None = None,
+        role: str | None = None,
+    ) -> list[Completion]:
+        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget)
+        out = []
+        for i in range(n):
+            hit = None
+            for model_id in self._recorded:
+                key = request_key(model_id, messages, params, sample_index=i, scope=self.scope)
+                hit = self.store.get(key)
+                if hit is not None:
+                    break
+            if hit is None:
+                preview = json.dumps(messages[-1:], ensure_ascii=False)[:120] if messages else ""
+                raise ReplayMiss(
+                    f"{self.model_id}: no recording of this request (sample {i}): {preview}"
+                )
+            out.append(replace(hit, sample_index=i, cache_hit=True))
+        return out

@@ -1,0 +1,45 @@
+"""Model-call failures, typed so strategies can classify outcomes.
+
+`ContextLengthExceeded` is its own type because later strategies record it as the
+end state "out of context" rather than as an infrastructure error (invariant 6).
+"""
+
+from __future__ import annotations
+
+from tether.errors import ConfigError, TetherError
+
+
+class ModelError(TetherError):
+    """A model call failed (after any retries)."""
+
+
+class UnknownModelError(ConfigError):
+    """The spec names no backend or the provider does not know the model."""
+
+
+class AuthenticationError(ModelError):
+    """The provider rejected the API key (or none was given)."""
+
+    hint = "check the API key environment variable named in the model spec"
+
+
+class EndpointUnreachable(ModelError):
+    """Could not connect, or every retry timed out."""
+
+
+class RateLimited(ModelError):
+    """Still rate-limited (HTTP 429) after the retry cap."""
+
+
+class ServerError(ModelError):
+    """The provider kept answering 5xx, or sent a malformed response."""
+
+
+class ContextLengthExceeded(ModelError):
+    """The request does not fit the model's context window."""
+
+
+class ReplayMiss(ModelError):
+    """A replay cassette has no recording of this request."""
+
+    hint = "record it first with --record CASSETTE against a real model"

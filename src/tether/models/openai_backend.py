@@ -1,0 +1,171 @@
+"""Any OpenAI-compatible chat endpoint: OpenAI itself, vLLM, SGLang, Ollama, llama.cpp server.
+
+The SDK's own retries are switched off (`max_retries=0`) so that tether's policy
+(`tether.models.retry`) is the only one and is testable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+from tether.models.base import Completion, GenerateParams, Message, SampledModel, Usage, sample_seed
+from tether.models.errors import (
+    AuthenticationError,
+    ContextLengthExceeded,
+    EndpointUnreachable,
+    ModelError,
+    RateLimited,
+    ServerError,
+    UnknownModelError,
+)
+from tether.models.retry import (
+    Retryable,
+    RetryPolicy,
+    call_with_retries,
+    endpoint_slot,
+    parse_retry_after,
+)
+
+_CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
+
+
+def _effort(thinking_budget: int) -> str:
+    # OpenAI reasoning models take an effort level, not a token budget.
+    if thinking_budget <= 2048:
+        return "low"
+    if thinking_budget <= 16384:
+        return "medium"
+    return "high"
+
+
+class OpenAICompatibleModel(SampledModel):
+    """Chat completions over HTTP; one request per sample so each sample has its own seed."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        key_env: str | None = "OPENAI_API_KEY",
+        timeout_s: float = 120.0,
+        concurrency: int = 8,
+        reasoning: bool = False,
+        retry: RetryPolicy | None = None,
+        spec: str | None = None,
+    ) -> None:
+        import openai
+
+        self.model = model
+        self.model_id = spec or (f"openai/{model}" if base_url is None else f"{model}@{base_url}")
+        self.base_url = base_url
+        key = api_key or (os.environ.get(key_env) if key_env else None)
+        if key is None and base_url is None:
+            raise AuthenticationError(
+                f"no API key for {self.model_id}: set {key_env or 'OPENAI_API_KEY'}"
+            )
+        # Local servers usually accept any key; the SDK insists on one being set.
+        self._client = openai.OpenAI(
+            api_key=key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=0
+        )
+        self._openai = openai
+        self.reasoning = reasoning
+        self.retry = retry or RetryPolicy()
+        self._slot = endpoint_slot(base_url or "https://api.openai.com", concurrency)
+
+    def _request(self, messages: list[Message], params: GenerateParams, index: int) -> dict:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+        }
+        seed = sample_seed(params.seed, index)
+        if seed is not None:
+            body["seed"] = seed
+        if params.stop:
+            body["stop"] = list(params.stop)
+        if self.reasoning:
+            # Reasoning models count thinking inside max_completion_tokens.
+            body["max_completion_tokens"] = params.max_tokens + (params.thinking_budget or 0)
+            if params.thinking_budget:
+                body["reasoning_effort"] = _effort(params.thinking_budget)
+        else:
+            body["max_tokens"] = params.max_tokens
+        return body
+
+    def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
+        body = self._request(messages, params, index)
+        start = time.perf_counter()
+
+        def attempt() -> Completion:
+            with self._slot:
+                try:
+                    resp = self._client.chat.completions.create(**body)
+                except self._openai.APIError as exc:
+                    raise self._classify(exc) from exc
+                except (json.JSONDecodeError, ValueError) as exc:
+                    raise Retryable(ServerError(f"{self.model_id}: malformed response: {exc}"))
+            return self._parse(resp, index, time.perf_counter() - start)
+
+        return call_with_retries(attempt, self.retry)
+
+    def _parse(self, resp: Any, index: int, latency: float) -> Completion:
+        choices = getattr(resp, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            raise Retryable(ServerError(f"{self.model_id}: malformed response (no choices)"))
+        choice = choices[0]
+        msg = choice.message
+        usage = getattr(resp, "usage", None)
+        details = getattr(usage, "completion_tokens_details", None) if usage else None
+        reasoning = getattr(msg, "reasoning_content", None) or (msg.model_extra or {}).get(
+            "reasoning"
+        )
+        return Completion(
+            text=msg.content or "",
+            reasoning=reasoning,
+            finish_reason=choice.finish_reason,
+            usage=Usage(
+                input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                reasoning_tokens=getattr(details, "reasoning_tokens", 0) or 0,
+            ),
+            latency_s=latency,
+            model_id=self.model_id,
+            sample_index=index,
+        )
+
+    def _classify(self, exc: Exception) -> Exception:
+        """Turn an SDK error into a tether error, wrapped in Retryable when worth retrying."""
+        o = self._openai
+        where = self.base_url or "api.openai.com"
+        if isinstance(exc, o.APITimeoutError):
+            return Retryable(EndpointUnreachable(f"{self.model_id}: timed out talking to {where}"))
+        if isinstance(exc, o.APIConnectionError):
+            return Retryable(
+                EndpointUnreachable(
+                    f"{self.model_id}: cannot reach {where}",
+                    hint="is the server running and the base URL right (it usually ends in /v1)?",
+                )
+            )
+        if isinstance(exc, o.APIResponseValidationError):
+            return Retryable(ServerError(f"{self.model_id}: malformed response from {where}"))
+        if isinstance(exc, o.APIStatusError):
+            status = exc.status_code
+            text = str(exc)
+            if status == 401 or status == 403:
+                return AuthenticationError(f"{self.model_id}: the API key was rejected ({status})")
+            if status == 404:
+                return UnknownModelError(f"{self.model_id}: unknown model or endpoint ({where})")
+            if status == 429:
+                after = parse_retry_after(exc.response.headers.get("retry-after"))
+                return Retryable(RateLimited(f"{self.model_id}: rate limited (429)"), after)
+            if status >= 500:
+                return Retryable(ServerError(f"{self.model_id}: server error {status}"))
+            if any(m in text.lower() for m in _CONTEXT_MARKERS) or "exceed" in text.lower():
+                return ContextLengthExceeded(f"{self.model_id}: {text[:300]}")
+            return ModelError(f"{self.model_id}: request rejected ({status}): {text[:300]}")
+        return ModelError(f"{self.model_id}: {exc}")

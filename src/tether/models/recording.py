@@ -1,0 +1,71 @@
+"""Per-trial call records: the only accounting of model use (invariant 2).
+
+A `RecordingModel` appends one `CallRecord` per completion to a log its owner
+holds (a trial, a CLI command); there is no process-wide counter anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tether.models.base import Completion, Message, Model, Usage, make_params, request_key
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    role: str | None
+    model_id: str
+    request_hash: str
+    sample_index: int
+    usage: Usage
+    latency_s: float
+    cache_hit: bool
+    messages: list[Message] = field(repr=False)
+    output: str = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class RecordingModel:
+    """Wraps a model; every completion it returns is also appended to `log`."""
+
+    def __init__(self, inner: Model, log: list[CallRecord], role: str | None = None) -> None:
+        self.inner = inner
+        self.log = log
+        self.role = role
+        self.model_id = inner.model_id
+
+    def generate(self, messages: list[Message], **kwargs: Any) -> list[Completion]:
+        role = kwargs.pop("role", None) or self.role
+        completions = self.inner.generate(messages, role=role, **kwargs)
+        params = make_params(
+            kwargs.get("max_tokens", 256), kwargs.get("temperature", 0.0),
+            kwargs.get("top_p", 1.0), kwargs.get("seed"), kwargs.get("stop"),
+            kwargs.get("thinking_budget"),
+        )
+        for c in completions:
+            self.log.append(
+                CallRecord(
+                    role=role,
+                    model_id=self.model_id,
+                    request_hash=request_key(self.model_id, messages, params,
+                                             sample_index=c.sample_index),
+                    sample_index=c.sample_index,
+                    usage=c.usage,
+                    latency_s=c.latency_s,
+                    cache_hit=c.cache_hit,
+                    messages=messages,
+                    output=c.text,
+                )
+            )
+        return completions
+
+
+def total_usage(log: list[CallRecord], role: str | None = None) -> Usage:
+    total = Usage()
+    for rec in log:
+        if role is None or rec.role == role:
+            total = total + rec.usage
+    return total

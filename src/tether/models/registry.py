@@ -1,0 +1,153 @@
+"""One parser for every model spec.
+
+Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`):
+  local/smollm2-135m                 the embedded default (llama.cpp, in-process)
+  local/PATH.gguf                    any GGUF file on disk
+  openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
+  openai-compatible/MODEL@BASE_URL   vLLM, SGLang, Ollama, llama.cpp server...
+                                     (`;key_env=VAR` names the key's env variable)
+  anthropic/MODEL                    Anthropic (key from ANTHROPIC_API_KEY)
+  scripted:["a", "b"]                test double answering from a JSON list
+  scripted:FILE.json                 test double answering from a JSON list in a file
+  scripted:module:function           test double answering from a Python callable
+  replay:CASSETTE                    serves a cassette recorded with --record
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether.models.base import Model
+from tether.models.errors import UnknownModelError
+
+DEFAULT_MODEL = "local/smollm2-135m"
+
+
+@dataclass(frozen=True)
+class SpecForm:
+    pattern: str
+    description: str
+    needs: str
+
+
+SPEC_FORMS = (
+    SpecForm("local/smollm2-135m", "embedded SmolLM2-135M-Instruct via llama.cpp (default)",
+             "extra 'local'"),
+    SpecForm("local/PATH.gguf", "any GGUF file via llama.cpp in-process", "extra 'local'"),
+    SpecForm("openai/MODEL", "OpenAI chat completions", "OPENAI_API_KEY"),
+    SpecForm("openai-compatible/MODEL@BASE_URL", "vLLM, SGLang, Ollama, llama.cpp server",
+             "a running server; ;key_env=VAR for a key"),
+    SpecForm("anthropic/MODEL", "Anthropic messages, extended thinking", "ANTHROPIC_API_KEY, "
+             "extra 'anthropic'"),
+    SpecForm("scripted:[...] | scripted:FILE.json | scripted:mod:fn", "TEST DOUBLE: fixed "
+             "responses", "nothing"),
+    SpecForm("replay:CASSETTE", "serves a recorded cassette, fails on unseen requests",
+             "a cassette from --record"),
+)
+
+_HINT = "known forms: " + ", ".join(f.pattern for f in SPEC_FORMS) + " (tether models list)"
+
+_NUMERIC = {"concurrency": int, "timeout_s": float, "n_ctx": int, "n_threads": int}
+
+
+def _split_options(spec: str) -> tuple[str, dict[str, object]]:
+    head, *opts = spec.split(";")
+    options: dict[str, object] = {}
+    for opt in opts:
+        key, sep, value = opt.partition("=")
+        if not sep:
+            raise UnknownModelError(f"bad option {opt!r} in model spec {spec!r}: use key=value")
+        cast = _NUMERIC.get(key)
+        if key == "reasoning":
+            options[key] = value.lower() in ("1", "true", "yes")
+        else:
+            try:
+                options[key] = cast(value) if cast else value
+            except ValueError:
+                raise UnknownModelError(f"option {key} in {spec!r} must be a number") from None
+    return head, options
+
+
+def _allow(spec: str, options: dict[str, object], allowed: set[str]) -> None:
+    extra = set(options) - allowed
+    if extra:
+        raise UnknownModelError(
+            f"model spec {spec!r}: unknown option(s) {sorted(extra)}; allowed: {sorted(allowed)}"
+        )
+
+
+def _scripted(spec: str, body: str) -> Model:
+    from tether.models.scripted import ScriptedModel
+
+    if body.lstrip().startswith("["):
+        try:
+            return ScriptedModel(json.loads(body), model_id=spec[:60])
+        except json.JSONDecodeError as exc:
+            raise UnknownModelError(f"scripted spec is not a JSON list: {exc}") from None
+    if body.endswith(".json"):
+        path = Path(body)
+        if not path.is_file():
+            raise UnknownModelError(f"scripted responses file not found: {path}")
+        data = json.loads(path.read_text())
+        if not isinstance(data, list):
+            raise UnknownModelError(f"{path} must hold a JSON list of responses")
+        return ScriptedModel(data, model_id=spec)
+    module, sep, attr = body.rpartition(":")
+    if not sep:
+        raise UnknownModelError(f"bad scripted spec {spec!r}", hint=_HINT)
+    try:
+        fn = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownModelError(f"scripted callable {body!r} not importable: {exc}") from None
+    return ScriptedModel(fn, model_id=spec)
+
+
+def parse_model(spec: str) -> Model:
+    """Build the model a spec names; raises UnknownModelError with a hint otherwise."""
+    spec = spec.strip()
+    if spec.startswith("scripted:"):
+        return _scripted(spec, spec.removeprefix("scripted:"))
+    if spec.startswith("replay:"):
+        from tether.models.cache import ReplayModel
+
+        return ReplayModel(spec.removeprefix("replay:"))
+    head, options = _split_options(spec)
+    provider, sep, rest = head.partition("/")
+    if not sep or not rest:
+        raise UnknownModelError(f"unknown model spec {spec!r}", hint=_HINT)
+    if provider == "local":
+        from tether.models.local import DEFAULT_LOCAL, LocalLlamaModel
+
+        _allow(spec, options, {"n_ctx", "n_threads"})
+        if rest == DEFAULT_LOCAL:
+            return LocalLlamaModel(None, spec=head, **options)  # type: ignore[arg-type]
+        if rest.endswith(".gguf"):
+            return LocalLlamaModel(Path(rest), spec=head, **options)  # type: ignore[arg-type]
+        raise UnknownModelError(
+            f"unknown local model {rest!r}: use local/{DEFAULT_LOCAL} or local/PATH.gguf"
+        )
+    if provider == "openai":
+        from tether.models.openai_backend import OpenAICompatibleModel
+
+        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
+        return OpenAICompatibleModel(rest, spec=head, **options)  # type: ignore[arg-type]
+    if provider == "openai-compatible":
+        from tether.models.openai_backend import OpenAICompatibleModel
+
+        model, at, base_url = rest.rpartition("@")
+        if not at or not model or not base_url.startswith(("http://", "https://")):
+            raise UnknownModelError(
+                f"bad spec {spec!r}: expected openai-compatible/MODEL@http://HOST:PORT/v1"
+            )
+        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
+        options.setdefault("key_env", None)
+        return OpenAICompatibleModel(model, base_url=base_url, spec=head, **options)  # type: ignore[arg-type]
+    if provider == "anthropic":
+        from tether.models.anthropic_backend import AnthropicModel
+
+        _allow(spec, options, {"concurrency", "timeout_s", "key_env"})
+        return AnthropicModel(rest, **options)  # type: ignore[arg-type]
+    raise UnknownModelError(f"unknown model provider {provider!r} in {spec!r}", hint=_HINT)
