@@ -1,7 +1,7 @@
 """Model access: one protocol, several backends, a cache, and a spec registry."""
 
 from tether.models.base import ROLES, Completion, GenerateParams, Message, Model, Usage, request_key
-from tether.models.cache import CACHE_MODES, CachedModel, ReplayModel, ResponseStore
+from tether.models.cache import CACHE_MODES, CachedModel, ReplayModel, ResponseStore, with_cache
 from tether.models.errors import (
     AuthenticationError,
     ContextLengthExceeded,
@@ -19,7 +19,7 @@ from tether.models.scripted import CallInfo, ScriptedModel
 
 __all__ = [
     "ROLES", "Completion", "GenerateParams", "Message", "Model", "Usage", "request_key",
-    "CACHE_MODES", "CachedModel", "ReplayModel", "ResponseStore",
+    "CACHE_MODES", "CachedModel", "ReplayModel", "ResponseStore", "with_cache",
     "AuthenticationError", "ContextLengthExceeded", "EndpointUnreachable", "ModelError",
     "RateLimited", "ReplayMiss", "ServerError", "UnknownModelError",
     "CallRecord", "RecordingModel", "total_usage",

@@ -177,3 +177,23 @@ class ReplayModel:
                 )
             out.append(replace(hit, sample_index=i, cache_hit=True))
         return out
+
+
+def with_cache(
+    model: Model,
+    *,
+    cache: str | Path | None = None,
+    mode: CacheMode = "readwrite",
+    record: str | Path | None = None,
+    scope: str = "",
+) -> Model:
+    """Apply `--cache PATH --cache-mode MODE` and `--record CASSETTE` to a model.
+
+    Recording wraps outermost so the cassette holds every call the caller made,
+    cache hits included, and `replay:` can serve the whole session later.
+    """
+    if cache is not None and mode != "off":
+        model = CachedModel(model, ResponseStore(cache), mode, scope)
+    if record is not None:
+        model = CachedModel(model, ResponseStore(record), "write", scope)
+    return model

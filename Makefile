@@ -1,0 +1,19 @@
+# Two entry points, both idempotent on a fresh Debian machine (see README).
+.PHONY: setup demo test lint bench
+
+setup:
+	bash scripts/setup.sh
+
+demo: setup
+	.venv/bin/tether demo
+
+test: setup
+	.venv/bin/ruff check src tests benchmarks
+	.venv/bin/python -m pytest -q
+
+lint: setup
+	.venv/bin/ruff check src tests benchmarks
+
+bench: setup
+	.venv/bin/python benchmarks/bench_sandbox.py
+	.venv/bin/python benchmarks/bench_local.py

@@ -1,0 +1,61 @@
+"""The embedded default model generates real text with llama.cpp."""
+
+import pytest
+
+from tether.errors import ConfigError
+from tether.models import ContextLengthExceeded, parse_model
+
+pytest.importorskip("llama_cpp")
+
+PROMPT = [{"role": "user", "content": "Name one colour."}]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return parse_model("local/smollm2-135m")
+
+
+def test_generates_real_text_with_provider_usage(model):
+    (c,) = model.generate(PROMPT, max_tokens=16, seed=1, role="proposer")
+    assert c.text.strip()
+    assert c.model_id == "local/smollm2-135m"
+    assert c.usage.input_tokens > 5 and 0 < c.usage.output_tokens <= 16
+    assert c.finish_reason in ("stop", "length")
+    assert c.latency_s > 0
+
+
+def test_same_seed_temperature_zero_is_reproducible(model):
+    a = model.generate(PROMPT, max_tokens=24, seed=7)[0].text
+    b = model.generate(PROMPT, max_tokens=24, seed=7)[0].text
+    assert a == b
+
+
+def test_n_samples_have_distinct_indices_and_seeds(model):
+    out = model.generate(PROMPT, n=3, max_tokens=12, temperature=1.0, seed=3)
+    assert [c.sample_index for c in out] == [0, 1, 2]
+    # Sample i is seeded with seed + i: asking for it alone reproduces it.
+    (again,) = model.generate(PROMPT, max_tokens=12, temperature=1.0, seed=4)
+    assert again.text == out[1].text
+
+
+def test_max_tokens_truncates(model):
+    (c,) = model.generate([{"role": "user", "content": "Write a long story."}], max_tokens=4)
+    assert c.usage.output_tokens <= 4
+    assert c.finish_reason == "length"
+
+
+def test_context_overflow_is_its_own_error():
+    small = parse_model("local/smollm2-135m;n_ctx=256")
+    with pytest.raises(ContextLengthExceeded):
+        small.generate([{"role": "user", "content": "word " * 600}], max_tokens=8)
+
+
+def test_image_parts_are_refused_clearly(model):
+    msg = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:,"}}]}]
+    with pytest.raises(ConfigError, match="text model"):
+        model.generate(msg, max_tokens=4)
+
+
+def test_missing_gguf_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        parse_model(f"local/{tmp_path}/nope.gguf")

@@ -1,0 +1,61 @@
+import json
+
+import pytest
+
+from tether.models import (
+    AuthenticationError,
+    ScriptedModel,
+    UnknownModelError,
+    parse_model,
+)
+from tether.models.openai_backend import OpenAICompatibleModel
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["nonsense", "local/", "local/llama-70b", "foo/bar", "openai-compatible/m@notaurl",
+     "openai-compatible/noat", "openai/x;bogus=1", "openai/x;concurrency=many",
+     "scripted:[not json", "scripted:nomodule_xyz:fn", "local/smollm2-135m;flag"],
+)
+def test_bad_specs_raise_unknown_model_with_message(spec, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(UnknownModelError) as info:
+        parse_model(spec)
+    assert str(info.value)
+
+
+def test_openai_compatible_spec_parses_url_and_options():
+    m = parse_model("openai-compatible/qwen3@http://127.0.0.1:9/v1;concurrency=2;timeout_s=3")
+    assert isinstance(m, OpenAICompatibleModel)
+    assert m.model == "qwen3" and m.base_url == "http://127.0.0.1:9/v1"
+    assert m.model_id == "openai-compatible/qwen3@http://127.0.0.1:9/v1"
+
+
+def test_openai_without_key_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(AuthenticationError, match="OPENAI_API_KEY"):
+        parse_model("openai/gpt-4o-mini")
+
+
+def test_key_env_option_names_the_variable(monkeypatch):
+    monkeypatch.setenv("MY_VLLM_KEY", "secret")
+    m = parse_model("openai-compatible/m@http://127.0.0.1:9/v1;key_env=MY_VLLM_KEY")
+    assert m._client.api_key == "secret"
+
+
+def test_anthropic_without_key_is_a_clear_error(monkeypatch):
+    pytest.importorskip("anthropic")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(AuthenticationError, match="ANTHROPIC_API_KEY"):
+        parse_model("anthropic/claude-sonnet-4-5")
+
+
+def test_scripted_forms(tmp_path):
+    m = parse_model('scripted:["one", "two"]')
+    assert isinstance(m, ScriptedModel)
+    assert [c.text for c in m.generate([], n=2)] == ["one", "two"]
+    f = tmp_path / "answers.json"
+    f.write_text(json.dumps(["from file"]))
+    assert parse_model(f"scripted:{f}").generate([])[0].text == "from file"
+    fn = parse_model("scripted:tests.models.scripted_fixtures:echo_last")
+    assert fn.generate([{"role": "user", "content": "ping"}])[0].text == "echo: ping"
