@@ -59,7 +59,8 @@ class AnthropicModel(SampledModel):
             import anthropic
         except ImportError:
             raise ConfigError(
-                "anthropic models need the 'anthropic' extra", hint="pip install 'tether[anthropic]'"
+                "anthropic models need the 'anthropic' extra",
+                hint="pip install 'tether[anthropic]'",
             ) from None
         key = os.environ.get(key_env)
         if not key:

@@ -108,7 +108,9 @@ class OpenAICompatibleModel(SampledModel):
                 except self._openai.APIError as exc:
                     raise self._classify(exc) from exc
                 except (json.JSONDecodeError, ValueError) as exc:
-                    raise Retryable(ServerError(f"{self.model_id}: malformed response: {exc}"))
+                    raise Retryable(
+                        ServerError(f"{self.model_id}: malformed response: {exc}")
+                    ) from exc
             return self._parse(resp, index, time.perf_counter() - start)
 
         return call_with_retries(attempt, self.retry)
@@ -165,7 +167,9 @@ class OpenAICompatibleModel(SampledModel):
                 return Retryable(RateLimited(f"{self.model_id}: rate limited (429)"), after)
             if status >= 500:
                 return Retryable(ServerError(f"{self.model_id}: server error {status}"))
-            if any(m in text.lower() for m in _CONTEXT_MARKERS) or "exceed" in text.lower():
+            # str(exc) holds only the message; the error's code or type may say it instead.
+            tags = f"{text} {exc.code or ''} {exc.type or ''}".lower()
+            if any(m in tags for m in _CONTEXT_MARKERS) or "exceed" in tags:
                 return ContextLengthExceeded(f"{self.model_id}: {text[:300]}")
             return ModelError(f"{self.model_id}: request rejected ({status}): {text[:300]}")
         return ModelError(f"{self.model_id}: {exc}")

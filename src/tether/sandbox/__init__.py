@@ -1,0 +1,40 @@
+"""Sandboxed execution of model-written code and commands (DESIGN.md invariant 4)."""
+
+from __future__ import annotations
+
+from .base import (
+    KilledReason,
+    Sandbox,
+    SandboxError,
+    SandboxResult,
+    SandboxUnavailable,
+)
+from .bwrap import BwrapSandbox
+from .session import SandboxSession
+from .unsafe_subprocess import UnsafeSandboxWarning, UnsafeSubprocessSandbox
+
+BACKENDS = ("bwrap", "subprocess")
+
+
+def get_sandbox(name: str = "bwrap") -> Sandbox:
+    """Build a backend by name; raises SandboxUnavailable (with a hint) if it cannot run."""
+    if name == "bwrap":
+        return BwrapSandbox()
+    if name in ("subprocess", "unsafe", "unsafe_subprocess"):
+        return UnsafeSubprocessSandbox()
+    raise ValueError(f"unknown sandbox backend {name!r}; choose one of {BACKENDS}")
+
+
+__all__ = [
+    "BACKENDS",
+    "BwrapSandbox",
+    "KilledReason",
+    "Sandbox",
+    "SandboxError",
+    "SandboxResult",
+    "SandboxSession",
+    "SandboxUnavailable",
+    "UnsafeSandboxWarning",
+    "UnsafeSubprocessSandbox",
+    "get_sandbox",
+]

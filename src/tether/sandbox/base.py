@@ -1,0 +1,361 @@
+"""Sandbox vocabulary: the result type, the backend ABC, sessions, output capping.
+
+Invariant 4 (DESIGN.md): model-written code and commands run only inside a sandbox.
+Backends differ in *where* a command runs (bwrap namespaces vs. a bare subprocess);
+everything shared (work-dir staging, files in/out, output capping, classifying why a
+run ended) lives here so both backends behave the same from the caller's side.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import signal
+import stat
+import tempfile
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Literal
+
+from tether.errors import TetherError
+
+if TYPE_CHECKING:
+    from .session import SandboxSession
+
+KilledReason = Literal["timeout", "memory", "max_procs", "output_limit", "file_size"]
+
+DEFAULT_OUTPUT_CAP_CHARS = 64 * 1024
+# Past this many bytes on one stream the command is killed (reason "output_limit"):
+# head+tail capping bounds our memory, this bounds the time wasted on e.g. `yes`.
+DEFAULT_HARD_OUTPUT_BYTES = 16 * 1024 * 1024
+# files_out is bounded so a run that writes a 10 GiB file cannot blow up the caller.
+MAX_FILE_OUT_BYTES = 1024 * 1024
+MAX_FILES_OUT_TOTAL_BYTES = 8 * 1024 * 1024
+MAX_FILES_OUT_COUNT = 1000
+
+
+class SandboxError(TetherError, RuntimeError):
+    """An infrastructure failure of the sandbox (never a score: invariant 6)."""
+
+
+class SandboxUnavailable(SandboxError):
+    """The requested backend cannot run on this host; `.hint` says what to do."""
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What one sandboxed command did.
+
+    returncode is None only if the process could not be reaped. With the bwrap backend
+    a command killed by signal N reports 128+N (shell convention, as bwrap and timeout
+    forward it); the subprocess backend reports -N (Python convention).
+    """
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    killed_reason: KilledReason | None
+    duration_s: float
+    files_out: dict[str, bytes] = field(default_factory=dict)
+    stdout_elided: int = 0
+    stderr_elided: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and self.killed_reason is None
+
+    def to_json(self) -> dict[str, Any]:
+        files: dict[str, dict[str, str]] = {}
+        for name, data in self.files_out.items():
+            try:
+                files[name] = {"encoding": "utf-8", "data": data.decode("utf-8")}
+            except UnicodeDecodeError:
+                files[name] = {"encoding": "base64", "data": base64.b64encode(data).decode()}
+        return {
+            "returncode": self.returncode,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "timed_out": self.timed_out,
+            "killed_reason": self.killed_reason,
+            "duration_s": self.duration_s,
+            "files_out": files,
+            "stdout_elided": self.stdout_elided,
+            "stderr_elided": self.stderr_elided,
+        }
+
+
+class HeadTailBuffer:
+    """Keeps the first and last `cap_chars // 2` characters of a byte stream.
+
+    Decoding is incremental so a multi-byte character split across reads survives,
+    and memory stays O(cap) however much the command prints.
+    """
+
+    def __init__(self, cap_chars: int = DEFAULT_OUTPUT_CAP_CHARS) -> None:
+        import codecs
+
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._head_cap = cap_chars // 2
+        self._tail_cap = cap_chars - self._head_cap
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self.total_chars = 0
+        self.total_bytes = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total_bytes += len(data)
+        self._add(self._decoder.decode(data))
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        self.total_chars += len(text)
+        room = self._head_cap - self._head_len
+        if room > 0:
+            self._head.append(text[:room])
+            self._head_len += min(room, len(text))
+            text = text[room:]
+        if not text:
+            return
+        self._tail.append(text)
+        self._tail_len += len(text)
+        while self._tail and self._tail_len - len(self._tail[0]) >= self._tail_cap:
+            self._tail_len -= len(self._tail.popleft())
+
+    def finish(self) -> tuple[str, int]:
+        """Return (text, elided_chars); the text marks where characters were dropped."""
+        self._add(self._decoder.decode(b"", final=True))
+        head = "".join(self._head)
+        tail = "".join(self._tail)
+        if len(tail) > self._tail_cap:
+            tail = tail[-self._tail_cap :]
+        elided = self.total_chars - len(head) - len(tail)
+        if elided <= 0:
+            return head + tail, 0
+        return f"{head}\n... [{elided} characters elided] ...\n{tail}", elided
+
+
+@dataclass(frozen=True)
+class ExecSpec:
+    """Everything a backend needs for one invocation (work dir already staged)."""
+
+    argv: list[str]
+    host_workdir: Path
+    mount_at: str
+    stdin: bytes | None
+    timeout_s: float
+    memory_mb: int
+    max_procs: int
+    max_file_mb: int
+    network: bool
+    env: dict[str, str]
+    ro_binds: dict[str, str] = field(default_factory=dict)
+    rw_binds: dict[str, str] = field(default_factory=dict)
+    output_cap_chars: int = DEFAULT_OUTPUT_CAP_CHARS
+    hard_output_bytes: int = DEFAULT_HARD_OUTPUT_BYTES
+
+
+def signal_of(returncode: int | None) -> int | None:
+    """The signal that ended a process, from either returncode convention."""
+    if returncode is None:
+        return None
+    if returncode < 0:
+        return -returncode
+    if 128 < returncode < 128 + 65:
+        return returncode - 128
+    return None
+
+
+def classify(
+    *,
+    timed_out: bool,
+    output_limited: bool,
+    returncode: int | None,
+    stderr: str,
+    oom_killed: bool | None = None,
+    pids_limited: bool | None = None,
+) -> KilledReason | None:
+    """Why a run ended early. Kills we did ourselves come first; then limit evidence.
+
+    oom_killed / pids_limited are cgroup counters where available (exact); None means
+    "no cgroup", and we fall back to best-effort reading of the exit status and stderr.
+    """
+    if timed_out:
+        return "timeout"
+    if output_limited:
+        return "output_limit"
+    if returncode == 0:
+        return None
+    sig = signal_of(returncode)
+    if oom_killed or "MemoryError" in stderr:
+        return "memory"
+    if oom_killed is None and sig == signal.SIGKILL:
+        return "memory"  # nobody else SIGKILLs it: rlimit/oom is the likely cause
+    if sig == signal.SIGXFSZ or "File too large" in stderr:
+        return "file_size"
+    if pids_limited or (pids_limited is None and "Resource temporarily unavailable" in stderr):
+        return "max_procs"
+    return None
+
+
+def _safe_relpath(name: str) -> PurePosixPath:
+    rel = PurePosixPath(name)
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        raise ValueError(f"sandbox file names must be relative and stay inside: {name!r}")
+    return rel
+
+
+def stage_files(workdir: Path, files: Mapping[str, bytes | str] | None) -> None:
+    for name, data in (files or {}).items():
+        target = workdir / _safe_relpath(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def collect_files(workdir: Path) -> dict[str, bytes]:
+    """Regular files left in the work dir, bounded in count and size.
+
+    The sandboxed code controls this directory, so never follow symlinks (a link to
+    /etc/shadow would otherwise be read by us, possibly as root) and skip files with
+    extra hard links for the same reason.
+    """
+    out: dict[str, bytes] = {}
+    total = 0
+    for root, dirs, names in os.walk(workdir, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(root) / name
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue
+            with os.fdopen(fd, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                    continue
+                if (
+                    st.st_size > MAX_FILE_OUT_BYTES
+                    or total + st.st_size > MAX_FILES_OUT_TOTAL_BYTES
+                ):
+                    continue
+                data = fh.read(MAX_FILE_OUT_BYTES + 1)[:MAX_FILE_OUT_BYTES]
+            total += len(data)
+            out[path.relative_to(workdir).as_posix()] = data
+            if len(out) >= MAX_FILES_OUT_COUNT:
+                return out
+    return out
+
+
+def as_bytes(stdin: bytes | str | None) -> bytes | None:
+    return stdin.encode() if isinstance(stdin, str) else stdin
+
+
+class Sandbox(ABC):
+    """Runs argv in isolation. Subclasses implement `_prepare_workdir` and `_execute`."""
+
+    name: str = "abstract"
+    default_mount: str = "/work"
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        files: Mapping[str, bytes | str] | None = None,
+        workdir: Path | None = None,
+        stdin: bytes | str | None = None,
+        timeout_s: float = 30,
+        memory_mb: int = 512,
+        max_procs: int = 64,
+        max_file_mb: int = 16,
+        network: bool = False,
+        env: Mapping[str, str] | None = None,
+    ) -> SandboxResult:
+        """Run argv once in a work dir (a fresh temp dir unless `workdir` is given).
+
+        files are written into the work dir first; files_out holds what is there after.
+        """
+        if not argv:
+            raise ValueError("argv must not be empty")
+        owned = workdir is None
+        host_dir = Path(tempfile.mkdtemp(prefix="tether-sbx-")) if owned else Path(workdir)
+        try:
+            host_dir.mkdir(parents=True, exist_ok=True)
+            stage_files(host_dir, files)
+            self._prepare_workdir(host_dir)
+            spec = ExecSpec(
+                argv=list(argv),
+                host_workdir=host_dir,
+                mount_at=self.default_mount,
+                stdin=as_bytes(stdin),
+                timeout_s=timeout_s,
+                memory_mb=memory_mb,
+                max_procs=max_procs,
+                max_file_mb=max_file_mb,
+                network=network,
+                env=dict(env or {}),
+            )
+            result = self._execute(spec)
+            return with_files(result, collect_files(host_dir))
+        finally:
+            if owned:
+                shutil.rmtree(host_dir, ignore_errors=True)
+
+    def session(
+        self,
+        workdir: Path | None = None,
+        mount_at: str = "/app",
+        *,
+        ro_binds: Mapping[str, str] | None = None,
+        rw_binds: Mapping[str, str] | None = None,
+        files: Mapping[str, bytes | str] | None = None,
+        memory_mb: int = 512,
+        max_procs: int = 64,
+        max_file_mb: int = 16,
+        network: bool = False,
+        env: Mapping[str, str] | None = None,
+        keep: bool = False,
+    ) -> SandboxSession:
+        """A work dir that persists across commands (terminal agents, verifiers)."""
+        from .session import SandboxSession
+
+        return SandboxSession(
+            self,
+            workdir=workdir,
+            mount_at=mount_at,
+            ro_binds=dict(ro_binds or {}),
+            rw_binds=dict(rw_binds or {}),
+            files=files,
+            memory_mb=memory_mb,
+            max_procs=max_procs,
+            max_file_mb=max_file_mb,
+            network=network,
+            env=dict(env or {}),
+            keep=keep,
+        )
+
+    def _prepare_workdir(self, host_dir: Path) -> None:
+        """Hook: make host_dir usable by the sandboxed user (bwrap chowns it)."""
+        del host_dir  # the default backend runs as ourselves: nothing to do
+
+    def _prepare_binds(
+        self, ro_binds: dict[str, str], rw_binds: dict[str, str], scratch: Path
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """Hook: adjust extra binds for this backend (bwrap stages unreadable ones)."""
+        return ro_binds, rw_binds
+
+    @abstractmethod
+    def _execute(self, spec: ExecSpec) -> SandboxResult:
+        """Run spec.argv in spec.host_workdir; files_out is filled in by the caller."""
+
+
+def with_files(result: SandboxResult, files: dict[str, bytes]) -> SandboxResult:
+    from dataclasses import replace
+
+    return replace(result, files_out=files)

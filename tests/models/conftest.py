@@ -1,0 +1,142 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1 for fault-injection tests.
+
+Each request to /v1/chat/completions takes the next behaviour from a script (the
+last one repeats). A behaviour is a dict:
+
+  {}                                   success, text built from the request
+  {"status": 429, "headers": {...}, "json": {...}}   an error response
+  {"sleep": 2.0}                       success, but only after sleeping
+  {"raw": b"...", "content_type": ...} a 200 with this exact body
+  {"drop": True}                       close the socket without any response
+  {"text": "...", "usage": {...}, "reasoning_content": "..."}  success with these
+
+Every request body is kept in `server.requests` so tests can count calls and
+inspect seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+DEFAULT_USAGE = {
+    "prompt_tokens": 11,
+    "completion_tokens": 7,
+    "total_tokens": 18,
+}
+
+
+class FaultServer:
+    def __init__(self) -> None:
+        self.script: list[dict[str, Any]] = [{}]
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # one request per connection: simple and robust
+
+            def log_message(self, *args: Any) -> None:  # keep pytest output clean
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                with outer._lock:
+                    number = len(outer.requests)
+                    outer.requests.append(body)
+                    step = outer.script[min(number, len(outer.script) - 1)]
+                outer._respond(self, step, body, number)
+
+            def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, str(v))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client gave up (timeout test): nothing to do
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+
+    # -- behaviours ---------------------------------------------------------
+
+    def _respond(self, h: Any, step: dict[str, Any], body: dict, number: int) -> None:
+        if step.get("drop"):
+            try:
+                h.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            h.close_connection = True
+            return
+        if "sleep" in step:
+            if self._stop.wait(step["sleep"]):
+                return
+        if "raw" in step:
+            data = step["raw"]
+            try:
+                h.send_response(step.get("status", 200))
+                h.send_header("Content-Type", step.get("content_type", "application/json"))
+                h.send_header("Content-Length", str(len(data)))
+                h.end_headers()
+                h.wfile.write(data)
+            except OSError:
+                pass
+            return
+        if "status" in step:
+            h._send(step["status"], step.get("json", {"error": {"message": "scripted"}}),
+                    step.get("headers"))
+            return
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": step.get(
+                "text", f"reply {number} seed={body.get('seed')} model={body.get('model')}"
+            ),
+        }
+        if "reasoning_content" in step:
+            message["reasoning_content"] = step["reasoning_content"]
+        h._send(200, {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": step.get("finish_reason", "stop")}],
+            "usage": step.get("usage", DEFAULT_USAGE),
+        })
+
+    def close(self) -> None:
+        self._stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def fault_server():
+    server = FaultServer()
+    yield server
+    server.close()

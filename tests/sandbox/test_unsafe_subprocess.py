@@ -1,0 +1,41 @@
+"""The unsafe subprocess backend keeps the contract a plain process can keep."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.sandbox import UnsafeSandboxWarning, UnsafeSubprocessSandbox, get_sandbox
+
+
+def test_warns_on_construction() -> None:
+    with pytest.warns(UnsafeSandboxWarning, match="NO isolation"):
+        UnsafeSubprocessSandbox()
+    with pytest.warns(UnsafeSandboxWarning):
+        assert get_sandbox("subprocess").name == "subprocess"
+
+
+def test_basic_run(unsafe: UnsafeSubprocessSandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-leak")
+    result = unsafe.run(
+        ["sh", "-c", "cat in.txt; cat; env; echo new > new.txt; exit 3"],
+        files={"in.txt": "file\n"},
+        stdin=b"stdin\n",
+    )
+    assert result.returncode == 3
+    assert result.stdout.startswith("file\nstdin\n")
+    assert "sk-test-leak" not in result.stdout  # env is cleared here too
+    assert result.files_out["new.txt"] == b"new\n"
+
+
+def test_timeout_kills_process_group(unsafe, token, assert_no_leftovers) -> None:
+    result = unsafe.run(
+        ["sh", "-c", f"sh -c 'sleep 100 # {token}' & sleep 100 # {token}"], timeout_s=0.5
+    )
+    assert result.timed_out and result.killed_reason == "timeout"
+    assert result.duration_s < 2
+    assert_no_leftovers(token)
+
+
+def test_unknown_backend() -> None:
+    with pytest.raises(ValueError, match="unknown sandbox backend"):
+        get_sandbox("docker")

@@ -1,0 +1,44 @@
+import json
+
+from click.testing import CliRunner
+
+from tether.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_models_list_names_every_form():
+    res = run("models", "list", "--json")
+    assert res.exit_code == 0
+    patterns = [f["pattern"] for f in json.loads(res.output)]
+    assert "local/smollm2-135m" in patterns and "replay:CASSETTE" in patterns
+
+
+def test_ping_scripted_json_reports_text_and_tokens():
+    res = run("models", "ping", 'scripted:["hello there"]', "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["text"] == "hello there"
+    assert out["usage"]["output_tokens"] == 2
+
+
+def test_unknown_spec_is_one_line_and_exit_2():
+    res = run("models", "ping", "nonsense")
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output
+    assert "unknown model spec" in res.output
+
+
+def test_record_then_replay_round_trip(tmp_path):
+    cassette = tmp_path / "c.sqlite"
+    first = run("models", "ping", 'scripted:["recorded answer"]', "--record", str(cassette),
+                "--json")
+    assert first.exit_code == 0, first.output
+    # replay: the scripted id is part of the key, and the cassette knows it
+    again = run("models", "ping", f"replay:{cassette}", "--json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["text"] == "recorded answer"
+    miss = run("models", "ping", f"replay:{cassette}", "--prompt", "something else")
+    assert miss.exit_code == 2 and "no recording" in miss.output
