@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .base import HeadTailBuffer
+from .base import HeadTailBuffer, SandboxResult
 
 # After the process exits (or we kill it) keep reading this long for buffered output.
 DRAIN_GRACE_S = 0.5
@@ -31,6 +31,19 @@ class ProcOutcome:
     timed_out: bool
     output_limited: bool
     duration_s: float
+
+    def result(self, killed_reason: str | None) -> SandboxResult:
+        """The SandboxResult of this outcome; both backends report through this."""
+        return SandboxResult(
+            returncode=self.returncode,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            timed_out=self.timed_out,
+            killed_reason=killed_reason,  # type: ignore[arg-type]
+            duration_s=self.duration_s,
+            stdout_elided=self.stdout_elided,
+            stderr_elided=self.stderr_elided,
+        )
 
 
 def _kill_group(pgid: int) -> None:

@@ -240,13 +240,4 @@ class BwrapSandbox(Sandbox):
         finally:
             if cg is not None:
                 cg.remove()
-        return SandboxResult(
-            returncode=out.returncode,
-            stdout=out.stdout,
-            stderr=out.stderr,
-            timed_out=out.timed_out,
-            killed_reason=reason,
-            duration_s=out.duration_s,
-            stdout_elided=out.stdout_elided,
-            stderr_elided=out.stderr_elided,
-        )
+        return out.result(reason)

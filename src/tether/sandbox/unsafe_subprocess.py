@@ -67,13 +67,4 @@ class UnsafeSubprocessSandbox(Sandbox):
             returncode=out.returncode,
             stderr=out.stderr,
         )
-        return SandboxResult(
-            returncode=out.returncode,
-            stdout=out.stdout,
-            stderr=out.stderr,
-            timed_out=out.timed_out,
-            killed_reason=reason,
-            duration_s=out.duration_s,
-            stdout_elided=out.stdout_elided,
-            stderr_elided=out.stderr_elided,
-        )
+        return out.result(reason)
