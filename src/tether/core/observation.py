@@ -1,0 +1,51 @@
+"""Observation: what an instrument saw. The same object is feedback and metric."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Defect(BaseModel):
+    """One thing wrong with an artifact, with where and why."""
+
+    kind: str
+    message: str
+    location: str | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+class Observation(BaseModel):
+    """An instrument's reading of one artifact.
+
+    `error` is set when the instrument itself failed (sandbox, browser, probe):
+    such an observation has no score and is never read as a pass or as
+    "no defects" (invariant 6).
+    """
+
+    instrument: str
+    version: str
+    grounded: bool
+    score: float | None = None
+    passed: bool | None = None
+    defects: list[Defect] = Field(default_factory=list)
+    raw: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def feedback(self) -> str:
+        """Plain text a model can act on (strategies may format their own)."""
+        if self.error:
+            return f"The {self.instrument} instrument failed: {self.error}"
+        if self.passed:
+            return f"{self.instrument}: passed."
+        lines = [f"{self.instrument}: {len(self.defects)} defect(s)."]
+        for d in self.defects:
+            where = f" at {d.location}" if d.location else ""
+            lines.append(f"- [{d.kind}]{where}: {d.message}")
+        return "\n".join(lines)

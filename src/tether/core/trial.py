@@ -1,0 +1,106 @@
+"""Trial: one (task, strategy, models, budget, seed) run and everything it did."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from tether.core.budget import BudgetSpec
+from tether.core.observation import Observation
+
+#: How a trial ended. `error` is infrastructure or harness failure (never a score);
+#: the others are the model's outcome and score as not passing when nothing passed.
+END_STATES = ("ok", "error", "truncated", "budget_exhausted", "timeout")
+
+
+class TrialSpec(BaseModel):
+    """What to run. Its canonical JSON hash is the trial id, so resume can match trials."""
+
+    suite: str
+    task_id: str
+    strategy: str
+    strategy_params: dict[str, Any] = Field(default_factory=dict)
+    models: dict[str, str]
+    budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    seed: int = 0
+
+    @property
+    def trial_id(self) -> str:
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
+                               separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    @property
+    def task_key(self) -> str:
+        return f"{self.suite}/{self.task_id}"
+
+    @property
+    def arm(self) -> str:
+        """The comparison arm: strategy label (with the budget when finite)."""
+        return self.strategy
+
+
+class Spend(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+class CallRow(BaseModel):
+    role: str | None
+    model_id: str
+    request_hash: str
+    sample_index: int
+    usage: Spend
+    latency_s: float
+    cache_hit: bool
+    messages: list[dict[str, Any]]
+    output: str
+
+
+class ObservationRow(BaseModel):
+    """An observation made during the trial, with what it was for and what it saw."""
+
+    purpose: str  # "feedback", "selection", "metric", ...
+    artifact: str | None  # digest of the observed artifact
+    observation: Observation
+
+
+class TrialRecord(BaseModel):
+    trial_id: str
+    index: int
+    spec: TrialSpec
+    status: str
+    error_kind: str | None = None
+    error_message: str | None = None
+    calls: list[CallRow] = Field(default_factory=list)
+    observations: list[ObservationRow] = Field(default_factory=list)
+    artifact: str | None = None  # digest of the delivered artifact
+    artifact_kind: str | None = None
+    metric: Observation | None = None
+    spend: dict[str, Spend] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def passed(self) -> bool | None:
+        """Metric verdict; None for errored trials (excluded, never read as a fail)."""
+        if self.status == "error":
+            return None
+        if self.metric is not None and self.metric.ok:
+            return bool(self.metric.passed)
+        return False if self.metric is None else None
+
+    @property
+    def score(self) -> float | None:
+        if self.status == "error":
+            return None
+        if self.metric is not None:
+            return self.metric.score if self.metric.ok else None
+        return 0.0
+
+    def tokens(self, kind: str = "output") -> int:
+        return sum(getattr(s, f"{kind}_tokens") for s in self.spend.values())

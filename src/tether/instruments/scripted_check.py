@@ -1,0 +1,32 @@
+"""`scripted_check`: a test instrument, for exercising runners without a sandbox.
+
+It passes when the artifact contains the task's `data["expect"]` string. It is a
+test double (it observes nothing a real user cares about) and says so in its name.
+"""
+
+from __future__ import annotations
+
+from tether.core.artifact import Artifact
+from tether.core.observation import Defect, Observation
+from tether.core.task import Task
+from tether.instruments.base import InstrumentEnv, register_instrument
+
+
+@register_instrument("scripted_check")
+class ScriptedCheckInstrument:
+    name = "scripted_check"
+    version = "1"
+    grounded = True
+
+    def __init__(self, fail_with: str | None = None) -> None:
+        # fail_with simulates an instrument failure (for invariant-6 tests).
+        self.fail_with = fail_with
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        if self.fail_with:
+            raise RuntimeError(self.fail_with)
+        expect = str(task.data.get("expect", ""))
+        passed = expect in artifact.text
+        defects = [] if passed else [Defect(kind="missing", message=f"expected {expect!r}")]
+        return Observation(instrument=self.name, version=self.version, grounded=True,
+                           score=1.0 if passed else 0.0, passed=passed, defects=defects)

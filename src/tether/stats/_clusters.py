@@ -1,0 +1,63 @@
+"""Helpers for the bootstrap: arrange paired records as a task x seed matrix."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tether.stats.bootstrap import PairedObservation
+
+
+def _seed_key(seed: int | str) -> tuple[int, int, str]:
+    return (0, seed, "") if isinstance(seed, int) else (1, 0, str(seed))
+
+
+def task_matrix(
+    records: Sequence[PairedObservation],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (a, b, counts): arrays of shape (T, S), (T, S), (T,).
+
+    Tasks are sorted by name and seeds within a task by value (ints before strs), so
+    the layout does not depend on record order. Row t holds task t's seeds in its
+    first ``counts[t]`` columns; the padding columns are 0.0.
+    """
+    if not records:
+        raise ValueError("paired_bootstrap needs at least one record")
+    by_task: dict[str, dict[int | str, tuple[float, float]]] = {}
+    for rec in records:
+        if not (math.isfinite(rec.a) and math.isfinite(rec.b)):
+            raise ValueError(f"non-finite value in task {rec.task!r}, seed {rec.seed!r}")
+        seeds = by_task.setdefault(rec.task, {})
+        if rec.seed in seeds:
+            raise ValueError(f"duplicate observation for task {rec.task!r}, seed {rec.seed!r}")
+        seeds[rec.seed] = (float(rec.a), float(rec.b))
+    names = sorted(by_task)
+    width = max(len(s) for s in by_task.values())
+    a = np.zeros((len(names), width))
+    b = np.zeros((len(names), width))
+    counts = np.zeros(len(names), dtype=np.int64)
+    for t, name in enumerate(names):
+        seeds = by_task[name]
+        for j, key in enumerate(sorted(seeds, key=_seed_key)):
+            a[t, j], b[t, j] = seeds[key]
+        counts[t] = len(seeds)
+    return a, b, counts
+
+
+def statistic_from_sums(statistic: str, sum_a: Any, sum_b: Any, n_pairs: Any) -> Any:
+    """mean_diff or relative_reduction from sums; nan where sum_a == 0 (relative only).
+
+    Works elementwise on numpy arrays and returns a float for scalar inputs.
+    """
+    sum_a = np.asarray(sum_a, dtype=float)
+    sum_b = np.asarray(sum_b, dtype=float)
+    if statistic == "mean_diff":
+        out = (sum_b - sum_a) / np.asarray(n_pairs, dtype=float)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(sum_a == 0, np.nan, 100.0 * (1.0 - sum_b / sum_a))
+    return float(out) if out.ndim == 0 else out
