@@ -1,0 +1,41 @@
+"""Messages every strategy starts from, and turning a reply into the task's artifact."""
+
+from __future__ import annotations
+
+from tether.core.artifact import Artifact, extract_artifact
+from tether.core.task import Task
+from tether.models.base import Completion, Message
+from tether.strategies.base import TrialContext
+
+
+def task_messages(task: Task) -> list[Message]:
+    """The task as a conversation: its system prompt (if any) and its prompt.
+
+    Only `task.system` and `task.prompt` reach a model; `task.data` (hidden checks,
+    reference solutions) never does.
+    """
+    messages: list[Message] = []
+    if task.system:
+        messages.append({"role": "system", "content": task.system})
+    messages.append({"role": "user", "content": task.prompt})
+    return messages
+
+
+def to_artifact(task: Task, completion: Completion) -> Artifact:
+    """The artifact in a reply; raises `Truncated` when the reply was cut off before it."""
+    artifact = extract_artifact(task.artifact_kind, completion.text,
+                                finish_reason=completion.finish_reason)
+    entry = task.data.get("entry_point")
+    if entry:
+        artifact.meta.setdefault("entry_point", entry)
+    return artifact
+
+
+def draft(ctx: TrialContext, messages: list[Message], *, role: str = "proposer",
+          max_tokens: int = 1024, temperature: float = 0.0) -> Artifact:
+    """One proposer call turned into an artifact (kept in the trial's record)."""
+    (completion,) = ctx.generate(role, messages, max_tokens=max_tokens,
+                                 temperature=temperature)
+    artifact = to_artifact(ctx.task, completion)
+    ctx.keep(artifact)
+    return artifact
