@@ -1,0 +1,218 @@
+"""The run directory and its store.
+
+A run is a directory:
+- `run.sqlite` (WAL): one row per finished trial (its whole record as JSON), its
+  calls and observations as rows for querying, an index of its artifacts, and
+  key/value metadata (the resolved config, the tether commit);
+- `config.resolved.json`: the experiment as it was resolved, re-runnable verbatim;
+- `artifacts/`: content-addressed blobs (programs, HTML, screenshots, overlays);
+- `trials.jsonl`: an export of the records, written by `export_jsonl`.
+
+A trial is committed in one transaction when it ends (blobs are written first and
+are idempotent), so a crash leaves either the whole trial or none of it. Nothing is
+pickled (invariant 5): every row is JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tether.core.artifact import MEDIA_TYPES, Artifact
+from tether.core.trial import TrialRecord
+from tether.errors import ConfigError
+
+DB_NAME = "run.sqlite"
+CONFIG_NAME = "config.resolved.json"
+ARTIFACTS_DIR = "artifacts"
+EXPORT_NAME = "trials.jsonl"
+
+_EXTENSIONS = {"text/x-python": "py", "text/html": "html", "text/plain": "txt",
+               "text/x-shellscript": "sh", "image/png": "png", "application/json": "json"}
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+  trial_id TEXT PRIMARY KEY, idx INTEGER NOT NULL, task TEXT NOT NULL,
+  strategy TEXT NOT NULL, seed INTEGER NOT NULL, status TEXT NOT NULL,
+  passed INTEGER, score REAL, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+  trial_id TEXT NOT NULL, seq INTEGER NOT NULL, role TEXT, model_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,
+  reasoning_tokens INTEGER, latency_s REAL, cache_hit INTEGER,
+  PRIMARY KEY (trial_id, seq));
+CREATE TABLE IF NOT EXISTS observations (
+  trial_id TEXT NOT NULL, seq INTEGER NOT NULL, purpose TEXT NOT NULL,
+  instrument TEXT NOT NULL, version TEXT NOT NULL, grounded INTEGER NOT NULL,
+  artifact TEXT, score REAL, passed INTEGER, n_defects INTEGER, error TEXT,
+  PRIMARY KEY (trial_id, seq));
+CREATE TABLE IF NOT EXISTS artifacts (
+  digest TEXT PRIMARY KEY, kind TEXT NOT NULL, media_type TEXT NOT NULL,
+  path TEXT NOT NULL);
+"""
+
+
+def blob_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class RunStore:
+    """A run directory. Thread-safe: one connection, serialised by a lock."""
+
+    def __init__(self, run_dir: str | Path, *, create: bool = False) -> None:
+        self.dir = Path(run_dir)
+        if not create and not (self.dir / DB_NAME).is_file():
+            raise ConfigError(f"{self.dir} is not a run directory (no {DB_NAME})",
+                              hint="pass the directory `tether run` wrote (--out)")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / ARTIFACTS_DIR).mkdir(exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.dir / DB_NAME, check_same_thread=False,
+                                   isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    @classmethod
+    def open(cls, run_dir: str | Path) -> RunStore:
+        return cls(run_dir)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- metadata and config -----------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                             (key, json.dumps(value, sort_keys=True)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        """Keep the resolved config in the store and as a file a user can rerun."""
+        text = json.dumps(config, indent=2, sort_keys=True)
+        (self.dir / CONFIG_NAME).write_text(text + "\n")
+        self.set_meta("config", config)
+
+    def config(self) -> dict[str, Any]:
+        cfg = self.meta("config")
+        if cfg is None and (self.dir / CONFIG_NAME).is_file():
+            cfg = json.loads((self.dir / CONFIG_NAME).read_text())
+        return cfg or {}
+
+    # --- artifacts ---------------------------------------------------------------
+    def _write_blob(self, digest: str, kind: str, media_type: str, data: bytes) -> str:
+        ext = _EXTENSIONS.get(media_type, "bin")
+        rel = f"{ARTIFACTS_DIR}/{digest[:2]}/{digest}.{ext}"
+        path = self.dir / rel
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO artifacts VALUES (?, ?, ?, ?)",
+                             (digest, kind, media_type, rel))
+        return rel
+
+    def put_artifact(self, artifact: Artifact) -> str:
+        media = MEDIA_TYPES.get(artifact.kind, "text/plain")
+        self._write_blob(artifact.digest, artifact.kind, media, artifact.text.encode())
+        return artifact.digest
+
+    def put_blob(self, data: bytes, *, kind: str = "image",
+                 media_type: str = "image/png") -> str:
+        """Store binary evidence (a screenshot, an overlay); returns its digest."""
+        digest = blob_digest(data)
+        self._write_blob(digest, kind, media_type, data)
+        return digest
+
+    def artifact_path(self, digest: str) -> Path | None:
+        with self._lock:
+            row = self._db.execute("SELECT path FROM artifacts WHERE digest = ?",
+                                   (digest,)).fetchone()
+        return None if row is None else self.dir / row[0]
+
+    def artifact_text(self, digest: str) -> str | None:
+        path = self.artifact_path(digest)
+        return None if path is None else path.read_text()
+
+    def artifact(self, digest: str) -> Artifact | None:
+        with self._lock:
+            row = self._db.execute("SELECT kind, path FROM artifacts WHERE digest = ?",
+                                   (digest,)).fetchone()
+        if row is None:
+            return None
+        return Artifact(kind=row[0], text=(self.dir / row[1]).read_text())
+
+    # --- trials ------------------------------------------------------------------
+    def commit_trial(self, record: TrialRecord, artifacts: Iterable[Artifact] = ()) -> None:
+        """Write a finished trial atomically (replacing an earlier errored attempt)."""
+        for art in artifacts:
+            self.put_artifact(art)
+        spec = record.spec
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for table in ("trials", "calls", "observations"):
+                    db.execute(f"DELETE FROM {table} WHERE trial_id = ?", (record.trial_id,))
+                passed = record.passed
+                db.execute(
+                    "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (record.trial_id, record.index, spec.task_key, spec.strategy, spec.seed,
+                     record.status, None if passed is None else int(passed), record.score,
+                     record.model_dump_json()))
+                db.executemany(
+                    "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(record.trial_id, i, c.role, c.model_id, c.request_hash,
+                      c.usage.input_tokens, c.usage.output_tokens, c.usage.reasoning_tokens,
+                      c.latency_s, int(c.cache_hit)) for i, c in enumerate(record.calls)])
+                db.executemany(
+                    "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(record.trial_id, i, o.purpose, o.observation.instrument,
+                      o.observation.version, int(o.observation.grounded), o.artifact,
+                      o.observation.score,
+                      None if o.observation.passed is None else int(o.observation.passed),
+                      len(o.observation.defects), o.observation.error)
+                     for i, o in enumerate(record.observations)])
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def trials(self) -> list[TrialRecord]:
+        """Every committed trial, in experiment order."""
+        with self._lock:
+            rows = self._db.execute("SELECT record FROM trials ORDER BY idx").fetchall()
+        return [TrialRecord.model_validate_json(r[0]) for r in rows]
+
+    def statuses(self) -> dict[str, str]:
+        """trial_id -> end state of every committed trial (what resume needs)."""
+        with self._lock:
+            rows = self._db.execute("SELECT trial_id, status FROM trials").fetchall()
+        return dict(rows)
+
+    def export_jsonl(self, path: str | Path | None = None) -> Path:
+        out = Path(path) if path else self.dir / EXPORT_NAME
+        tmp = out.with_suffix(".tmp")
+        with tmp.open("w") as fh:
+            for rec in self.trials():
+                fh.write(rec.model_dump_json() + "\n")
+        tmp.replace(out)
+        return out
