@@ -13,6 +13,8 @@ command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 # setpriv (util-linux) drops to the sandbox user before bwrap starts.
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
 command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
+# The execution instrument runs pytest-format checks with the sandbox's /usr/bin/python3.
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need_apt+=(python3-pytest)
 if ((${#need_apt[@]})); then
   echo "setup: installing system packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
