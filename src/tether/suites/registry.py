@@ -1,0 +1,174 @@
+"""Suite registry: turn a suite spec into a list of Tasks.
+
+Spec forms (see `SPEC_FORMS`):
+- `NAME`            a bundled suite registered with `@register_suite(NAME)` (e.g. `code`);
+- `FORMAT:PATH`     a task file in a registered foreign format (`register_format`);
+  `FAMILY:PATH`     picks the `FAMILY/...` format whose sniffer accepts the file, so
+                    `interaction-scaling:PATH` works for code and visual files alike;
+- `tether:PATH` or a plain `PATH` to a tether JSON / JSONL suite file.
+
+Modules of this package register on import; `_load_builtins` imports them all, so
+adding a suite or a format is adding a module here, with no edit of this file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether.core.task import Task
+from tether.errors import ConfigError
+
+SuiteLoader = Callable[[], list[Task]]
+FormatLoader = Callable[[Path], list[Task]]
+FormatSniffer = Callable[[Path], bool]
+
+
+@dataclass(frozen=True)
+class SpecForm:
+    pattern: str
+    description: str
+
+
+SPEC_FORMS: tuple[SpecForm, ...] = (
+    SpecForm("NAME", "a bundled suite (see `tether suites list`), e.g. code"),
+    SpecForm("interaction-scaling:PATH", "a task file of the interaction-scaling study"),
+    SpecForm("FORMAT:PATH", "a task file in another registered format"),
+    SpecForm("tether:PATH or PATH", "a tether suite file: JSON list or JSONL of Task objects"),
+)
+
+
+@dataclass(frozen=True)
+class _Format:
+    loader: FormatLoader
+    sniff: FormatSniffer | None
+
+
+_SUITES: dict[str, SuiteLoader] = {}
+_FORMATS: dict[str, _Format] = {}
+
+
+def register_suite(name: str) -> Callable[[SuiteLoader], SuiteLoader]:
+    """Decorator: `@register_suite("code")` over a zero-argument loader of Tasks."""
+
+    def deco(loader: SuiteLoader) -> SuiteLoader:
+        _SUITES[name] = loader
+        return loader
+
+    return deco
+
+
+def register_format(name: str, loader: FormatLoader | None = None, *,
+                    sniff: FormatSniffer | None = None) -> Any:
+    """Register `loader(path) -> list[Task]` for specs `name:PATH`.
+
+    A name `family/variant` with a `sniff(path) -> bool` also answers `family:PATH`
+    whenever its sniffer accepts the file. Usable directly or as a decorator.
+    """
+
+    def deco(fn: FormatLoader) -> FormatLoader:
+        _FORMATS[name] = _Format(fn, sniff)
+        return fn
+
+    return deco(loader) if loader is not None else deco
+
+
+def suite_names() -> list[str]:
+    """Names of the bundled suites."""
+    _load_builtins()
+    return sorted(_SUITES)
+
+
+def format_names() -> list[str]:
+    """Names of the registered file formats (without the built-in `tether`)."""
+    _load_builtins()
+    return sorted(_FORMATS)
+
+
+def load_suite(spec: str) -> list[Task]:
+    """The Tasks a spec names; ConfigError (with the known forms) when it names none."""
+    _load_builtins()
+    spec = spec.strip()
+    if spec in _SUITES:
+        return _SUITES[spec]()
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix == "tether":
+        return _load_tether(rest)
+    if sep and prefix in _FORMATS:
+        return _FORMATS[prefix].loader(_existing_file(rest, spec))
+    if sep and _family(prefix):
+        return _load_family(prefix, _existing_file(rest, spec))
+    if Path(spec).is_file():
+        return _load_tether(spec)
+    raise ConfigError(f"unknown suite spec {spec!r}", hint=_known_forms_hint())
+
+
+def _load_tether(path: str) -> list[Task]:
+    from tether.suites.tether_format import load_tether_file
+
+    return load_tether_file(_existing_file(path, f"tether:{path}"))
+
+
+def _family(prefix: str) -> list[str]:
+    return sorted(n for n in _FORMATS if n.startswith(prefix + "/"))
+
+
+def _load_family(family: str, path: Path) -> list[Task]:
+    members = _family(family)
+    for name in members:
+        fmt = _FORMATS[name]
+        if fmt.sniff is not None and fmt.sniff(path):
+            return fmt.loader(path)
+    raise ConfigError(
+        f"{path}: not a task file any {family} format recognizes",
+        hint=f"known {family} formats: {', '.join(members)}; name one as FORMAT:PATH",
+    )
+
+
+def _existing_file(path: str, spec: str) -> Path:
+    p = Path(path).expanduser()
+    if not path:
+        raise ConfigError(f"suite spec {spec!r} names no file", hint="write FORMAT:PATH")
+    if not p.is_file():
+        raise ConfigError(f"suite file not found: {p} (from spec {spec!r})",
+                          hint="check the path; relative paths are from the current directory")
+    return p
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON file; errors name the file, line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
+                          f"{exc.msg}", hint="fix the JSON syntax") from None
+
+
+def _known_forms_hint() -> str:
+    forms = "; ".join(f.pattern for f in SPEC_FORMS)
+    suites = ", ".join(sorted(_SUITES)) or "none"
+    fmts = ", ".join(["tether", *sorted(_FORMATS), *sorted(_families())])
+    return f"spec forms: {forms}. Bundled suites: {suites}. Formats: {fmts}"
+
+
+def _families() -> set[str]:
+    return {n.split("/", 1)[0] for n in _FORMATS if "/" in n}
+
+
+def _load_builtins() -> None:
+    # Every public module of tether.suites registers its suites/formats on import.
+    import importlib
+    import pkgutil
+
+    import tether.suites as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_") and info.name not in ("registry", "cli"):
+            importlib.import_module(f"tether.suites.{info.name}")

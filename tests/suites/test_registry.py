@@ -1,0 +1,55 @@
+"""Suite specs: bundled names, registered formats and families, errors with the forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tether.core.task import Task
+from tether.errors import ConfigError
+from tether.suites import format_names, load_suite, register_format, register_suite, suite_names
+from tether.suites import registry
+
+
+def test_bundled_code_suite_is_registered() -> None:
+    assert "code" in suite_names()
+    assert "interaction-scaling/code" in format_names()
+
+
+def test_unknown_spec_lists_the_known_forms() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_suite("no-such-suite")
+    assert "'no-such-suite'" in str(err.value)
+    hint = err.value.hint or ""
+    assert "interaction-scaling:PATH" in hint and "code" in hint and "tether" in hint
+
+
+def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="suite file not found"):
+        load_suite(f"tether:{tmp_path / 'absent.json'}")
+    with pytest.raises(ConfigError, match="names no file"):
+        load_suite("interaction-scaling:")
+
+
+def _task(suite: str) -> Task:
+    return Task(id="x", suite=suite, prompt="p", metric="scripted_check")
+
+
+def test_registered_suites_and_formats_are_dispatched(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_SUITES", dict(registry._SUITES))
+    monkeypatch.setattr(registry, "_FORMATS", dict(registry._FORMATS))
+    register_suite("scripted-suite")(lambda: [_task("scripted-suite")])
+    register_format("fam/a", lambda p: [_task("a")], sniff=lambda p: p.suffix == ".a")
+    register_format("fam/b", sniff=lambda p: p.suffix == ".b")(lambda p: [_task("b")])
+    fa, fb, fc = (tmp_path / "t.a", tmp_path / "t.b", tmp_path / "t.c")
+    for f in (fa, fb, fc):
+        f.write_text("{}")
+    assert load_suite("scripted-suite")[0].suite == "scripted-suite"
+    assert load_suite(f"fam:{fa}")[0].suite == "a"
+    assert load_suite(f"fam:{fb}")[0].suite == "b"
+    assert load_suite(f"fam/a:{fb}")[0].suite == "a", "an exact format name skips sniffing"
+    with pytest.raises(ConfigError) as err:
+        load_suite(f"fam:{fc}")
+    assert "fam/a, fam/b" in (err.value.hint or "")
