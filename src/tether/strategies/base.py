@@ -97,14 +97,18 @@ class TrialContext:
         allowed = self.ledger.reserve(role, messages, max_tokens, n)
         with self._lock:
             seed = self.spec.seed * SEED_STRIDE * SEED_STRIDE + next(self._call_index) * SEED_STRIDE
+        answer_tokens = allowed
         if thinking_budget is not None:
             # The thinking budget is part of what the call may generate: never above it.
             thinking_budget = min(thinking_budget, max(allowed - 1, 0)) or None
+            # Backends ask the provider for max_tokens + thinking_budget, so the answer
+            # gets what the reservation leaves after thinking: the sum stays <= allowed.
+            answer_tokens = allowed - (thinking_budget or 0)
         recorder = RecordingModel(self.model(role), self.calls, role=role)
         usage = Usage()
         try:
             completions = recorder.generate(
-                messages, n=n, max_tokens=allowed, temperature=temperature, top_p=top_p,
+                messages, n=n, max_tokens=answer_tokens, temperature=temperature, top_p=top_p,
                 seed=seed, stop=stop, thinking_budget=thinking_budget, role=role)
             for c in completions:
                 usage = usage + c.usage
