@@ -1,0 +1,157 @@
+"""Feedback channels: what a loop learns about a failing artifact, as text for a model.
+
+A channel is configuration, never a fork of a strategy. It is written as parts
+joined by `+` (or given as a list of parts):
+  none                      nothing: the reviewer sees only the task and the program
+  critique                  a critique call: a model reads the program without running
+                            it and lists defects (role `reviewer`, so it is charged to
+                            the reviewing share of the budget; ungrounded)
+  lint                      alias of the `static` instrument (ruff + ast)
+  any instrument spec       e.g. `execution` (the task's HIDDEN checks, as the
+                            interaction-scaling study fed its reviewer),
+                            `execution;checks=visible` (only the checks shown in the
+                            prompt), `static;select=E,F`, or a visual instrument
+                            (`geometry`, `screenshot_vlm`) for other modalities.
+So `critique+execution` is a critique call plus the execution observation.
+
+The metric is never the channel: a trial is always scored by the task's metric
+instrument (invariant 1). When a channel part is the metric's own spec, the cached
+metric observation is reused instead of running the instrument twice.
+
+Execution share -> feedback cycles: a budget share named `execution` buys feedback
+cycles, not tokens (no call is charged to an `execution` role):
+  cycles = min(max_iterations, max(1, round(share * total / cycle_tokens)))
+where `cycle_tokens` (a strategy parameter, default 500) is the nominal cost of one
+cycle. Without an `execution` share (or without a finite total) the strategy's
+`max_iterations` is the cap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tether.core.artifact import Artifact
+from tether.core.budget import BudgetSpec
+from tether.core.observation import Defect, Observation
+from tether.strategies.base import TrialContext
+
+#: Text a model sees when a channel gives nothing but the verdict is known.
+NO_DETAILS = "The current version does not meet the task's requirements yet."
+
+ALIASES = {"lint": "static"}
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A feedback channel: an optional critique call plus instrument observations."""
+
+    name: str
+    critique: bool = False
+    instruments: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.critique and not self.instruments
+
+
+def parse_channel(value: str | list[str] | tuple[str, ...]) -> Channel:
+    """`"critique+lint"` or `["critique", "execution;checks=visible"]` -> Channel."""
+    parts = value.split("+") if isinstance(value, str) else list(value)
+    critique, instruments = False, []
+    for raw in parts:
+        part = raw.strip()
+        if part in ("", "none"):
+            continue
+        if part == "critique":
+            critique = True
+        else:
+            instruments.append(ALIASES.get(part, part))
+    name = value if isinstance(value, str) else "+".join(parts)
+    return Channel(name=name, critique=critique, instruments=tuple(instruments))
+
+
+@dataclass
+class FeedbackReport:
+    """What a channel observed about one artifact, and its text for a model."""
+
+    channel: str
+    observations: list[Observation] = field(default_factory=list)
+    critique: list[Defect] | None = None
+    critique_unparsed: str | None = None
+
+    def text(self, max_chars: int = 4000) -> str:
+        sections = []
+        if self.critique is not None:
+            if self.critique:
+                lines = [f"- {_defect_line(d)}" for d in self.critique]
+                sections.append("A reviewer reading the code (without running it) noted:\n"
+                                + "\n".join(lines))
+            elif self.critique_unparsed:
+                sections.append("A reviewer reading the code noted:\n"
+                                + self.critique_unparsed.strip())
+        for obs in self.observations:
+            sections.append(format_observation(obs))
+        text = "\n\n".join(s for s in sections if s)
+        if len(text) > max_chars:
+            text = text[:max_chars] + f"\n[... feedback cut at {max_chars} characters]"
+        return text
+
+
+def _defect_line(d: Defect) -> str:
+    where = f"{d.location}: " if d.location else ""
+    return f"{where}{d.message}"
+
+
+def format_observation(obs: Observation) -> str:
+    """An observation as feedback text (expected vs actual when the instrument gave it)."""
+    if obs.error:
+        # An instrument failure is said as such, never as "no defects" (invariant 6).
+        return f"The {obs.instrument} check could not run: {obs.error}"
+    if obs.passed:
+        return f"{obs.instrument}: passed."
+    head = f"{obs.instrument}: failed"
+    if obs.score is not None:
+        head += f" (score {obs.score:.2f})"
+    lines = [head + "."]
+    for d in obs.defects:
+        where = f" at {d.location}" if d.location else ""
+        line = f"- [{d.kind}]{where}: {d.message}"
+        ev = d.evidence or {}
+        if "expected" in ev or "actual" in ev:
+            line += f" (expected {ev.get('expected')!s}, got {ev.get('actual')!s})"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
+            critique_max_tokens: int = 512) -> FeedbackReport:
+    """Run the channel on `artifact`: the critique call (budgeted) and the instruments.
+
+    Raises BudgetExhausted when the critique call does not fit; the caller ends the
+    loop and delivers its best so far.
+    """
+    report = FeedbackReport(channel=channel.name)
+    if channel.critique:
+        from tether.instruments.critique import critique_messages, parse_critique
+
+        (reply,) = ctx.generate("reviewer", critique_messages(ctx.task, artifact.text),
+                                max_tokens=critique_max_tokens)
+        defects = parse_critique(reply.text)
+        report.critique = list(defects)
+        if not defects:
+            report.critique_unparsed = reply.text
+    for spec in channel.instruments:
+        if spec == ctx.task.metric:
+            report.observations.append(ctx.metric(artifact))
+        else:
+            report.observations.append(ctx.observe(spec, artifact, purpose="feedback"))
+    return report
+
+
+def feedback_cycles(budget: BudgetSpec, *, max_iterations: int, cycle_tokens: int) -> int:
+    """How many feedback cycles a trial may run (rule in the module docstring)."""
+    share = budget.shares.get("execution")
+    if share is None or budget.total is None:
+        return max_iterations
+    bought = max(1, round(share * budget.total / max(cycle_tokens, 1)))
+    return min(max_iterations, bought)

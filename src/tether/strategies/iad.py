@@ -1,0 +1,74 @@
+"""`iad`: K candidates per iteration, ranked by the partial score, the best revised.
+
+Iteration 0 is the single-shot draft (invariant 3). While the metric fails and
+cycles remain, the best program so far is observed by the feedback channel
+(default `execution`), and `k` revisions are sampled from one fresh-context
+request (task, that program, its failures) at `temperature`. Every candidate is
+scored by the task's metric; candidates are ranked by the metric observation's
+partial score (a pass first, then the fraction of checks passed), and the best
+one overall becomes the program the next iteration revises. The loop stops as
+soon as a candidate passes; the best-scoring program is delivered (keep-best).
+
+Params: `k` (3), `max_iterations` (3), `feedback` (channel), `cycle_tokens` (the
+execution share -> cycles rule of `tether.strategies.feedback`), `temperature`
+of revisions (0.8), `max_tokens` (per reply, also the draft's), `feedback_chars`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.core.budget import BudgetExhausted
+from tether.strategies.attempts import revision_messages, sample, shorter_retry, single_shot_draft
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
+from tether.strategies.keep_best import KeepBest, rank_key
+
+
+@register_strategy("iad")
+class IAD:
+    name = "iad"
+
+    def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
+                 cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,
+                 feedback_chars: int = 4000) -> None:
+        self.k = k
+        self.max_iterations = max_iterations
+        self.channel = parse_channel(feedback)
+        self.cycle_tokens = cycle_tokens
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.feedback_chars = feedback_chars
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,
+                                 cycle_tokens=self.cycle_tokens)
+        facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles,
+                                 "k": self.k, "rankings": []}
+        keep = KeepBest(ctx)
+        try:
+            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens))
+            for iteration in range(1, cycles + 1):
+                if keep.done:
+                    break
+                if keep.best is None:  # the draft was cut off: nothing to revise yet
+                    candidates = shorter_retry(ctx, max_tokens=self.max_tokens,
+                                               temperature=self.temperature, n=self.k)
+                else:
+                    report = collect(ctx, self.channel, keep.best.artifact)
+                    failures = report.text(self.feedback_chars) or NO_DETAILS
+                    messages = revision_messages(ctx, keep.best.artifact.text,
+                                                 f"Its failures:\n{failures}")
+                    candidates = sample(ctx, messages, max_tokens=self.max_tokens,
+                                        temperature=self.temperature, n=self.k)
+                observed = [(c, keep.consider(iteration, c, candidate=j))
+                            for j, c in enumerate(candidates)]
+                order = sorted(range(len(observed)), key=lambda j: rank_key(observed[j][1]),
+                               reverse=True)
+                facts["rankings"].append({
+                    "iteration": iteration, "order": order,
+                    "scores": [o.score if o is not None and o.ok else None
+                               for _, o in observed]})
+        except BudgetExhausted as exc:
+            return keep.result("budget_exhausted", **facts, budget=str(exc))
+        return keep.result(**facts)

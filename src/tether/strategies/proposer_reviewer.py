@@ -1,0 +1,99 @@
+"""`proposer_reviewer` (H): a reviewer turns observations into a defect list, the proposer revises.
+
+Iteration 0 is the single-shot draft (invariant 3). While the metric fails and
+cycles remain:
+1. the feedback channel observes the current best program (default `execution`,
+   the task's hidden checks, as the interaction-scaling study did; `none`,
+   `critique`, `critique+lint`, `critique+execution`, `execution;checks=visible` or
+   any instrument spec, see `tether.strategies.feedback`);
+2. a reviewer call (role `reviewer`) in a FRESH context (task, program, the channel's
+   evidence) answers a JSON defect list {"issues": [{location, cause, change}]};
+3. the proposer (role `proposer`) revises in a FRESH context from the task, the
+   current program and that list; the revision is scored by the metric.
+The best-scoring program is delivered (keep-best) and the loop stops as soon as
+one passes: an already-passing draft costs no review at all. The revision starts
+from the best program so far, so a worse revision is not built upon.
+
+Params: `max_iterations` (default 3), `feedback` (channel), `cycle_tokens` (the
+execution share -> cycles rule of `tether.strategies.feedback`), `max_tokens`
+(proposer replies, also the draft's), `reviewer_max_tokens` (512; also each
+critique call's), `temperature` of revisions (0), `feedback_chars` (4000).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.core.budget import BudgetExhausted
+from tether.strategies.attempts import (
+    Attempt,
+    fenced,
+    revision_messages,
+    sample,
+    shorter_retry,
+    single_shot_draft,
+)
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.feedback import collect, feedback_cycles, parse_channel
+from tether.strategies.keep_best import KeepBest
+from tether.strategies.review import Review, parse_review, reviewer_messages
+
+
+@register_strategy("proposer_reviewer")
+class ProposerReviewer:
+    name = "proposer_reviewer"
+
+    def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
+                 cycle_tokens: int = 500, max_tokens: int = 1024,
+                 reviewer_max_tokens: int = 512, temperature: float = 0.0,
+                 feedback_chars: int = 4000) -> None:
+        self.max_iterations = max_iterations
+        self.channel = parse_channel(feedback)
+        self.cycle_tokens = cycle_tokens
+        self.max_tokens = max_tokens
+        self.reviewer_max_tokens = reviewer_max_tokens
+        self.temperature = temperature
+        self.feedback_chars = feedback_chars
+
+    def review(self, ctx: TrialContext, attempt: Attempt) -> Review:
+        """Channel observations -> a reviewer call in a fresh context -> the defect list."""
+        assert attempt.artifact is not None
+        evidence = collect(ctx, self.channel, attempt.artifact,
+                           critique_max_tokens=self.reviewer_max_tokens)
+        messages = reviewer_messages(ctx.task.prompt, fenced(ctx, attempt.artifact.text),
+                                     evidence.text(self.feedback_chars))
+        (reply,) = ctx.generate("reviewer", messages, max_tokens=self.reviewer_max_tokens)
+        return parse_review(reply.text)
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,
+                                 cycle_tokens=self.cycle_tokens)
+        facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles,
+                                 "reviews": []}
+        keep = KeepBest(ctx)
+        try:
+            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens))
+            for iteration in range(1, cycles + 1):
+                if keep.done:
+                    break
+                if keep.best is None:
+                    # The draft was cut off: nothing to review, ask again from the task.
+                    (attempt,) = shorter_retry(ctx, max_tokens=self.max_tokens,
+                                               temperature=self.temperature)
+                    keep.consider(iteration, attempt)
+                    continue
+                review = self.review(ctx, keep.best)
+                facts["reviews"].append({"iteration": iteration, "parsed": review.parsed,
+                                         "issues": len(review.issues)})
+                notes = f"A reviewer found these issues:\n{review.for_proposer()}"
+                (attempt,) = sample(ctx, revision_messages(ctx, keep.best.artifact.text, notes),
+                                    max_tokens=self.max_tokens, temperature=self.temperature)
+                keep.consider(iteration, attempt)
+        except BudgetExhausted as exc:
+            return keep.result("budget_exhausted", **facts,
+                               review_parse_failures=_failures(facts), budget=str(exc))
+        return keep.result(**facts, review_parse_failures=_failures(facts))
+
+
+def _failures(facts: dict[str, Any]) -> int:
+    return sum(1 for r in facts["reviews"] if not r["parsed"])

@@ -1,0 +1,112 @@
+"""`reasoning` (R): one proposer call that may think before it answers.
+
+Modes (`mode`):
+  native  the backend's own thinking: Anthropic extended thinking, or reasoning effort
+          for OpenAI-compatible reasoning models (spec option `;reasoning=1`); the
+          backend maps `thinking_budget`.
+  prompt  a think-then-answer prompt: the model writes its thinking inside
+          <think>...</think>, then the answer. The thinking is output text, so it is
+          charged to the budget like any output; extraction drops it.
+  auto    (default) native when the proposer's model supports it, else prompt.
+
+Tokens: the call may generate `total` tokens, where `total` is
+`thinking_budget + max_tokens` capped by what the budget has left for the proposer
+(all of it when `thinking_budget` is not given and the budget is finite; 4096 +
+`max_tokens` when it is unlimited). In native mode the answer gets
+`min(max_tokens, total // 2)` and thinking the rest; in prompt mode one reply of up
+to `total` tokens holds both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.core.artifact import Truncated
+from tether.core.budget import BudgetExhausted
+from tether.errors import ConfigError
+from tether.models.base import Model
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.prompting import task_messages, to_artifact
+
+MODES = ("auto", "native", "prompt")
+UNLIMITED_THINKING = 4096
+
+THINK_INSTRUCTION = (
+    "\n\nFirst think step by step inside <think> and </think> (about {words} words at "
+    "most): work out the approach, the edge cases and how you will check them. After "
+    "</think>, give the final answer."
+)
+
+
+def supports_native_thinking(model: Model) -> bool:
+    """Whether the backend maps `thinking_budget` to the provider's own thinking."""
+    from tether.models.anthropic_backend import AnthropicModel
+
+    while True:
+        if isinstance(model, AnthropicModel) or getattr(model, "reasoning", False) is True:
+            return True
+        inner = getattr(model, "inner", None)  # caches and recorders wrap a model
+        if inner is None:
+            return False
+        model = inner
+
+
+@register_strategy("reasoning")
+class Reasoning:
+    name = "reasoning"
+
+    def __init__(self, mode: str = "auto", thinking_budget: int | None = None,
+                 max_tokens: int = 1024, temperature: float = 0.0) -> None:
+        if mode not in MODES:
+            raise ConfigError(f"reasoning: mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.thinking_budget = thinking_budget
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+
+    def _total(self, ctx: TrialContext) -> int:
+        wanted = (self.thinking_budget if self.thinking_budget is not None
+                  else UNLIMITED_THINKING) + self.max_tokens
+        spec = ctx.ledger.spec
+        if spec.total is None:
+            return wanted
+        room = spec.total - ctx.ledger.charged()
+        if "proposer" in spec.shares:
+            room = min(room, int(spec.total * spec.shares["proposer"])
+                       - ctx.ledger.charged("proposer"))
+        if self.thinking_budget is None:
+            return max(room, 1)
+        return max(min(wanted, room), 1)
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        mode = self.mode
+        if mode == "auto":
+            mode = "native" if supports_native_thinking(ctx.model("proposer")) else "prompt"
+        total = self._total(ctx)
+        messages = task_messages(ctx.task)
+        extra: dict[str, Any] = {"mode": mode, "call_tokens": total}
+        if mode == "native":
+            answer = min(self.max_tokens, max(total // 2, 1))
+            thinking = total - answer
+            extra["thinking_budget"] = thinking
+            call = {"max_tokens": total, "thinking_budget": thinking or None}
+        else:
+            messages = [*messages[:-1], {
+                "role": "user",
+                "content": messages[-1]["content"] + THINK_INSTRUCTION.format(
+                    words=max((total - self.max_tokens) * 3 // 4, 50)),
+            }]
+            call = {"max_tokens": total}
+        try:
+            (completion,) = ctx.generate("proposer", messages, temperature=self.temperature,
+                                         **call)
+        except BudgetExhausted as exc:
+            return StrategyResult(None, status="budget_exhausted", extra={**extra,
+                                                                         "budget": str(exc)})
+        extra["reasoning_chars"] = len(completion.reasoning or "")
+        try:
+            artifact = to_artifact(ctx.task, completion)
+        except Truncated as exc:
+            return StrategyResult(None, status="truncated", extra={**extra, "truncated": str(exc)})
+        ctx.keep(artifact)
+        return StrategyResult(artifact, extra=extra)

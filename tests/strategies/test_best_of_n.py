@@ -1,0 +1,128 @@
+"""best_of_n (S): sampling under the budget and the four selectors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.strategies.trial_helpers import (
+    RoleScript,
+    calls,
+    charged,
+    code_task,
+    delivered,
+    program,
+    run,
+)
+from tether.core.budget import BudgetSpec
+from tether.errors import ConfigError
+from tether.strategies import build_strategy
+from tether.strategies.best_of_n import normalize, parse_selection
+
+S = "best_of_n"
+SAMPLES = [program("zero"), program("alpha"), program("alpha beta"), program("beta")]
+
+
+def test_oracle_picks_a_passing_sample_and_records_all_scores():
+    record, arts = run(S, {"n": 4, "selector": "oracle"}, RoleScript(proposer=list(SAMPLES)))
+    assert record.passed and record.extra["selected_index"] == 2
+    assert record.extra["sample_scores"] == [0.0, 0.5, 1.0, 0.5]
+    assert record.extra["single_shot_score"] == 0.0
+    assert record.calls[0].messages[-1]["content"].startswith("Write f()")
+    assert [c.sample_index for c in record.calls] == [0, 1, 2, 3]
+
+
+def test_oracle_without_a_pass_takes_the_highest_partial_score_first_on_ties():
+    samples = [program("zero"), program("beta"), program("alpha"), program("none")]
+    record, _ = run(S, {"n": 4}, RoleScript(proposer=samples))
+    assert record.extra["selected_index"] == 1
+
+
+def test_verifier_selects_by_visible_checks_not_the_metric():
+    # Visible checks want "beta" only; the hidden metric wants alpha and beta.
+    task = code_task(visible=["beta"])
+    record, _ = run(S, {"n": 4, "selector": "verifier", "verifier": "scripted_partial;key=visible",
+                        "tie_break": "first"}, RoleScript(proposer=list(SAMPLES)), task=task)
+    assert record.extra["verifier_scores"] == [0.0, 0.0, 1.0, 1.0]
+    assert record.extra["verifier_tied"] == [2, 3] and record.extra["selected_index"] == 2
+    selection = [o for o in record.observations if o.purpose == "selection"]
+    assert len(selection) == 4
+
+
+def test_verifier_ties_are_broken_by_the_trial_rng_reproducibly():
+    task = code_task(visible=["beta"])
+    params = {"n": 4, "selector": "verifier", "verifier": "scripted_partial;key=visible"}
+    picks = {seed: run(S, params, RoleScript(proposer=list(SAMPLES)), task=task, seed=seed)[0]
+             .extra["selected_index"] for seed in range(8)}
+    assert set(picks.values()) == {2, 3}  # both tied samples get chosen for some seed
+    again = run(S, params, RoleScript(proposer=list(SAMPLES)), task=task, seed=5)[0]
+    assert again.extra["selected_index"] == picks[5]
+
+
+def test_llm_selector_picks_the_index_it_names():
+    script = RoleScript(proposer=list(SAMPLES), selector=['{"selected_index": 3}'])
+    record, arts = run(S, {"n": 4, "selector": "llm"}, script, roles=("proposer", "selector"))
+    assert record.extra["selected_index"] == 3 and record.extra["selector_parsed"] is True
+    assert delivered(record, arts) == "beta\n"
+    (sel,) = calls(record, "selector")
+    assert all(f"Candidate {k}" in sel.messages[1]["content"] for k in range(4))
+
+
+@pytest.mark.parametrize("reply", ["the third one", '{"selected_index": 9}',
+                                   '{"selected_index": "2"}'])
+def test_llm_selector_falls_back_to_sample_0(reply):
+    script = RoleScript(proposer=list(SAMPLES), selector=[reply])
+    record, arts = run(S, {"n": 4, "selector": "llm"}, script, roles=("proposer", "selector"))
+    assert record.extra["selected_index"] == 0 and record.extra["selector_parsed"] is False
+
+
+def test_llm_selector_keeps_room_for_its_call_within_the_budget():
+    script = RoleScript(proposer=lambda m, i: program("alpha beta gamma delta epsilon"),
+                        selector=['{"selected_index": 1}'])
+    record, _ = run(S, {"n": 4, "selector": "llm", "selector_max_tokens": 8}, script,
+                    budget=BudgetSpec(total=48), roles=("proposer", "selector"))
+    assert len(calls(record, "selector")) == 1 and charged(record) <= 48
+
+
+def test_majority_votes_over_normalized_programs():
+    samples = [program("x = 1"), program("x=1  # same"), program("y = 2"),
+               program("# c\nx = (1)")]
+    record, arts = run(S, {"n": 4, "selector": "majority"}, RoleScript(proposer=samples),
+                       task=code_task(("x",)))
+    assert record.extra["selected_index"] == 0
+    assert record.extra["majority_groups"] == [3, 1]
+
+
+def test_budget_caps_per_sample_tokens_and_truncated_samples_are_not_candidates():
+    samples = [program("alpha beta"), "```python\n" + "word " * 30, program("alpha"),
+               program("beta")]
+    record, _ = run(S, {"n": 4}, RoleScript(proposer=samples), budget=BudgetSpec(total=40))
+    assert charged(record) <= 40
+    assert record.extra["sample_status"][1] == "truncated"
+    assert record.extra["selected_index"] == 0 and record.passed
+
+
+def test_n_auto_fills_the_budget_with_full_samples():
+    record, _ = run(S, {"n": "auto", "max_tokens": 10},
+                    RoleScript(proposer=lambda m, i: program("alpha")),
+                    budget=BudgetSpec(total=45))
+    assert record.extra["n"] == 4 and charged(record) <= 45
+
+
+def test_all_samples_truncated_is_the_truncated_outcome():
+    record, _ = run(S, {"n": 2}, RoleScript(proposer=["```python\nx", "```python\ny"]))
+    assert record.status == "truncated" and record.artifact is None
+
+
+def test_normalize_and_parse_selection():
+    assert normalize("program", "x=1 # c\n\n") == normalize("program", "x = 1")
+    assert normalize("program", "def (:  # broken\n") == "def (:"
+    assert normalize("text", " a \n b ") == "a b"
+    assert parse_selection('sure: {"selected_index": 1}', 2) == 1
+    assert parse_selection('{"selected_index": true}', 2) is None
+
+
+def test_bad_parameters_are_config_errors():
+    with pytest.raises(ConfigError):
+        build_strategy(S, {"selector": "vibes"})
+    with pytest.raises(ConfigError):
+        build_strategy(S, {"n": 0})
