@@ -1,0 +1,119 @@
+"""Turning a model reply into one bash action, and a command's result into an observation.
+
+Two reply protocols are accepted:
+- a tool call written as text, `<tool_call>{"name": "bash", "arguments": {"command": ...}}
+  </tool_call>` (the form chat templates of tool-calling open models emit), and
+- the fenced-block protocol for every other model: exactly one ```bash block.
+
+Anything else is a `FormatError` whose message is shown to the model so it can fix
+its next reply. Private reasoning (`<think>...</think>`) never counts as the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+#: Printed alone as the first line of a command's output, it ends the attempt.
+FINISH_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: Observations longer than this are shown as head and tail with the elided count.
+OBSERVATION_LIMIT = 10_000
+
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
+_FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
+_TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+
+class FormatError(Exception):
+    """The reply holds no single runnable action; `str(self)` is what the model is told."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One parsed action: the command to run, and which protocol it came in."""
+
+    command: str
+    protocol: str  # "fenced" or "tool_call"
+
+
+def strip_private_reasoning(text: str) -> str:
+    """The reply without `<think>` blocks (an unclosed one runs to the end of the text)."""
+    return _THINK.sub("", text).strip()
+
+
+def parse_action(text: str, *, finish_reason: str | None = None) -> Action:
+    """The single bash action in a reply; raises FormatError saying what is wrong."""
+    body = strip_private_reasoning(text)
+    calls = _TOOL_CALL.findall(body)
+    if calls:
+        return _parse_tool_calls(calls)
+    blocks = [(lang.lower(), code) for lang, code in _FENCE.findall(body)]
+    bash = [code for lang, code in blocks if lang in ("bash", "sh")]
+    if len(bash) == 1 and bash[0].strip():
+        return Action(command=bash[0].strip(), protocol="fenced")
+    if finish_reason == "length" and not bash:
+        raise FormatError("Your reply was cut off before its ```bash block was complete. "
+                          "Keep your reasoning short and put exactly one ```bash block in it.")
+    if len(bash) > 1:
+        raise FormatError(f"Your reply has {len(bash)} ```bash blocks; it must have exactly "
+                          "one. Run one command (or one short script) per reply.")
+    if bash:
+        raise FormatError("Your ```bash block is empty. Put the command to run inside it.")
+    raise FormatError("Your reply has no ```bash block. Every reply must contain exactly one "
+                      "```bash block with the command to run next.")
+
+
+def _parse_tool_calls(calls: list[str]) -> Action:
+    if len(calls) != 1:
+        raise FormatError(f"Your reply has {len(calls)} tool calls; make exactly one bash call.")
+    try:
+        call = json.loads(calls[0])
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"Your tool call is not valid JSON ({exc.msg} at char {exc.pos}). "
+                          'Write {"name": "bash", "arguments": {"command": "..."}}.') from None
+    args = call.get("arguments") if isinstance(call, dict) else None
+    if isinstance(args, str):  # some templates serialize the arguments twice
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            args = None
+    command = args.get("command") if isinstance(args, dict) else None
+    if not isinstance(call, dict) or call.get("name") != "bash" or not isinstance(command, str) \
+            or not command.strip():
+        raise FormatError('Your tool call must be {"name": "bash", "arguments": '
+                          '{"command": "<non-empty command>"}}.')
+    return Action(command=command.strip(), protocol="tool_call")
+
+
+def elide(output: str, limit: int = OBSERVATION_LIMIT) -> tuple[str, int]:
+    """`output` cut to head and tail of `limit` characters in all; returns (text, elided)."""
+    if len(output) <= limit:
+        return output, 0
+    head = limit // 2
+    tail = limit - head
+    elided = len(output) - limit
+    marker = f"\n[... {elided} characters elided ...]\n"
+    return output[:head] + marker + output[-tail:], elided
+
+
+def observation_json(returncode: int | None, output: str, *, limit: int = OBSERVATION_LIMIT,
+                     already_elided: int = 0, **flags: object) -> str:
+    """The observation the model sees: JSON with the return code and (elided) output.
+
+    `already_elided` > 0 says the environment capped the output itself (its marker is
+    in the text): it is not cut again. `flags` (timed_out=True, ...) are added as they are.
+    """
+    shown, elided = (output, already_elided) if already_elided else elide(output, limit)
+    row: dict[str, object] = {"returncode": returncode, "output": shown, **flags}
+    if elided:
+        row["elided_chars"] = elided
+        row["note"] = ("The output was too long; only its head and tail are shown. "
+                       "Narrow the command (grep, head, tail).")
+    return json.dumps(row, ensure_ascii=False)
+
+
+def is_submission(output: str) -> bool:
+    """True when the command printed the finish marker alone as its first line."""
+    lines = output.lstrip().splitlines()
+    return bool(lines) and lines[0].strip() == FINISH_MARKER

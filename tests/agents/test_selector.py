@@ -1,0 +1,85 @@
+"""Listwise selector: parse the first JSON object, retry with the error, fall back to 0."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.agents.selector import (
+    SelectionParseError,
+    first_json_object,
+    parse_selection,
+    select,
+)
+from tether.core.task import Task
+from tether.core.trial import TrialSpec
+from tether.models.scripted import ScriptedModel
+from tether.strategies.base import TrialContext
+
+
+def scripted_context(selector_script) -> TrialContext:
+    spec = TrialSpec(suite="t", task_id="x", strategy="turn_bon",
+                     models={"proposer": "scripted:[]", "selector": "scripted:[]"})
+    task = Task(id="x", suite="t", prompt="p", metric="scripted_check")
+    return TrialContext(spec, task, {"proposer": ScriptedModel([]),
+                                     "selector": ScriptedModel(selector_script)})
+
+
+def test_first_json_object_ignores_prose_and_fences():
+    text = 'I think {not json} so:\n```json\n{"rationale": "r", "selected_index": 2}\n```'
+    assert first_json_object(text) == {"rationale": "r", "selected_index": 2}
+    assert first_json_object('[1, 2] {"a": {"b": 1}} {"c": 2}') == {"a": {"b": 1}}
+
+
+def test_the_first_object_is_the_answer_even_if_a_later_one_differs():
+    assert parse_selection('{"rationale": "a", "selected_index": 1} {"selected_index": 0}',
+                           3) == (1, "a")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("no json here", "no JSON object"),
+    ('{"rationale": "x"}', "must be an integer"),
+    ('{"selected_index": "1"}', "must be an integer"),
+    ('{"selected_index": true}', "must be an integer"),
+    ('{"selected_index": 5}', "out of range 0..2"),
+    ('{"selected_index": -1}', "out of range"),
+])
+def test_unusable_answers_say_why(text, fragment):
+    with pytest.raises(SelectionParseError, match=fragment):
+        parse_selection(text, 3)
+
+
+def test_private_reasoning_is_not_parsed():
+    text = '<think>{"selected_index": 0}</think>{"rationale": "b", "selected_index": 2}'
+    assert parse_selection(text, 3) == (2, "b")
+
+
+def test_a_valid_first_answer_needs_one_call():
+    ctx = scripted_context(['{"rationale": "runs the tests", "selected_index": 1}'])
+    sel = select(ctx, "sys", "user", 3)
+    assert (sel.index, sel.rationale, sel.failed) == (1, "runs the tests", False)
+    assert len(ctx.calls) == 1 and ctx.calls[0].role == "selector"
+
+
+def test_retry_shows_the_parse_error_and_then_succeeds():
+    seen: list[list[dict]] = []
+
+    def script(messages, info):
+        seen.append(messages)
+        return "I pick 1" if info.call_number == 0 else '{"rationale": "ok", "selected_index": 2}'
+
+    ctx = scripted_context(script)
+    sel = select(ctx, "sys", "user", 3)
+    assert (sel.index, sel.failed) == (2, False)
+    assert sel.errors == ["no JSON object found in the answer"]
+    retry = seen[1]
+    assert retry[-2] == {"role": "assistant", "content": "I pick 1"}
+    assert "no JSON object found" in retry[-1]["content"]
+    assert "0 to 2" in retry[-1]["content"]
+
+
+def test_four_bad_answers_fall_back_to_candidate_zero_and_flag_it():
+    ctx = scripted_context(['{"selected_index": 9}'] * 4 + ['{"selected_index": 1}'])
+    sel = select(ctx, "sys", "user", 3)
+    assert (sel.index, sel.failed) == (0, True)
+    assert len(sel.replies) == 4 and len(ctx.calls) == 4  # one try plus three retries
+    assert all("out of range" in e for e in sel.errors)
