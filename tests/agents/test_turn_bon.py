@@ -1,0 +1,147 @@
+"""Turn-BoN: N candidates per turn, the selector's pick is the only one that runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tether.agents.actions import FINISH_MARKER
+from tether.agents.environment import TerminalEnvironment
+from tether.agents.loop import AgentConfig, run_attempt
+from tether.agents.terminal_spec import TerminalSpec
+from tether.agents.turn_bon import TurnBoNPolicy
+from tether.core.task import Task
+from tether.core.trial import TrialSpec
+from tether.models.scripted import ScriptedModel
+from tether.strategies.base import TrialContext
+from tests.agents.scripted_environment import ScriptedEnvironment
+
+SUBMIT = f"Finished.\n```bash\necho {FINISH_MARKER}\n```"
+
+
+def bash(cmd: str, thought: str = "Next.") -> str:
+    return f"{thought}\n```bash\n{cmd}\n```"
+
+
+def context(generator, selector) -> TrialContext:
+    spec = TrialSpec(suite="t", task_id="x", strategy="turn_bon",
+                     models={"proposer": "g", "selector": "s"})
+    task = Task(id="x", suite="t", prompt="Make exactly one file.", metric="scripted_check",
+                artifact_kind="shell")
+    return TrialContext(spec, task, {"proposer": ScriptedModel(generator),
+                                     "selector": ScriptedModel(selector)})
+
+
+def per_turn(turns: list[list[str]], n: int):
+    """A generator script: turn t's i-th candidate is turns[t][i]."""
+    return lambda messages, info: turns[info.call_number // n][info.sample_index]
+
+
+def pick(*indices: int):
+    return [json.dumps({"rationale": f"pick {i}", "selected_index": i}) for i in indices]
+
+
+def run(generator, selector, n, env=None, **config):
+    ctx = context(generator, selector)
+    cfg = AgentConfig(**config)
+    env = env or ScriptedEnvironment()
+    return ctx, env, run_attempt(ctx, env, TurnBoNPolicy(cfg, n), cfg)
+
+
+def test_only_the_selected_candidate_runs():
+    turns = [[bash("touch a.txt"), bash("touch b.txt"), bash("touch c.txt")], [SUBMIT] * 3]
+    ctx, env, result = run(per_turn(turns, 3), pick(1, 0), 3)
+    assert result.exit_reason == "submitted"
+    assert env.executed == ["touch b.txt", f"echo {FINISH_MARKER}"]
+    assert set(env.files) == {"b.txt"}
+    record = result.turns[0].to_json()
+    assert record["selected_index"] == 1
+    assert [c["command"] for c in record["candidates"]] == ["touch a.txt", "touch b.txt",
+                                                           "touch c.txt"]
+    assert record["selector"]["replies"] == [pick(1)[0]]
+    assert record["selector"]["rationale"] == "pick 1" and not record["selector_failed"]
+    gen = [c for c in ctx.calls if c.role == "generator"]
+    assert len(gen) == 6 and {c.sample_index for c in gen} == {0, 1, 2}
+    assert [c.role for c in ctx.calls].count("selector") == 2
+
+
+def test_candidates_are_iid_samples_at_temperature_one():
+    params = []
+
+    def generator(messages, info):
+        params.append((info.params.temperature, info.params.top_p, info.sample_index))
+        return SUBMIT
+
+    ctx, _, _ = run(generator, pick(0), 2)
+    assert params == [(1.0, 0.95, 0), (1.0, 0.95, 1)]
+    # one call with n = 2: distinct sample indices, hence distinct seeds per sample
+    assert [(c.role, c.sample_index) for c in ctx.calls[:2]] == [("generator", 0),
+                                                                 ("generator", 1)]
+
+
+def test_selector_sees_candidates_without_private_reasoning_and_unrunnable_ones():
+    prompts = []
+
+    def selector(messages, info):
+        prompts.append(messages)
+        return pick(1)[0]
+
+    turns = [[bash("touch a.txt", "<think>secret plan</think>Make a."),
+              "I refuse to use a block.", bash("ls")], [SUBMIT] * 3]
+    _, env, result = run(per_turn(turns, 3), selector, 3)
+    system, user = prompts[0][0]["content"], prompts[0][1]["content"]
+    assert '"selected_index"' in system and '"rationale"' in system
+    assert "Make exactly one file." in user
+    assert "secret plan" not in user and "Make a." in user
+    assert "cannot run: Your reply has no ```bash block" in user
+    assert '<candidate index="2">' in user
+    # candidate 1 could not run, and picking it makes the turn a format error
+    assert result.turns[0].command is None and result.turns[0].format_error
+    assert result.turns[0].decision.candidates[1].command is None
+    # the second turn's selector sees the first turn in its transcript
+    assert "format error" in prompts[1][1]["content"]
+
+
+def test_selector_failure_falls_back_to_candidate_zero_and_is_flagged():
+    turns = [[bash("touch a.txt"), bash("touch b.txt")], [SUBMIT] * 2]
+    ctx, env, result = run(per_turn(turns, 2), ["no idea"] * 4 + pick(0), 2)
+    assert env.executed[0] == "touch a.txt"
+    record = result.turns[0].to_json()
+    assert record["selector_failed"] and record["selected_index"] == 0
+    assert len(record["selector"]["replies"]) == 4
+    assert not result.turns[1].to_json()["selector_failed"]
+
+
+def test_no_selector_call_when_no_candidate_can_run():
+    turns = [["none", "neither"], [SUBMIT, SUBMIT]]
+    ctx, env, result = run(per_turn(turns, 2), pick(1), 2)
+    assert result.turns[0].decision.selector_skipped == "no candidate can run"
+    assert [c.role for c in ctx.calls].count("selector") == 1  # only turn 2
+    assert result.exit_reason == "submitted"
+
+
+def test_n_one_is_the_baseline_without_selector_calls():
+    ctx, env, result = run([bash("touch a.txt"), SUBMIT], [], 1)
+    assert result.exit_reason == "submitted" and env.executed[0] == "touch a.txt"
+    assert {c.role for c in ctx.calls} == {"generator"}
+
+
+@pytest.fixture
+def bare_task_dir(tmp_path):
+    (tmp_path / "environment").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test.sh").write_text("echo 1 > /logs/verifier/reward.txt\n")
+    return tmp_path
+
+
+def test_unselected_candidates_leave_no_trace_in_a_real_sandbox(bare_task_dir):
+    turns = [[bash(f"echo {k} > {k}.txt") for k in ("alpha", "beta", "gamma")],
+             [bash("ls /app")] * 3, [SUBMIT] * 3]
+    spec = TerminalSpec(task_dir=bare_task_dir, agent_timeout_s=60)
+    with TerminalEnvironment(spec) as env:
+        ctx, _, result = run(per_turn(turns, 3), pick(2, 0, 0), 3, env=env)
+        assert result.exit_reason == "submitted"
+        assert sorted(p.name for p in env.app_dir.iterdir()) == ["gamma.txt"]
+        assert (env.app_dir / "gamma.txt").read_text() == "gamma\n"
+        assert result.turns[1].output == "gamma.txt\n"
