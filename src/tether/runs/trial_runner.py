@@ -52,6 +52,9 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
         strategy = build_strategy(spec.strategy, spec.strategy_params)
         result = strategy.run(ctx)
         status = result.status
+        if status == "error":  # a strategy that caught an infrastructure failure says which
+            error_kind = result.extra.get("error_kind")
+            error_message = result.extra.get("error_message")
     except BudgetExhausted as exc:
         status, error_message = "budget_exhausted", str(exc)
     except Truncated as exc:

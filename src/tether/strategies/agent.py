@@ -1,0 +1,152 @@
+"""`agent`: the bash agent on a terminal task, one sample per turn (the N = 1 baseline).
+
+Also the pieces the other terminal strategies (`turn_bon`, `trajectory_bon`) share:
+opening the task's environment, delivering an attempt as an Artifact, and sorting
+the outcome into the end states of a terminal run:
+
+  pass              the verifier's reward is 1, however the attempt ended
+  wrong_submission  the agent submitted (or gave up on the format) and the reward is 0
+  out_of_context    the conversation outgrew the generator's context
+  time_limit        steps, wall time or the token budget ran out before a passing state
+  agent_error       the sandbox, the model API or the verifier failed: never a score
+
+The delivered artifact is the transcript of executed commands (kind "shell") with the
+final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
+task's metric while the environment is still open (the trial runner's own metric call
+then reads the cached observation), and removes the directory afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import fields
+from typing import Any
+
+from tether.agents.environment import TerminalEnvironment
+from tether.agents.loop import (
+    AgentConfig,
+    AttemptResult,
+    Environment,
+    Policy,
+    SamplePolicy,
+    run_attempt,
+)
+from tether.core.artifact import Artifact
+from tether.core.observation import Observation
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+
+#: Opens the environment of one attempt (a context manager that starts and cleans up).
+EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
+
+END_STATES = ("pass", "wrong_submission", "out_of_context", "time_limit", "agent_error")
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
+#: The trial record's status for each end state (its finer reason is in extra).
+_STATUS = {"pass": "ok", "wrong_submission": "ok", "out_of_context": "truncated",
+           "time_limit": "timeout", "agent_error": "error"}
+
+
+def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
+    """The task's sandboxed environment, with the agent's command timeout and output cap."""
+    return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
+                                        command_timeout_s=config.command_timeout_s,
+                                        output_chars=config.observation_limit)
+
+
+def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
+    """Split strategy params into the AgentConfig's fields and the rest."""
+    names = {f.name for f in fields(AgentConfig)}
+    return (AgentConfig(**{k: v for k, v in params.items() if k in names}),
+            {k: v for k, v in params.items() if k not in names})
+
+
+def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
+    app_dir = getattr(env, "app_dir", None)
+    return Artifact(kind="shell", text=attempt.transcript(header),
+                    meta={"app_dir": str(app_dir) if app_dir is not None else None,
+                          "exit_reason": attempt.exit_reason})
+
+
+def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Observation | None:
+    """The metric observation of an attempt's final state (None after an agent error)."""
+    if attempt.exit_reason == "agent_error":
+        return None
+    return ctx.metric(artifact)
+
+
+def end_state(attempt: AttemptResult, metric: Observation | None) -> str:
+    if attempt.exit_reason == "agent_error" or metric is None or metric.error:
+        return "agent_error"
+    if metric.passed:
+        return "pass"
+    if attempt.exit_reason == "out_of_context":
+        return "out_of_context"
+    if attempt.exit_reason in _LIMIT_EXITS:
+        return "time_limit"
+    return "wrong_submission"
+
+
+def trial_status(state: str, attempt: AttemptResult) -> str:
+    if state == "time_limit" and attempt.exit_reason == "token_budget":
+        return "budget_exhausted"
+    return _STATUS[state]
+
+
+def token_summary(ctx: TrialContext) -> dict[str, int]:
+    """Output tokens (reasoning included) per role: generator over all N candidates."""
+    return {f"{role}_output": u.output_tokens + u.reasoning_tokens
+            for role, u in sorted(ctx.ledger.spent.items())}
+
+
+def attempt_summary(attempt: AttemptResult) -> dict[str, Any]:
+    return {"exit_reason": attempt.exit_reason, "turns": len(attempt.turns),
+            "executed": len(attempt.executed),
+            "format_errors": sum(t.format_error is not None for t in attempt.turns),
+            "selector_failed_turns": sum(bool(t.decision.selection and t.decision.selection.failed)
+                                         for t in attempt.turns),
+            "wall_s": round(attempt.wall_s, 3), "error": attempt.error,
+            "turn_records": [t.to_json() for t in attempt.turns]}
+
+
+def deliver(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact,
+            metric: Observation | None, extra: dict[str, Any]) -> StrategyResult:
+    """The StrategyResult of a verified attempt, with its end state in status and extra."""
+    state = end_state(attempt, metric)
+    out = {"end_state": state, **extra, "tokens": token_summary(ctx)}
+    if state == "agent_error":
+        if attempt.exit_reason == "agent_error":
+            out["error_kind"], out["error_message"] = attempt.error_kind, attempt.error
+        elif metric is not None and metric.error:
+            out["error_kind"], out["error_message"] = "instrument", metric.error
+    return StrategyResult(artifact=artifact, status=trial_status(state, attempt), extra=out)
+
+
+def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
+            factory: EnvironmentFactory, extra: dict[str, Any]) -> StrategyResult:
+    """One attempt in a fresh environment, verified before the environment goes away."""
+    with factory(ctx, config) as env:
+        attempt = run_attempt(ctx, env, policy, config)
+        artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
+        metric = verify(ctx, attempt, artifact)
+    return deliver(ctx, attempt, artifact, metric, {**extra, **attempt_summary(attempt)})
+
+
+@register_strategy("agent")
+class Agent:
+    """The baseline bash agent: one sample per turn, executed as it is.
+
+    Params are the fields of `tether.agents.loop.AgentConfig` (step_limit, max_tokens,
+    temperature, top_p, command_timeout_s, wall_time_s, templates, ...).
+    """
+
+    name = "agent"
+    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+
+    def __init__(self, **params: Any) -> None:
+        self.config, rest = agent_config(params)
+        if rest:
+            raise TypeError(f"unknown parameters {sorted(rest)}")
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        return run_one(ctx, SamplePolicy(self.config), self.config,
+                       self.environment_factory, {"n": 1})

@@ -1,0 +1,119 @@
+"""`trajectory_bon`: N independent baseline attempts, one delivered.
+
+`pick = "selector"`: a listwise selector (role "selector") reads every attempt's
+commands and results and names the one most likely to have solved the task.
+`pick = "oracle"`: each attempt is verified (purpose "selection") and the first
+passing one is delivered: an upper bound that a deployed system cannot reach,
+reported as such. Every attempt keeps its own environment until the choice is made,
+so the delivered one is verified over its own final /app.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from tether.agents.loop import AttemptResult, Environment, SamplePolicy, run_attempt
+from tether.agents.selector import DEFAULT_RETRIES, SCHEMA_TEXT, Selection, select
+from tether.agents.templates import (
+    TRAJECTORY_SELECTOR_SYSTEM,
+    TRAJECTORY_SELECTOR_USER,
+    render,
+)
+from tether.agents.turn_bon import SELECTOR_ROLE, transcript_rows
+from tether.core.artifact import Artifact
+from tether.core.budget import BudgetExhausted
+from tether.errors import ConfigError
+from tether.strategies.agent import (
+    EnvironmentFactory,
+    agent_config,
+    attempt_artifact,
+    attempt_summary,
+    deliver,
+    terminal_environment,
+    verify,
+)
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+
+PICKS = ("selector", "oracle")
+
+
+@register_strategy("trajectory_bon")
+class TrajectoryBoN:
+    """Params: `n` (attempts, default 4), `pick` ("selector" or "oracle"), the agent's
+    params (see `agent`), selector_max_tokens, selector_temperature, selector_retries,
+    transcript_chars."""
+
+    name = "trajectory_bon"
+    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+
+    def __init__(self, n: int = 4, pick: str = "selector", selector_max_tokens: int = 512,
+                 selector_temperature: float = 0.0, selector_retries: int = DEFAULT_RETRIES,
+                 transcript_chars: int = 600, **params: Any) -> None:
+        self.config, rest = agent_config(params)
+        if rest:
+            raise TypeError(f"unknown parameters {sorted(rest)}")
+        if pick not in PICKS:
+            raise ConfigError(f"trajectory_bon: pick must be one of {PICKS}, got {pick!r}")
+        if int(n) < 1:
+            raise ConfigError(f"trajectory_bon: n must be at least 1, got {n}")
+        self.n, self.pick = int(n), pick
+        self.selector_max_tokens = selector_max_tokens
+        self.selector_temperature = selector_temperature
+        self.selector_retries = selector_retries
+        self.transcript_chars = transcript_chars
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        policy = SamplePolicy(self.config)
+        with ExitStack() as stack:
+            attempts: list[tuple[AttemptResult, Artifact]] = []
+            for i in range(self.n):
+                env: Environment = stack.enter_context(
+                    self.environment_factory(ctx, self.config))
+                attempt = run_attempt(ctx, env, policy, self.config)
+                attempts.append((attempt, attempt_artifact(
+                    attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
+                if attempt.exit_reason in ("token_budget", "agent_error"):
+                    break  # no budget left for another attempt, or the harness is failing
+            index, choice = self._choose(ctx, attempts)
+            attempt, artifact = attempts[index]
+            metric = verify(ctx, attempt, artifact)
+        summaries = [attempt_summary(a) for a, _ in attempts]
+        extra = {"n": self.n, "pick": self.pick, "selected_attempt": index, **choice,
+                 "attempts": summaries, **{k: v for k, v in summaries[index].items()
+                                           if k != "turn_records"}}
+        return deliver(ctx, attempt, artifact, metric, extra)
+
+    def _choose(self, ctx: TrialContext,
+                attempts: list[tuple[AttemptResult, Artifact]]) -> tuple[int, dict[str, Any]]:
+        if len(attempts) == 1:
+            return 0, {"selection": None}
+        if self.pick == "oracle":
+            passed: list[bool | None] = []
+            for attempt, artifact in attempts:
+                if attempt.exit_reason == "agent_error":
+                    passed.append(None)
+                    continue
+                obs = ctx.observe(ctx.task.metric, artifact, purpose="selection")
+                passed.append(obs.passed if obs.ok else None)
+            index = next((i for i, p in enumerate(passed) if p), 0)
+            return index, {"oracle_passed": passed}
+        selection = self._select(ctx, attempts)
+        return selection.index, {"selection": selection.to_json(),
+                                 "selector_failed": selection.failed}
+
+    def _select(self, ctx: TrialContext,
+                attempts: list[tuple[AttemptResult, Artifact]]) -> Selection:
+        rows = [{"exit_reason": a.exit_reason,
+                 "transcript": transcript_rows(a.turns, self.transcript_chars)}
+                for a, _ in attempts]
+        system = render(TRAJECTORY_SELECTOR_SYSTEM, n=len(attempts), schema=SCHEMA_TEXT)
+        user = render(TRAJECTORY_SELECTOR_USER, task=ctx.task.prompt, attempts=rows)
+        try:
+            return select(ctx, system, user, len(attempts), role=SELECTOR_ROLE,
+                          max_tokens=self.selector_max_tokens,
+                          temperature=self.selector_temperature,
+                          retries=self.selector_retries)
+        except BudgetExhausted:
+            # The attempts are done and paid for: deliver attempt 0 (an unbiased draw).
+            return Selection(index=0, failed=True, errors=["token budget exhausted"])

@@ -1,0 +1,45 @@
+"""`turn_bon`: the bash agent with turn-level best-of-N (a generator and a listwise selector).
+
+Each turn the generator (role "generator") samples `n` candidates, by default at
+temperature 1.0 and top-p 0.95 like the baseline; the selector (role "selector")
+picks one; only that one runs. `extra["turn_records"]` holds every turn's
+candidates, the selector's replies and the choice; `extra["tokens"]` the output
+tokens per role.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether.agents.turn_bon import TurnBoNPolicy
+from tether.strategies.agent import (
+    EnvironmentFactory,
+    agent_config,
+    run_one,
+    terminal_environment,
+)
+from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+
+_POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retries",
+                  "transcript_chars", "selector_system", "selector_user")
+
+
+@register_strategy("turn_bon")
+class TurnBoN:
+    """Params: `n` (candidates per turn, default 4), the agent's params (see `agent`), and
+    selector_max_tokens, selector_temperature, selector_retries, transcript_chars,
+    selector_system, selector_user."""
+
+    name = "turn_bon"
+    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+
+    def __init__(self, n: int = 4, **params: Any) -> None:
+        self.config, rest = agent_config(params)
+        policy_params = {k: rest.pop(k) for k in _POLICY_PARAMS if k in rest}
+        if rest:
+            raise TypeError(f"unknown parameters {sorted(rest)}")
+        self.n = int(n)
+        self.policy = TurnBoNPolicy(self.config, self.n, **policy_params)
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        return run_one(ctx, self.policy, self.config, self.environment_factory, {"n": self.n})
