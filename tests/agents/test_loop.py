@@ -171,3 +171,8 @@ def test_templates_are_strict_about_variables():
 def test_config_rejects_nonsense_limits():
     with pytest.raises(ConfigError):
         AgentConfig(step_limit=0)
+
+
+def test_each_recorded_call_keeps_the_messages_it_was_sent():
+    ctx, _, _ = run([bash("ls"), bash("ls"), SUBMIT])
+    assert [len(c.messages) for c in ctx.calls] == [2, 4, 6]

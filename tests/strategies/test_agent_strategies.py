@@ -176,3 +176,46 @@ def test_trajectory_bon_selector_picks_an_attempt(envs):
     selector_prompt = [c for c in record.calls if c.role == "selector"][0].messages[1]
     assert '<attempt index="1" ended="submitted">' in selector_prompt["content"]
     assert "$ touch x.txt" in selector_prompt["content"]
+
+
+# --- end to end on the real sandbox: bundled Harbor tasks, bwrap, the hidden verifier ---
+
+def bundled(task_id: str):
+    from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
+
+    return load_harbor_task(BUNDLED_TERMINAL / task_id, suite="terminal")
+
+
+def real_trial(task, strategy, params, generator, selector=()):
+    spec = TrialSpec(suite="terminal", task_id=task.id, strategy=strategy,
+                     strategy_params=params, models={"proposer": "gen", "selector": "sel"})
+    models = {"gen": ScriptedModel(generator), "sel": ScriptedModel(list(selector))}
+    return run_trial(spec, task, model_factory=models.__getitem__)
+
+
+def test_turn_bon_passes_a_real_task_through_the_hidden_verifier():
+    n = 2
+
+    def gen(messages, info):
+        turn, i = divmod(info.call_number, n)
+        return [[bash("echo hi > hello.txt"), bash("printf 'hello\\n' > hello.txt")],
+                [bash("cat /app/hello.txt; ls -a /app")] * n, [SUBMIT] * n][turn][i]
+
+    record, artifacts = real_trial(bundled("hello-file"), "turn_bon", {"n": n}, gen,
+                                   [pick(1), pick(0), pick(0)])
+    assert record.status == "ok" and record.passed is True, record.error_message
+    assert record.extra["end_state"] == "pass"
+    assert record.metric.instrument == "terminal_verifier" and record.metric.score == 1.0
+    turns = record.extra["turn_records"]
+    assert turns[1]["output"].startswith("hello\n")
+    assert "hello.txt" in turns[1]["output"] and "tests" not in turns[1]["output"]
+    app_dir = artifacts[record.artifact].meta["app_dir"]
+    assert app_dir and not __import__("os").path.exists(app_dir)  # cleaned up after scoring
+
+
+def test_baseline_wrong_submission_on_a_real_task():
+    record, _ = real_trial(bundled("count-lines"), "agent", {},
+                           [bash("echo 42 > /app/count.txt"), SUBMIT])
+    assert (record.status, record.passed, record.extra["end_state"]) == (
+        "ok", False, "wrong_submission")
+    assert record.metric.defects[0].kind == "verifier_failed"
