@@ -42,7 +42,13 @@ class BudgetSpec(BaseModel):
 
     @property
     def label(self) -> str:
-        return "unlimited" if self.total is None else str(self.total)
+        base = "unlimited" if self.total is None else str(self.total)
+        if self.count != "output":
+            base += f" ({self.count})"
+        if not self.shares:
+            return base
+        # Splits of one total (an allocation experiment) are different budgets in reports.
+        return base + " " + ",".join(f"{role}={share:g}" for role, share in self.shares.items())
 
 
 class BudgetExhausted(Exception):
