@@ -108,6 +108,14 @@ def test_n_auto_fills_the_budget_with_full_samples():
     assert record.extra["n"] == 4 and charged(record) <= 45
 
 
+@pytest.mark.parametrize("total, expected", [(1000, 1), (5000, 3), (20000, 10)])
+def test_n_auto_reproduces_the_studys_sample_counts(total, expected):
+    record, _ = run(S, {"n": "auto", "sample_tokens": 1500, "max_n": 10},
+                    RoleScript(proposer=lambda m, i: program("alpha")),
+                    budget=BudgetSpec(total=total))
+    assert record.extra["n"] == expected == len(record.calls)
+
+
 def test_all_samples_truncated_is_the_truncated_outcome():
     record, _ = run(S, {"n": 2}, RoleScript(proposer=["```python\nx", "```python\ny"]))
     assert record.status == "truncated" and record.artifact is None

@@ -13,8 +13,11 @@ Selectors (`selector`):
              comments and formatting; else whitespace-collapsed text); the largest
              group wins, ties to the group seen first.
 
-Samples come from one call with n = `n` (per-sample tokens capped by the budget;
-`n="auto"` takes as many full `max_tokens` samples as the proposer's budget holds).
+Samples come from one call with n = `n` (per-sample tokens capped by the budget to
+an equal share). `n="auto"` sizes N by the budget: N = max(1, room // sample_tokens),
+at most `max_n`, where `sample_tokens` (default `max_tokens`) is the nominal cost of
+one sample; sample_tokens=1500 with max_n=10 gives the interaction-scaling study's
+N = 1, 3, 10 at B = 1K, 5K, 20K.
 With the `llm` selector and a finite budget without a `selector` share, the samples
 leave `selector_max_tokens` for the selector call. `score_all` (default true) scores
 every sample with the metric for the record (pass@N analysis); only the oracle
@@ -75,7 +78,8 @@ class BestOfN:
     def __init__(self, n: int | str = 4, temperature: float = 0.8, selector: str = "oracle",
                  verifier: str = "execution;checks=visible", tie_break: str = "rng",
                  max_tokens: int = 1024, selector_max_tokens: int = 64,
-                 score_all: bool = True) -> None:
+                 score_all: bool = True, sample_tokens: int | None = None,
+                 max_n: int | None = None) -> None:
         if selector not in SELECTORS:
             raise ConfigError(f"best_of_n: selector must be one of {', '.join(SELECTORS)}, "
                               f"not {selector!r}")
@@ -87,6 +91,8 @@ class BestOfN:
         self.verifier, self.tie_break = verifier, tie_break
         self.max_tokens, self.selector_max_tokens = max_tokens, selector_max_tokens
         self.score_all = score_all
+        self.sample_tokens = sample_tokens or max_tokens
+        self.max_n = max_n
 
     # --- sampling ---------------------------------------------------------------
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:
@@ -100,7 +106,8 @@ class BestOfN:
             elif self.selector == "llm" and "selector" not in spec.shares:
                 room -= self.selector_max_tokens
         if self.n == "auto":
-            n = 1 if room is None else max(1, room // self.max_tokens)
+            n = 1 if room is None else max(1, room // self.sample_tokens)
+            n = min(n, self.max_n) if self.max_n else n
         else:
             n = int(self.n)
         per_sample = self.max_tokens if room is None else max(1, min(self.max_tokens,
