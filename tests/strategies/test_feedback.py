@@ -37,6 +37,9 @@ def test_format_observation_shows_expected_and_actual_and_never_hides_errors():
                                                     evidence={"expected": 4, "actual": 5})])
     text = format_observation(obs)
     assert "score 0.50" in text and "check 3" in text and "expected 4, got 5" in text
+    said = obs.model_copy(update={"defects": [Defect(kind="a", message="left is 5, right 4",
+                                                      evidence={"expected": 4, "actual": 5})]})
+    assert "got 5" not in format_observation(said)  # not said twice
     broken = Observation(instrument="execution", version="1", grounded=True, error="sandbox down")
     assert "could not run: sandbox down" in format_observation(broken)
 

@@ -117,7 +117,7 @@ def format_observation(obs: Observation) -> str:
         where = f" at {d.location}" if d.location else ""
         line = f"- [{d.kind}]{where}: {d.message}"
         ev = d.evidence or {}
-        if "expected" in ev or "actual" in ev:
+        if ("expected" in ev or "actual" in ev) and str(ev.get("actual")) not in d.message:
             line += f" (expected {ev.get('expected')!s}, got {ev.get('actual')!s})"
         lines.append(line)
     return "\n".join(lines)
