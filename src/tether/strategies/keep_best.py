@@ -74,15 +74,18 @@ class KeepBest:
         # A draft without an artifact (cut off) scores as single_shot would: 0, not passed.
         ss_score = first.get("score") if first.get("artifact") else 0.0
         ss_passed = first.get("passed") if first.get("artifact") else False
-        final = self.best_obs
+        if self.failed is not None and not self.passed:  # delivers what could not be scored
+            final_score, final_passed = None, None
+        elif self.best_obs is None:  # nothing delivered: scores as not passing
+            final_score, final_passed = 0.0, False
+        else:
+            final_score, final_passed = self.best_obs.score, bool(self.best_obs.passed)
         return {
             "single_shot_score": ss_score,
             "single_shot_passed": ss_passed,
             "single_shot_status": first.get("status"),
-            "final_score": final.score if final is not None else (
-                0.0 if self.failed is None else None),
-            "final_passed": bool(final.passed) if final is not None else (
-                False if self.failed is None else None),
+            "final_score": final_score,
+            "final_passed": final_passed,
             "best_iteration": self.best_iteration,
             # revisions made after the draft (IAD scores several candidates per iteration)
             "iterations": max(len({h["iteration"] for h in self.history}) - 1, 0),
