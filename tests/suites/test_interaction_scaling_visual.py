@@ -56,3 +56,14 @@ def test_bad_task_names_file_and_key(tmp_path: Path) -> None:
                                 "frame_times_ms": ["soon"]}]))
     with pytest.raises(ConfigError, match=r"x\.json.*frame_times_ms"):
         load_suite(f"interaction-scaling/visual:{bad}")
+
+
+def test_bundled_visual_suite_covers_the_four_modalities() -> None:
+    tasks = load_suite("visual")
+    assert len(tasks) >= 12
+    by_modality: dict[str, int] = {}
+    for t in tasks:
+        by_modality[t.data["modality"]] = by_modality.get(t.data["modality"], 0) + 1
+        assert t.suite == "visual" and len(t.data["requirements"]) >= 3
+    assert by_modality == {"figure": 3, "slide": 3, "web": 3, "animation": 3}
+    assert all(t.data["frame_times_ms"] for t in tasks if t.data["modality"] == "animation")

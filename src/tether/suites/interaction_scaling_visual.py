@@ -56,6 +56,8 @@ def sniff(path: Path) -> bool:
 
 def modality_of(obj: dict[str, Any], path: Path) -> str:
     """The modality of a task: from its fields where they say, else from its folder."""
+    if obj.get("modality") in MODALITIES:
+        return obj["modality"]
     if "frame_times_ms" in obj:
         return "animation"
     if "viewport_sizes" in obj:
@@ -76,7 +78,7 @@ def load_interaction_scaling_visual(path: Path) -> list[Task]:
     if not isinstance(data, list):
         raise ConfigError(f"{path}: expected a JSON list of visual task objects, "
                           f"got {type(data).__name__}")
-    tasks = [_to_task(obj, i, path) for i, obj in enumerate(data)]
+    tasks = [to_visual_task(obj, i, path) for i, obj in enumerate(data)]
     seen: set[str] = set()
     for t in tasks:
         if t.id in seen:
@@ -95,7 +97,7 @@ def _listish(value: Any) -> Any:
     return value
 
 
-def _to_task(obj: Any, index: int, path: Path) -> Task:
+def to_visual_task(obj: Any, index: int, path: Path, suite: str | None = None) -> Task:
     if not isinstance(obj, dict):
         raise ConfigError(f"{path}: task {index}: expected a JSON object, "
                           f"got {type(obj).__name__}")
@@ -118,7 +120,7 @@ def _to_task(obj: Any, index: int, path: Path) -> Task:
         data["frame_times_ms"] = [int(f) for f in frames]
     if "expected_issues" in obj:
         data["expected_issues"] = _listish(obj["expected_issues"])
-    return Task(id=obj["task_id"], suite=path.stem,
+    return Task(id=obj["task_id"], suite=suite or path.stem,
                 prompt=obj["description"].rstrip() + "\n\n" + ANSWER_FORMAT,
                 system=DESIGN_PRINCIPLES, artifact_kind="html", metric="geometry",
                 data=data)
