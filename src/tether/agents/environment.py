@@ -1,0 +1,358 @@
+"""The terminal environment: one sandboxed /app per attempt, and its verifier.
+
+Lifecycle of one attempt (one `TerminalEnvironment`):
+  start()      environment/files/ copied into a fresh host dir, then
+               `bash /environment/setup.sh` run in the sandbox with /app as cwd
+  execute(cmd) each command its own bwrap invocation over the same /app (and the same
+               /tmp), with its own timeout, no network, stderr merged into stdout
+  verify()     a FRESH sandbox over a copy of the final /app, the task's tests/ mounted
+               read-only at /tests (never visible to the agent's commands), a writable
+               /logs/verifier; runs `bash /tests/test.sh`, reads the reward file
+  close()      removes the host dirs
+
+A verifier that writes no reward, times out, or whose sandbox fails yields
+`VerifierResult(reward=None, error=...)`: an agent error, never a wrong submission
+(invariant 6).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import shutil
+import stat
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tether.core.task import Task
+from tether.errors import TetherError
+from tether.sandbox import (
+    Sandbox,
+    SandboxError,
+    SandboxResult,
+    SandboxUnavailable,
+    get_sandbox,
+)
+from tether.sandbox.session import SandboxSession
+
+from .terminal_spec import TerminalSpec
+
+DEFAULT_COMMAND_TIMEOUT_S = 60.0
+DEFAULT_OUTPUT_CHARS = 10_000
+APP = "/app"
+# git refuses to commit without an identity; HOME is /app, so no global config exists.
+BASE_ENV = {
+    "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@sandbox",
+    "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@sandbox",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}  # fmt: skip
+VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
+
+
+class EnvironmentSetupError(SandboxError):
+    """The task's setup failed before the agent started (a task or host problem)."""
+
+
+class AgentTimeExceeded(TetherError):
+    """The task's agent timeout ([agent].timeout_sec) is spent: the attempt is over."""
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """One executed command: stdout and stderr merged, head+tail capped."""
+
+    command: str
+    returncode: int | None
+    output: str
+    output_elided: int
+    timed_out: bool
+    killed_reason: str | None
+    duration_s: float
+
+    def to_json(self) -> dict[str, object]:
+        """What an agent is shown: return code and output (timeouts say so)."""
+        out: dict[str, object] = {"returncode": self.returncode, "output": self.output}
+        if self.timed_out:
+            out["timed_out"] = True
+        elif self.killed_reason:
+            out["killed"] = self.killed_reason
+        return out
+
+
+@dataclass(frozen=True)
+class VerifierResult:
+    """reward is None exactly when error is set (an agent error, not a wrong answer)."""
+
+    reward: float | None
+    error: str | None
+    output: str
+    duration_s: float = 0.0
+    error_kind: VerifierErrorKind | None = None
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.reward is None else self.reward >= 1.0
+
+    def to_json(self) -> dict[str, object]:
+        return {"reward": self.reward, "error": self.error, "error_kind": self.error_kind,
+                "output": self.output, "duration_s": self.duration_s}
+
+
+@functools.cache
+def _cached_sandbox(name: str) -> Sandbox:
+    return get_sandbox(name)
+
+
+def resolve_sandbox(sandbox: Sandbox | str) -> Sandbox:
+    """A sandbox that can mount /app and /tests; the unsafe backend cannot."""
+    box = _cached_sandbox(sandbox) if isinstance(sandbox, str) else sandbox
+    if box.name != "bwrap":
+        raise SandboxUnavailable(
+            f"terminal tasks need the bwrap sandbox (they use /app, /tests, /logs), "
+            f"not {box.name!r}",
+            hint="install bubblewrap; the subprocess backend cannot mount paths",
+        )
+    return box
+
+
+def cap_output(text: str, limit: int, already_elided: int = 0) -> tuple[str, int]:
+    """Head and tail of text within `limit` chars; the marker counts every dropped char.
+
+    `already_elided` > 0 means text is the sandbox's own head+tail (with its marker):
+    its halves are cut further and the count covers both cuts.
+    """
+    half = limit // 2
+    if already_elided:
+        head, sep, tail = text.partition(f"\n... [{already_elided} characters elided] ...\n")
+        if not sep or (len(head) <= half and len(tail) <= half):
+            return text, already_elided
+        head, tail = head[:half], tail[-half:] if half else ""
+        elided = len(text) - len(sep) - len(head) - len(tail) + already_elided
+        return f"{head}\n... [{elided} characters elided] ...\n{tail}", elided
+    if len(text) <= limit:
+        return text, 0
+    elided = len(text) - 2 * half
+    return f"{text[:half]}\n... [{elided} characters elided] ...\n{text[len(text) - half:]}", elided
+
+
+def _make_root(prefix: str) -> Path:
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
+    return root
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    """Copy dirs, regular files and symlinks (as links); skip fifos, sockets, devices.
+
+    The agent controls /app: a fifo there would block a naive copy forever.
+    """
+    dst.mkdir(parents=True, exist_ok=True)
+    for root, dirs, files in os.walk(src, followlinks=False):
+        rel = Path(root).relative_to(src)
+        for name in dirs + files:
+            s, d = Path(root) / name, dst / rel / name
+            mode = os.lstat(s).st_mode
+            if stat.S_ISLNK(mode):
+                os.symlink(os.readlink(s), d)
+            elif stat.S_ISDIR(mode):
+                d.mkdir(exist_ok=True)
+                shutil.copymode(s, d)
+            elif stat.S_ISREG(mode):
+                shutil.copy2(s, d, follow_symlinks=False)
+
+
+def _tail(text: str, n: int = 2000) -> str:
+    return text if len(text) <= n else "..." + text[-n:]
+
+
+class TerminalEnvironment:
+    """One attempt at one terminal task. Use as a context manager (start/close)."""
+
+    def __init__(
+        self,
+        spec: TerminalSpec,
+        *,
+        sandbox: Sandbox | str = "bwrap",
+        command_timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S,
+        output_chars: int = DEFAULT_OUTPUT_CHARS,
+        keep: bool = False,
+    ) -> None:
+        self.spec = spec
+        self.sandbox = resolve_sandbox(sandbox)
+        self.command_timeout_s = command_timeout_s
+        self.output_chars = output_chars
+        self._keep = keep
+        self.root = _make_root("tether-attempt-")
+        self.app_dir = self.root / "app"
+        self._tmp_dir = self.root / "tmp"
+        self._session: SandboxSession | None = None
+        self._deadline: float | None = None
+        self.setup_result: CommandResult | None = None
+
+    @classmethod
+    def for_task(cls, task: Task, **kwargs: object) -> TerminalEnvironment:
+        return cls(TerminalSpec.from_task(task), **kwargs)  # type: ignore[arg-type]
+
+    # -- lifecycle ---------------------------------------------------------------
+    def start(self) -> None:
+        """Stage files, run setup.sh; the agent's clock starts when this returns."""
+        if self._session is not None:
+            return
+        files = self.spec.environment_dir / "files"
+        if files.is_dir():
+            copy_tree(files, self.app_dir)
+        self.app_dir.mkdir(exist_ok=True)
+        self._tmp_dir.mkdir(exist_ok=True)
+        setup = self.spec.environment_dir / "setup.sh"
+        if setup.is_file():
+            result = self._run_once(
+                "bash /environment/setup.sh", self.spec.setup_timeout_s,
+                ro_binds={str(self.spec.environment_dir): "/environment"},
+            )
+            self.setup_result = result
+            if result.returncode != 0 or result.timed_out:
+                why = "timed out" if result.timed_out else f"exit {result.returncode}"
+                raise EnvironmentSetupError(
+                    f"{self.spec.task_dir.name}: environment/setup.sh failed ({why}): "
+                    f"{_tail(result.output, 600)}"
+                )
+        # /tmp persists across the agent's commands, as it would in a container.
+        self._session = self.sandbox.session(
+            self.app_dir, APP, rw_binds={str(self._tmp_dir): "/tmp"}, **self._limits(),
+            env=BASE_ENV,
+        )
+        self._deadline = time.monotonic() + self.spec.agent_timeout_s
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+        if not self._keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> TerminalEnvironment:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the agent's side ----------------------------------------------------------
+    def time_left_s(self) -> float:
+        """Seconds of the task's agent timeout left (inf before start)."""
+        return float("inf") if self._deadline is None else self._deadline - time.monotonic()
+
+    def execute(self, command: str, *, timeout_s: float | None = None) -> CommandResult:
+        """Run one shell command in /app; its timeout is clipped to the agent time left.
+
+        Raises AgentTimeExceeded when no agent time is left; SandboxError when the
+        sandbox itself fails (the caller records an agent error).
+        """
+        if self._session is None:
+            self.start()
+        assert self._session is not None
+        left = self.time_left_s()
+        if left <= 0:
+            raise AgentTimeExceeded(
+                f"agent timeout of {self.spec.agent_timeout_s:g}s spent on "
+                f"{self.spec.task_dir.name}"
+            )
+        timeout = min(timeout_s or self.command_timeout_s, left)
+        raw = self._session.run("exec 2>&1\n" + command, timeout_s=timeout)
+        return self._result(command, raw)
+
+    def run_solution(self) -> CommandResult:
+        """The oracle: `bash /solution/solve.sh` in /app (the agent's session, plus /solution)."""
+        if self._session is None:
+            self.start()
+        if not (self.spec.solution_dir / "solve.sh").is_file():
+            raise EnvironmentSetupError(f"{self.spec.task_dir.name}: no solution/solve.sh")
+        return self._run_once(
+            "bash /solution/solve.sh", self.spec.agent_timeout_s,
+            ro_binds={str(self.spec.solution_dir): "/solution"},
+            rw_binds={str(self._tmp_dir): "/tmp"}, env=self.spec.solution_env,
+        )
+
+    # -- the verifier's side ---------------------------------------------------------
+    def verify(self) -> VerifierResult:
+        """Run the hidden tests over a copy of the current /app (the agent's is untouched)."""
+        return run_verifier(self.spec, self.app_dir, sandbox=self.sandbox)
+
+    # -- helpers ----------------------------------------------------------------------
+    def _limits(self) -> dict[str, int]:
+        return {"memory_mb": self.spec.memory_mb, "max_procs": self.spec.max_procs,
+                "max_file_mb": 64}
+
+    def _run_once(self, command: str, timeout_s: float, *, ro_binds: dict[str, str],
+                  rw_binds: dict[str, str] | None = None,
+                  env: dict[str, str] | None = None) -> CommandResult:
+        with self.sandbox.session(self.app_dir, APP, ro_binds=ro_binds, rw_binds=rw_binds,
+                                  env={**BASE_ENV, **(env or {})}, **self._limits()) as s:
+            raw = s.run("exec 2>&1\n" + command, timeout_s=timeout_s)
+        return self._result(command, raw)
+
+    def _result(self, command: str, raw: SandboxResult) -> CommandResult:
+        text = raw.stdout + raw.stderr  # stderr is empty unless bash failed to start
+        output, elided = cap_output(text, self.output_chars,
+                                    raw.stdout_elided + raw.stderr_elided)
+        return CommandResult(command=command, returncode=raw.returncode, output=output,
+                             output_elided=elided, timed_out=raw.timed_out,
+                             killed_reason=raw.killed_reason, duration_s=raw.duration_s)
+
+
+def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = "bwrap",
+                 output_chars: int = DEFAULT_OUTPUT_CHARS) -> VerifierResult:
+    """`bash /tests/test.sh` in a fresh sandbox over a copy of app_dir; never raises
+    for a sandbox failure (that becomes error_kind "infrastructure")."""
+    start = time.monotonic()
+    root = _make_root("tether-verify-")
+    try:
+        box = resolve_sandbox(sandbox)
+        app, logs = root / "app", root / "logs"
+        copy_tree(Path(app_dir), app)
+        logs.mkdir()
+        with box.session(app, APP, ro_binds={str(spec.tests_dir): "/tests"},
+                         rw_binds={str(logs): "/logs/verifier"},
+                         env={**BASE_ENV, **spec.verifier_env}, memory_mb=spec.memory_mb,
+                         max_procs=spec.max_procs, max_file_mb=64) as session:
+            raw = session.run("exec 2>&1\nbash /tests/test.sh",
+                              timeout_s=spec.verifier_timeout_s)
+        output, _ = cap_output(raw.stdout + raw.stderr, output_chars)
+        took = time.monotonic() - start
+        if raw.timed_out:
+            return VerifierResult(None, f"verifier timed out after {spec.verifier_timeout_s:g}s",
+                                  output, took, "timeout")
+        return _read_reward(logs, output, took)
+    except (SandboxError, OSError) as exc:
+        return VerifierResult(None, f"verifier sandbox failed: {type(exc).__name__}: {exc}",
+                              "", time.monotonic() - start, "infrastructure")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:
+    txt, js = logs / "reward.txt", logs / "reward.json"
+    try:
+        if txt.is_file() and not txt.is_symlink():
+            with txt.open(errors="replace") as fh:
+                reward = float(fh.read(256).strip())
+        elif js.is_file() and not js.is_symlink():
+            with js.open(errors="replace") as fh:
+                reward = float(json.loads(fh.read(65536))["reward"])
+        else:
+            return VerifierResult(None, "verifier wrote no /logs/verifier/reward.txt", output,
+                                  took, "no_reward")
+        if not math.isfinite(reward):
+            raise ValueError(f"reward {reward} is not finite")
+        return VerifierResult(reward, None, output, took)
+    except (ValueError, KeyError, TypeError) as exc:
+        return VerifierResult(None, f"verifier wrote an unreadable reward: {exc}", output,
+                              took, "bad_reward")

@@ -1,0 +1,89 @@
+"""What a terminal environment needs to know about one task, as plain data.
+
+A terminal Task carries these fields in `Task.data` (JSON-able, so a run record
+holds them); `TerminalSpec.from_task` reads them back with clear errors. The Harbor
+loader (`tether.suites.harbor`) is one way to build them; anything that lays a task
+out the same way (instruction, setup, hidden tests, oracle) can build them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether.core.task import Task
+from tether.errors import ConfigError
+
+DEFAULT_AGENT_TIMEOUT_S = 600.0
+DEFAULT_VERIFIER_TIMEOUT_S = 120.0
+DEFAULT_SETUP_TIMEOUT_S = 300.0
+DEFAULT_MEMORY_MB = 1024
+DEFAULT_MAX_PROCS = 128
+
+
+@dataclass(frozen=True)
+class TerminalSpec:
+    """A task directory in the Harbor layout plus its limits.
+
+    task_dir holds `environment/` (optional `files/` copied into /app, optional
+    `setup.sh` run in the sandbox), `tests/test.sh` (the verifier, hidden from the
+    agent) and `solution/solve.sh` (the oracle, optional).
+    """
+
+    task_dir: Path
+    agent_timeout_s: float = DEFAULT_AGENT_TIMEOUT_S
+    verifier_timeout_s: float = DEFAULT_VERIFIER_TIMEOUT_S
+    setup_timeout_s: float = DEFAULT_SETUP_TIMEOUT_S
+    memory_mb: int = DEFAULT_MEMORY_MB
+    max_procs: int = DEFAULT_MAX_PROCS
+    verifier_env: dict[str, str] = field(default_factory=dict)
+    solution_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.task_dir / "environment"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.task_dir / "tests"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.task_dir / "solution"
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "task_dir": str(self.task_dir),
+            "agent_timeout_s": self.agent_timeout_s,
+            "verifier_timeout_s": self.verifier_timeout_s,
+            "setup_timeout_s": self.setup_timeout_s,
+            "memory_mb": self.memory_mb,
+            "max_procs": self.max_procs,
+            "verifier_env": dict(self.verifier_env),
+            "solution_env": dict(self.solution_env),
+        }
+
+    @classmethod
+    def from_task(cls, task: Task) -> TerminalSpec:
+        data = task.data
+        if "task_dir" not in data:
+            raise ConfigError(
+                f"task {task.key} has no data['task_dir']: it is not a terminal task",
+                hint="load terminal tasks with the Harbor loader (suite 'terminal' or harbor:DIR)",
+            )
+        try:
+            return cls(
+                task_dir=Path(data["task_dir"]),
+                agent_timeout_s=float(data.get("agent_timeout_s", DEFAULT_AGENT_TIMEOUT_S)),
+                verifier_timeout_s=float(
+                    data.get("verifier_timeout_s", DEFAULT_VERIFIER_TIMEOUT_S)
+                ),
+                setup_timeout_s=float(data.get("setup_timeout_s", DEFAULT_SETUP_TIMEOUT_S)),
+                memory_mb=int(data.get("memory_mb", DEFAULT_MEMORY_MB)),
+                max_procs=int(data.get("max_procs", DEFAULT_MAX_PROCS)),
+                verifier_env={str(k): str(v) for k, v in data.get("verifier_env", {}).items()},
+                solution_env={str(k): str(v) for k, v in data.get("solution_env", {}).items()},
+            )
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ConfigError(f"task {task.key}: bad terminal task data: {exc}") from None

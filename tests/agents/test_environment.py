@@ -1,0 +1,179 @@
+"""TerminalEnvironment and run_verifier in the real bwrap sandbox, on crafted task dirs."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tests.agents.task_factory import bwrap, make_task  # noqa: F401 - bwrap is a fixture
+from tether.agents.environment import (
+    AgentTimeExceeded,
+    EnvironmentSetupError,
+    TerminalEnvironment,
+    cap_output,
+    run_verifier,
+)
+from tether.agents.terminal_spec import TerminalSpec
+from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
+from tether.suites.harbor import load_harbor_task
+
+
+def env_for(task_dir: Path, bwrap, **kw) -> TerminalEnvironment:  # noqa: F811
+    return TerminalEnvironment.for_task(load_harbor_task(task_dir), sandbox=bwrap, **kw)
+
+
+def test_setup_runs_in_app_after_files_are_copied(tmp_path, bwrap):  # noqa: F811
+    d = make_task(tmp_path, files={"src/a.txt": "from files\n"},
+                  setup='set -e\npwd > where.txt\ncat src/a.txt > copy.txt\nls /environment\n')
+    with env_for(d, bwrap) as env:
+        assert (env.app_dir / "where.txt").read_text() == "/app\n"
+        assert (env.app_dir / "copy.txt").read_text() == "from files\n"
+        assert "setup.sh" in env.setup_result.output
+        # the agent sees neither the task's environment dir, tests nor solution
+        seen = env.execute("ls /environment /tests /solution /logs 2>&1; echo rc=$?")
+        assert seen.output.count("No such file or directory") == 4
+
+
+def test_state_persists_across_commands_and_stderr_is_merged(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        assert env.execute("echo one > a.txt && echo scratch > /tmp/s").returncode == 0
+        r = env.execute("cat a.txt /tmp/s; echo to-stderr >&2; pwd; exit 3")
+        assert r.returncode == 3
+        assert r.output == "one\nscratch\nto-stderr\n/app\n"
+        assert r.to_json() == {"returncode": 3, "output": r.output}
+
+
+def test_each_command_has_its_own_timeout(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        start = time.monotonic()
+        r = env.execute("echo started; sleep 30", timeout_s=1)
+        assert r.timed_out and r.output == "started\n"
+        assert time.monotonic() - start < 5
+        assert r.to_json()["timed_out"] is True
+        assert env.execute("echo next").output == "next\n"  # the session survives it
+
+
+def test_long_output_is_head_and_tail_with_the_elided_count(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap, output_chars=1000) as env:
+        r = env.execute("seq 1 20000")
+        assert r.output.startswith("1\n2\n") and r.output.endswith("19999\n20000\n")
+        total = len("".join(f"{i}\n" for i in range(1, 20001)))
+        assert r.output_elided == total - 1000
+        assert f"[{total - 1000} characters elided]" in r.output
+
+
+def test_cap_output_counts_what_the_sandbox_already_dropped():
+    assert cap_output("short", 100) == ("short", 0)
+    text, elided = cap_output("a" * 50 + "b" * 50, 20)
+    assert text == "a" * 10 + "\n... [80 characters elided] ...\n" + "b" * 10 and elided == 80
+    sandboxed = "a" * 50 + "\n... [7 characters elided] ...\n" + "b" * 50
+    text, elided = cap_output(sandboxed, 20, already_elided=7)
+    assert text == "a" * 10 + "\n... [87 characters elided] ...\n" + "b" * 10 and elided == 87
+    assert cap_output(sandboxed, 1000, already_elided=7) == (sandboxed, 7)
+
+
+def test_no_network(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        r = env.execute("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), 3)\"")
+        assert r.returncode != 0
+        assert "Network is unreachable" in r.output or "Errno" in r.output
+
+
+def test_null_and_oracle_rewards_and_the_agent_dir_is_untouched(tmp_path, bwrap):  # noqa: F811
+    test = 'echo verifier-was-here > /app/mark\n' + \
+        'mkdir -p /logs/verifier; [ -f /app/done.txt ] && echo 1 > /logs/verifier/reward.txt' + \
+        ' || echo 0 > /logs/verifier/reward.txt\n'
+    with env_for(make_task(tmp_path, test=test), bwrap) as env:
+        null = env.verify()
+        assert (null.reward, null.error, null.passed) == (0.0, None, False)
+        assert env.run_solution().returncode == 0
+        oracle = env.verify()
+        assert (oracle.reward, oracle.passed) == (1.0, True)
+        assert not (env.app_dir / "mark").exists()  # the verifier worked on a copy
+
+
+def test_tests_are_read_only_for_the_verifier(tmp_path, bwrap):  # noqa: F811
+    test = ('mkdir -p /logs/verifier\n'
+            'if echo x > /tests/test.sh 2>/dev/null; then echo 1; else echo 0; fi'
+            ' > /logs/verifier/reward.txt\n')
+    with env_for(make_task(tmp_path, test=test), bwrap) as env:
+        assert env.verify().reward == 0.0
+
+
+@pytest.mark.parametrize("test, kind", [
+    ("echo no reward written\n", "no_reward"),
+    ("mkdir -p /logs/verifier; echo maybe > /logs/verifier/reward.txt\n", "bad_reward"),
+    ("mkdir -p /logs/verifier; echo nan > /logs/verifier/reward.txt\n", "bad_reward"),
+    ("sleep 30\n", "timeout"),
+])
+def test_verifier_failures_are_errors_not_zero(tmp_path, bwrap, test, kind):  # noqa: F811
+    toml = '[verifier]\ntimeout_sec = 1.0\n'
+    with env_for(make_task(tmp_path, test=test, toml=toml), bwrap) as env:
+        result = env.verify()
+    assert result.reward is None and result.passed is None
+    assert result.error_kind == kind and result.error
+
+
+def test_reward_json_is_read_when_there_is_no_reward_txt(tmp_path, bwrap):  # noqa: F811
+    test = 'mkdir -p /logs/verifier; echo \'{"reward": 0.5}\' > /logs/verifier/reward.json\n'
+    with env_for(make_task(tmp_path, test=test), bwrap) as env:
+        assert env.verify().reward == 0.5
+
+
+def test_a_fifo_in_app_does_not_hang_the_verifier(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        env.execute("mkfifo pipe && touch done.txt && ln -s /etc/passwd link")
+        start = time.monotonic()
+        assert env.verify().reward == 1.0
+        assert time.monotonic() - start < 10
+
+
+def test_failed_setup_raises_with_its_output(tmp_path, bwrap):  # noqa: F811
+    d = make_task(tmp_path, setup="echo cannot prepare; exit 4\n")
+    env = env_for(d, bwrap)
+    with pytest.raises(EnvironmentSetupError, match="exit 4.*cannot prepare"):
+        env.__enter__()
+    assert not env.root.exists()  # a failed start cleans up
+
+
+def test_agent_timeout_ends_the_attempt(tmp_path, bwrap):  # noqa: F811
+    toml = '[agent]\ntimeout_sec = 1.5\n'
+    with env_for(make_task(tmp_path, toml=toml), bwrap) as env:
+        r = env.execute("sleep 10", timeout_s=60)  # clipped to the agent time left
+        assert r.timed_out and r.duration_s < 5
+        with pytest.raises(AgentTimeExceeded):
+            env.execute("echo too late")
+
+
+def test_close_removes_the_attempt_dirs(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        env.execute("mkdir -p deep/er && chmod 000 deep")
+        root = env.root
+    assert not root.exists()
+
+
+def test_the_unsafe_backend_is_refused(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unsafe = UnsafeSubprocessSandbox()
+    spec = TerminalSpec(task_dir=make_task(tmp_path))
+    with pytest.raises(SandboxUnavailable):
+        TerminalEnvironment(spec, sandbox=unsafe)
+    # the verifier reports it as an infrastructure error, never a reward
+    app = tmp_path / "app"
+    app.mkdir()
+    result = run_verifier(spec, app, sandbox=unsafe)
+    assert result.reward is None and result.error_kind == "infrastructure"
+
+
+def test_git_has_an_identity_in_the_sandbox(tmp_path, bwrap):  # noqa: F811
+    with env_for(make_task(tmp_path), bwrap) as env:
+        r = env.execute("git init -q r && cd r && git commit -q --allow-empty -m x && "
+                        "git log --format=%an")
+        assert r.returncode == 0, r.output
+        assert r.output.strip() == "agent"
+        assert os.stat(env.app_dir / "r").st_uid == bwrap.user.uid
