@@ -1,0 +1,2 @@
+#!/bin/bash
+printf 'hello\n' > /app/hello.txt

@@ -1,0 +1,2 @@
+#!/bin/bash
+chmod +x /app/greet.sh

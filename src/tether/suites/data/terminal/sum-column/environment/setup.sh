@@ -1,0 +1,3 @@
+#!/bin/bash
+set -euo pipefail
+python3 /environment/gen_sales.py > /app/sales.csv
