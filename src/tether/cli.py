@@ -98,5 +98,10 @@ def _register_optional() -> None:
     main.add_command(sandbox)
     main.add_command(demo)
 
+    from tether.runs.cli import rescore, run
+
+    main.add_command(run)
+    main.add_command(rescore)
+
 
 _register_optional()

@@ -26,11 +26,15 @@ class TrialSpec(BaseModel):
     models: dict[str, str]
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
     seed: int = 0
+    #: the arm's name in reports (the experiment's strategy label; "" means the strategy)
+    label: str = ""
 
     @property
     def trial_id(self) -> str:
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
-                               separators=(",", ":"))
+        data = self.model_dump(mode="json")
+        if not data["label"]:
+            del data["label"]  # unlabelled specs keep the ids they had before labels existed
+        canonical = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
     @property
@@ -39,8 +43,10 @@ class TrialSpec(BaseModel):
 
     @property
     def arm(self) -> str:
-        """The comparison arm: strategy label (with the budget when finite)."""
-        return self.strategy
+        """The comparison arm: the strategy's label (its name when unlabelled).
+
+        Reports compare arms at a budget: pair it with `budget.label`."""
+        return self.label or self.strategy
 
 
 class Spend(BaseModel):

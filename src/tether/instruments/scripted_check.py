@@ -6,6 +6,8 @@ test double (it observes nothing a real user cares about) and says so in its nam
 
 from __future__ import annotations
 
+import time
+
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -18,11 +20,15 @@ class ScriptedCheckInstrument:
     version = "1"
     grounded = True
 
-    def __init__(self, fail_with: str | None = None) -> None:
-        # fail_with simulates an instrument failure (for invariant-6 tests).
+    def __init__(self, fail_with: str | None = None, delay_s: float = 0.0) -> None:
+        # fail_with simulates an instrument failure (for invariant-6 tests); delay_s a
+        # slow instrument, so runner tests can interrupt a run while trials are in flight.
         self.fail_with = fail_with
+        self.delay_s = float(delay_s)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        if self.delay_s:
+            time.sleep(self.delay_s)
         if self.fail_with:
             raise RuntimeError(self.fail_with)
         expect = str(task.data.get("expect", ""))

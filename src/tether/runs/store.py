@@ -160,6 +160,15 @@ class RunStore:
             return None
         return Artifact(kind=row[0], text=(self.dir / row[1]).read_text())
 
+    def copy_artifacts_from(self, other: RunStore) -> int:
+        """Copy every blob of another run (rescoring keeps the originals beside new trials)."""
+        with other._lock:
+            rows = other._db.execute(
+                "SELECT digest, kind, media_type, path FROM artifacts").fetchall()
+        for digest, kind, media_type, rel in rows:
+            self._write_blob(digest, kind, media_type, (other.dir / rel).read_bytes())
+        return len(rows)
+
     # --- trials ------------------------------------------------------------------
     def commit_trial(self, record: TrialRecord, artifacts: Iterable[Artifact] = ()) -> None:
         """Write a finished trial atomically (replacing an earlier errored attempt)."""

@@ -1,0 +1,191 @@
+"""`tether run` and `tether rescore`.
+
+Exit codes: 0 the run completed (tasks may have failed: measuring that is the point),
+1 some trial ended in `error` (infrastructure or harness failure), 2 usage or
+config error, 130 interrupted by Ctrl-C (the run directory stays resumable).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from tether.errors import ConfigError, TetherError
+from tether.models.cache import CACHE_MODES
+from tether.runs.launch import PreparedRun, RunRequest, execute, prepare
+from tether.runs.progress import RunProgress
+from tether.runs.summary import arm_rows, arm_table, by_status
+
+#: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
+console = Console(width=None if Console().is_terminal else 200)
+err_console = Console(stderr=True, width=None if Console(stderr=True).is_terminal else 200)
+
+EXIT_INTERRUPTED = 130
+
+
+class _StopOnSigint:
+    """First Ctrl-C asks the run to stop (in-flight trials abandoned); a second one forces."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self._old: Any = None
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        self.stop.set()
+        err_console.print("[yellow]stopping:[/] trials in flight are abandoned "
+                          "(Ctrl-C again to force)", highlight=False)
+
+    def __enter__(self) -> threading.Event:
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+        return self.stop
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
+             code: int) -> dict[str, Any]:
+    return {
+        "run_dir": str(run.store.dir), "status": "interrupted" if interrupted else "completed",
+        "exit_code": code, "planned": len(run.planned), "committed": len(records),
+        "ran_now": committed_now, "skipped": len(run.planned) - len(run.todo),
+        "by_status": by_status(records),
+        "arms": arm_rows(records, run.experiment.resolved()),
+    }
+
+
+@click.command("run")
+@click.argument("config", required=False)
+@click.option("--out", "out", metavar="RUN_DIR", help="run directory to create "
+              "(default: runs/CONFIG-STEM-TIMESTAMP)")
+@click.option("--resume", metavar="RUN_DIR", help="continue a run: only missing trials run")
+@click.option("--retry-errors", is_flag=True, help="with --resume: rerun trials that errored")
+@click.option("--concurrency", type=click.IntRange(1), help="trials in flight")
+@click.option("--executor", type=click.Choice(["local", "ray"]), help="where trials run")
+@click.option("--ray-address", help="join this Ray cluster (default: start a local one)")
+@click.option("--cache", "cache", type=click.Choice(CACHE_MODES), help="response cache mode")
+@click.option("--cache-file", type=click.Path(dir_okay=False),
+              help="response cache file (default: RUN_DIR/cache.sqlite)")
+@click.option("--limit", type=click.IntRange(1), help="first N tasks of each suite")
+@click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
+def run(config: str | None, out: str | None, resume: str | None, retry_errors: bool,
+        concurrency: int | None, executor: str | None, ray_address: str | None,
+        cache: str | None, cache_file: str | None, limit: int | None, as_json: bool) -> None:
+    """Run an experiment CONFIG (TOML, or a run's config.resolved.json) into a run directory."""
+    if retry_errors and not resume:
+        raise ConfigError("--retry-errors only applies with --resume RUN_DIR")
+    req = RunRequest(config=config, out=out, resume=resume, retry_errors=retry_errors,
+                     limit=limit, overrides={
+                         "concurrency": concurrency, "executor": executor,
+                         "ray_address": ray_address, "cache": cache, "cache_file": cache_file})
+    try:
+        prepared = prepare(req)
+    except (OSError, sqlite3.Error) as exc:
+        raise TetherError(f"cannot prepare the run: {exc}") from None
+    skipped = len(prepared.planned) - len(prepared.todo)
+    if not as_json:
+        what = f"resuming {prepared.store.dir}" if prepared.resumed else f"run {prepared.store.dir}"
+        err_console.print(f"[bold]{what}[/]: {len(prepared.planned)} trials, "
+                          f"{len(prepared.todo)} to run"
+                          + (f", {skipped} already done" if skipped else "")
+                          + f" ({prepared.options.executor}, {prepared.options.concurrency} "
+                          "in flight)", highlight=False)
+    try:
+        with _StopOnSigint() as stop, RunProgress(err_console, len(prepared.planned), skipped,
+                                                  enabled=not as_json) as progress:
+            result = execute(prepared, stop=stop, on_commit=progress.update)
+    except KeyboardInterrupt:
+        err_console.print(f"[red]forced stop[/]: committed trials are kept; resume with "
+                          f"tether run --resume {prepared.store.dir}", highlight=False)
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except (OSError, sqlite3.Error) as exc:
+        raise TetherError(f"run failed writing {prepared.store.dir}: {exc}") from None
+    code = EXIT_INTERRUPTED if result.interrupted else (1 if result.errored else 0)
+    summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        title = f"{prepared.experiment.name or Path(prepared.store.dir).name}: " \
+                f"{len(result.records)}/{len(prepared.planned)} trials"
+        console.print(arm_table(summary["arms"], title))
+    # what to do next goes to stderr, so a --json consumer still reads clean stdout
+    if result.interrupted:
+        err_console.print(f"[yellow]interrupted[/]: {len(result.records)} of "
+                          f"{len(prepared.planned)} trials committed; resume with "
+                          f"tether run --resume {prepared.store.dir}", highlight=False)
+    if result.errored:
+        err_console.print(f"[red]{result.errored} trial(s) ended in error[/] "
+                          "(infrastructure, not scores); rerun them with "
+                          f"tether run --resume {prepared.store.dir} --retry-errors",
+                          highlight=False)
+    if not as_json:
+        console.print(f"run directory: {prepared.store.dir}\n"
+                      f"report: tether report {prepared.store.dir}", highlight=False)
+    prepared.store.close()
+    raise SystemExit(code)
+
+
+@click.command("rescore")
+@click.argument("run_dir")
+@click.option("--metric", "metric", required=True, metavar="INSTRUMENT_SPEC",
+              help="instrument spec (name;key=value...) to score each delivered artifact")
+@click.option("--out", "out", metavar="NEW_RUN_DIR",
+              help="where to write the rescored run (default: RUN_DIR-rescored-NAME)")
+@click.option("--sandbox", type=click.Choice(["bwrap", "subprocess"]),
+              help="sandbox backend for the instrument (default: the run's)")
+@click.option("--concurrency", type=click.IntRange(1), default=4, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
+def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
+            concurrency: int, as_json: bool) -> None:
+    """Score the artifacts of RUN_DIR with another instrument (no model call) into a new run."""
+    from tether.instruments.base import InstrumentEnv, build_instrument, parse_spec
+    from tether.runs.rescore import rescore_run
+    from tether.runs.store import DB_NAME, RunStore
+
+    src_dir = Path(run_dir)
+    if not (src_dir / DB_NAME).is_file():
+        raise ConfigError(f"{src_dir} is not a run directory (no {DB_NAME})",
+                          hint="pass a directory written by `tether run`")
+    build_instrument(metric)  # an unknown instrument is a usage error, before anything is written
+    name = parse_spec(metric)[0]
+    dst_dir = Path(out) if out else src_dir.with_name(f"{src_dir.name}-rescored-{name}")
+    if (dst_dir / DB_NAME).is_file():
+        raise ConfigError(f"{dst_dir} already holds a run", hint="choose another --out")
+    src = RunStore.open(src_dir)
+    backend = sandbox or (src.config().get("run") or {}).get("sandbox", "bwrap")
+    try:
+        dst = RunStore(dst_dir, create=True)
+        records = rescore_run(src, dst, metric, env=InstrumentEnv(sandbox=backend),
+                              concurrency=concurrency)
+    except (OSError, sqlite3.Error) as exc:
+        raise TetherError(f"rescoring failed: {exc}") from None
+    failed = sum(1 for r in records if r.status == "error"
+                 and r.error_kind == "instrument" and r.metric is not None)
+    code = 1 if failed else 0
+    rows = arm_rows(records, src.config())
+    if as_json:
+        click.echo(json.dumps({"run_dir": str(dst_dir), "rescored_from": str(src_dir),
+                               "metric": metric, "trials": len(records),
+                               "instrument_errors": failed, "by_status": by_status(records),
+                               "arms": rows, "exit_code": code}, indent=2))
+    else:
+        console.print(arm_table(rows, f"{src_dir.name} rescored with {metric}"))
+        if failed:
+            err_console.print(f"[red]{failed} artifact(s) could not be scored[/] by {metric} "
+                              "(instrument errors, not scores)", highlight=False)
+        console.print(f"run directory: {dst_dir}\n"
+                      f"compare: tether report {src_dir} --compare {dst_dir}", highlight=False)
+    src.close()
+    dst.close()
+    raise SystemExit(code)

@@ -1,0 +1,276 @@
+"""The experiment config: suites x strategies x models x budgets x seeds, plus run options.
+
+Written as TOML (or as the JSON that `tether run` saves as `config.resolved.json`,
+which runs again verbatim):
+
+    name = "demo"
+    suites = ["code", "tether:my_tasks.json"]   # suite specs (tether.suites.load_suite)
+    tasks = ["fizz*", "re:^sort_"]              # optional: glob, or re:REGEX, on task ids
+    limit = 5                                   # optional: first N tasks of each suite
+    seeds = [0, 1, 2]                           # or a count: seeds = 3 means 0, 1, 2
+    budgets = [512, {total = 2048, count = "input+output", shares = {reviewer = 0.5}}]
+
+    [models]                                    # one configuration; [[models]] for several
+    proposer = "local/smollm2-135m"
+    reviewer = "openai/gpt-4o-mini"
+
+    [[strategies]]
+    name = "single_shot"
+    label = "greedy"                            # optional: the arm's name in reports
+    params = {max_tokens = 512}
+
+    [run]
+    concurrency = 4
+    cache = "off"                               # off | read | write | readwrite
+    sandbox = "bwrap"                           # or "subprocess" (unsafe, for tests)
+
+Shorthands are normalised before validation (a strategy named by a string, a budget
+given as its total, a single `[models]` table), so validation errors point at the
+key the user wrote: `file: strategies[1].params: ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tether.core.budget import BudgetSpec
+from tether.errors import ConfigError
+from tether.models.cache import CACHE_MODES
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class StrategyArm(BaseModel):
+    """One arm: a strategy with its parameters, named by `label` in reports."""
+
+    model_config = _STRICT
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def arm(self) -> str:
+        return self.label or self.name
+
+
+class ModelConfig(BaseModel):
+    """A model spec per role; `proposer` is required, other roles fall back to it."""
+
+    model_config = ConfigDict(extra="allow")
+    label: str = ""
+    proposer: str
+
+    @property
+    def roles(self) -> dict[str, str]:
+        return {k: v for k, v in self.model_dump().items() if k != "label"}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spec_strings(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            for role, spec in v.items():
+                if not isinstance(spec, str) or not spec.strip():
+                    raise ValueError(f"{role}: expected a model spec string "
+                                     "(see `tether models list`)")
+        return v
+
+
+class BudgetEntry(BaseModel):
+    model_config = _STRICT
+    total: int | None = Field(default=None, ge=1)
+    count: Literal["output", "input+output"] = "output"
+    shares: dict[str, float] = Field(default_factory=dict)
+
+    def spec(self) -> BudgetSpec:
+        return BudgetSpec(total=self.total, count=self.count, shares=self.shares)
+
+
+class RunOptions(BaseModel):
+    """How to run (never which trials): changing these does not change trial ids."""
+
+    model_config = _STRICT
+    concurrency: int = Field(default=4, ge=1)
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    cache: Literal["off", "read", "write", "readwrite"] = "off"
+    cache_file: str | None = None
+    cache_scope: str = ""
+    sandbox: Literal["bwrap", "subprocess"] = "bwrap"
+
+
+class Experiment(BaseModel):
+    model_config = _STRICT
+    name: str = ""
+    suites: list[str] = Field(min_length=1)
+    tasks: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
+    strategies: list[StrategyArm] = Field(min_length=1)
+    models: list[ModelConfig] = Field(min_length=1)
+    budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    run: RunOptions = Field(default_factory=RunOptions)
+
+    @field_validator("suites", "tasks", mode="before")
+    @classmethod
+    def _one_string(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("strategies", mode="before")
+    @classmethod
+    def _strategy_names(cls, v: Any) -> Any:
+        if isinstance(v, str | dict):
+            v = [v]
+        return [{"name": s} if isinstance(s, str) else s for s in v] if isinstance(v, list) else v
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _model_tables(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [{"proposer": v}]
+        return [v] if isinstance(v, dict) else v
+
+    @field_validator("budgets", mode="before")
+    @classmethod
+    def _budget_totals(cls, v: Any) -> Any:
+        if isinstance(v, int | dict):
+            v = [v]
+        if isinstance(v, list):
+            return [{"total": b} if isinstance(b, int) and not isinstance(b, bool) else b
+                    for b in v]
+        return v
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seed_count(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool):
+            if v < 1:
+                raise ValueError("a seed count must be at least 1")
+            return list(range(v))
+        return v
+
+    def resolved(self) -> dict[str, Any]:
+        """The canonical JSON form, with labels filled in: what `config.resolved.json` holds."""
+        data = self.model_dump(mode="json")
+        for arm, row in zip(self.strategies, data["strategies"], strict=True):
+            row["label"] = arm.arm
+        for i, (mc, row) in enumerate(zip(self.models, data["models"], strict=True)):
+            row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
+        return data
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _describe(err: dict[str, Any], model: type[BaseModel] | None) -> str:
+    kind, msg = err["type"], err["msg"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    got = err.get("input")
+    if isinstance(got, str | int | float | bool) and kind != "value_error":
+        return f"{msg} (got {got!r})"
+    return msg.removeprefix("Value error, ")
+
+
+_KEYS = {
+    (): Experiment, ("strategies",): StrategyArm, ("budgets",): BudgetEntry,
+    ("run",): RunOptions, ("models",): ModelConfig,
+}
+
+
+def _allowed_keys(loc: tuple[Any, ...]) -> str:
+    parent = tuple(p for p in loc[:-1] if not isinstance(p, int))
+    model = _KEYS.get(parent)
+    return ", ".join(model.model_fields) if model else ""
+
+
+def experiment_from_dict(data: Any, source: str) -> Experiment:
+    """Validate a parsed config; ConfigError names `source`, the dotted key and what was wanted."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
+    try:
+        exp = Experiment.model_validate(data)
+    except ValidationError as exc:
+        errs = exc.errors()
+        err = errs[0]
+        where = _dotted(err["loc"])
+        what = _describe(err, None)
+        more = f" (and {len(errs) - 1} more problem(s))" if len(errs) > 1 else ""
+        hint = None
+        if err["type"] == "extra_forbidden":
+            hint = f"keys allowed here: {_allowed_keys(err['loc'])}"
+        raise ConfigError(f"{source}: {where}: {what}{more}",
+                          hint=hint or "see the experiment config format in the README") from None
+    _check_arms(exp, source)
+    return exp
+
+
+def _check_arms(exp: Experiment, source: str) -> None:
+    from tether.strategies.base import build_strategy
+
+    seen: dict[str, int] = {}
+    for i, arm in enumerate(exp.strategies):
+        try:
+            build_strategy(arm.name, arm.params)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: strategies[{i}]: {exc}", hint=exc.hint) from None
+        if arm.arm in seen:
+            raise ConfigError(
+                f"{source}: strategies[{i}]: arm {arm.arm!r} is also strategies[{seen[arm.arm]}]",
+                hint="give each arm of the same strategy its own label = \"...\"")
+        seen[arm.arm] = i
+    labels = [m["label"] for m in exp.resolved()["models"]]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"{source}: models: two configurations share the label(s) "
+                          f"{sorted({x for x in labels if labels.count(x) > 1})}",
+                          hint="give each [[models]] entry its own label")
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read a TOML (or resolved JSON) experiment file; relative suite paths resolve
+    against the file's directory so the config runs from anywhere."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}",
+                          hint="pass an experiment TOML file or a run's config.resolved.json")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+    if p.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: "
+                              f"{exc.msg}", hint="fix the JSON syntax") from None
+    else:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: invalid TOML: {exc}",
+                              hint="fix the TOML syntax (strings need quotes)") from None
+    exp = experiment_from_dict(data, str(p))
+    return exp.model_copy(update={"suites": [_anchor(s, p.parent) for s in exp.suites]})
+
+
+def _anchor(spec: str, base: Path) -> str:
+    """Make a relative file path inside a suite spec absolute (relative to the config)."""
+    prefix, sep, rest = spec.partition(":")
+    head, path = (prefix + sep, rest) if sep and len(prefix) > 1 else ("", spec)
+    if path and not Path(path).is_absolute() and (base / path).is_file():
+        return head + str((base / path).resolve())
+    return spec
+
+
+__all__ = ["CACHE_MODES", "BudgetEntry", "Experiment", "ModelConfig", "RunOptions",
+           "StrategyArm", "experiment_from_dict", "load_experiment"]

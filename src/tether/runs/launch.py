@@ -1,0 +1,223 @@
+"""Starting or resuming a run: from a config (or a run directory) to trials still to do.
+
+A new run writes its resolved config first, so a run killed at any moment can be
+resumed: `--resume RUN_DIR` re-expands that config, and only trials with no
+committed record (and, with `--retry-errors`, those that ended in `error`) run again.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether import __version__
+from tether.core.task import Task
+from tether.core.trial import TrialRecord
+from tether.errors import ConfigError, TetherError
+from tether.instruments.base import InstrumentEnv
+from tether.runs.config import Experiment, experiment_from_dict, load_experiment
+from tether.runs.expand import PlannedTrial, SuiteLoader, expand, load_tasks
+from tether.runs.runner import (
+    CachingModelFactory,
+    Executor,
+    LocalExecutor,
+    default_cache_file,
+    drive,
+    make_trial_fn,
+    pending,
+)
+from tether.runs.store import CONFIG_NAME, DB_NAME, RunStore
+
+#: run options a command line may override; they never change which trials exist
+RUN_OVERRIDES = ("concurrency", "executor", "ray_address", "cache", "cache_file")
+
+
+@dataclass
+class RunRequest:
+    config: str | None = None
+    out: str | None = None
+    resume: str | None = None
+    retry_errors: bool = False
+    limit: int | None = None
+    overrides: dict[str, Any] | None = None
+
+
+@dataclass
+class PreparedRun:
+    store: RunStore
+    experiment: Experiment
+    planned: list[PlannedTrial]
+    todo: list[PlannedTrial]
+    resumed: bool
+
+    @property
+    def options(self) -> Any:
+        return self.experiment.run
+
+
+def tether_revision() -> dict[str, Any]:
+    """The git commit of the tether checkout this code runs from, else only the version."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        out = None
+    commit = out.stdout.strip() if out is not None and out.returncode == 0 else None
+    return {"version": __version__, "commit": commit}
+
+
+def _apply_overrides(exp: Experiment, overrides: dict[str, Any] | None) -> Experiment:
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    unknown = set(given) - set(RUN_OVERRIDES)
+    if unknown:
+        raise ConfigError(f"unknown run option(s) {sorted(unknown)}")
+    if "cache_file" in given:
+        given["cache_file"] = str(Path(given["cache_file"]).resolve())
+    if "cache_file" in given and "cache" not in given and exp.run.cache == "off":
+        given["cache"] = "readwrite"  # naming a cache file means using it
+    run = exp.run.model_validate({**exp.run.model_dump(), **given})
+    return exp.model_copy(update={"run": run})
+
+
+def _without_run(resolved: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in resolved.items() if k != "run"}
+
+
+def _default_out(config: str) -> Path:
+    return Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment]:
+    run_dir = Path(req.resume or "")
+    if not (run_dir / DB_NAME).is_file():
+        raise ConfigError(f"{run_dir} is not a run directory (no {DB_NAME})",
+                          hint="pass the directory a previous `tether run` wrote")
+    store = RunStore.open(run_dir)
+    stored = store.config()
+    if not stored:
+        raise ConfigError(f"{run_dir} has no resolved config to resume from",
+                          hint=f"start it again: tether run CONFIG --out {run_dir}")
+    exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
+    if req.config:
+        given = load_experiment(req.config)
+        if req.limit:
+            given = given.model_copy(update={"limit": req.limit})
+        if _without_run(given.resolved()) != _without_run(exp.resolved()):
+            raise ConfigError(f"{req.config} is not the experiment {run_dir} was started with",
+                              hint=f"resume without CONFIG (tether run --resume {run_dir}), "
+                                   "or start a new run with --out")
+    elif req.limit and req.limit != exp.limit:
+        raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
+                          hint=f"resume as it was: tether run --resume {run_dir}")
+    return store, exp
+
+
+def _open_new(req: RunRequest, exp: Experiment) -> RunStore:
+    out = Path(req.out) if req.out else _default_out(req.config or "run")
+    if (out / DB_NAME).is_file():
+        raise ConfigError(f"{out} already holds a run",
+                          hint=f"continue it with --resume {out}, or choose another --out")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} exists and is not a directory")
+    try:
+        store = RunStore(out, create=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create run directory {out}: {exc.strerror}") from None
+    store.write_config(exp.resolved())
+    return store
+
+
+def _check_models(exp: Experiment, factory: Callable[[str], Any]) -> None:
+    # A spec no backend understands would fail every trial: refuse the run instead.
+    checked: set[str] = set()
+    for i, mc in enumerate(exp.models):
+        for role, spec in mc.roles.items():
+            if spec in checked:
+                continue
+            checked.add(spec)
+            try:
+                factory(spec)
+            except TetherError as exc:
+                raise ConfigError(f"models[{i}].{role}: {exc}", hint=exc.hint) from None
+
+
+def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
+    """Open or create the run directory and work out which trials are still to run."""
+    if req.resume:
+        store, exp = _open_resume(req)
+    else:
+        if not req.config:
+            raise ConfigError("no experiment given",
+                              hint="tether run CONFIG, or tether run --resume RUN_DIR")
+        exp = load_experiment(req.config)
+        if req.limit:
+            exp = exp.model_copy(update={"limit": req.limit})
+        store = None
+    exp = _apply_overrides(exp, req.overrides)
+    tasks = load_tasks(exp, load)
+    planned = expand(exp, tasks)
+    _check_models(exp, CachingModelFactory())
+    if store is None:
+        store = _open_new(req, exp)
+    store.set_meta("tether", tether_revision())
+    store.set_meta("tasks", _task_rows(tasks))
+    store.set_meta("models", exp.resolved()["models"])
+    store.set_meta("run_options", exp.run.model_dump(mode="json"))
+    todo = pending(planned, store.statuses(), req.retry_errors)
+    return PreparedRun(store, exp, planned, todo, resumed=bool(req.resume))
+
+
+def _task_rows(tasks: list[Task]) -> dict[str, Any]:
+    return {t.key: t.model_dump(mode="json") for t in tasks}
+
+
+def make_executor(run: PreparedRun) -> Executor:
+    opts = run.options
+    cache = {"mode": opts.cache, "scope": opts.cache_scope,
+             "cache_file": default_cache_file(run.store.dir, opts.cache_file)
+             if opts.cache != "off" else None}
+    if opts.executor == "ray":
+        from tether.runs.ray_executor import RayExecutor, import_ray
+
+        import_ray()
+        return RayExecutor(opts.concurrency, cache, opts.sandbox, opts.ray_address)
+    trial_fn = make_trial_fn(CachingModelFactory(**cache), InstrumentEnv(sandbox=opts.sandbox))
+    return LocalExecutor(opts.concurrency, trial_fn)
+
+
+@dataclass
+class RunResult:
+    committed_now: int
+    interrupted: bool
+    records: list[TrialRecord]
+
+    @property
+    def errored(self) -> int:
+        return sum(1 for r in self.records if r.status == "error")
+
+
+def execute(run: PreparedRun, *, stop: threading.Event | None = None,
+            executor: Executor | None = None,
+            on_commit: Callable[[TrialRecord], None] | None = None) -> RunResult:
+    """Run what is left, commit as trials end, then export and record how the run ended."""
+    stop = stop or threading.Event()
+    executor = executor or make_executor(run)
+    store = run.store
+    store.set_meta("started_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    store.set_meta("executor", executor.name)
+    committed = drive(store, run.todo, executor, stop, on_commit)
+    interrupted = stop.is_set() and committed < len(run.todo)
+    planned_ids = {p.spec.trial_id for p in run.planned}
+    records = [r for r in store.trials() if r.trial_id in planned_ids]
+    store.set_meta("model_ids", sorted({c.model_id for r in records for c in r.calls}))
+    store.set_meta("ended", {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                             "interrupted": interrupted, "committed": len(records),
+                             "planned": len(run.planned)})
+    store.export_jsonl()
+    return RunResult(committed, interrupted, records)

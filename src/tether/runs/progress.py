@@ -1,0 +1,72 @@
+"""The live view of a run: done/total, ETA, tokens so far, running pass rate and score.
+
+On a terminal it is a rich progress bar; elsewhere (CI logs, pipes) a plain line
+every tenth of the run, so a long run is never silent.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from tether.core.trial import TrialRecord
+
+
+class RunProgress:
+    def __init__(self, console: Console, total: int, already: int, *,
+                 enabled: bool = True) -> None:
+        self.console = console
+        self.total, self.done = total, already
+        self.tokens = self.passed = self.judged = self.errors = 0
+        self.score_sum, self.scored = 0.0, 0
+        self.enabled = enabled
+        self.live = enabled and console.is_terminal
+        self._progress: Progress | None = None
+        self._task = None
+        self._next_line = 0
+
+    def __enter__(self) -> RunProgress:
+        if self.live:
+            self._progress = Progress(
+                TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("eta"), TimeRemainingColumn(), TimeElapsedColumn(),
+                TextColumn("{task.fields[stats]}"), console=self.console, transient=False)
+            self._progress.start()
+            self._task = self._progress.add_task("run", total=self.total, completed=self.done,
+                                                 stats=self.stats())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def stats(self) -> str:
+        rate = f"{100 * self.passed / self.judged:.0f}%" if self.judged else "-"
+        score = f"{self.score_sum / self.scored:.2f}" if self.scored else "-"
+        errors = f" | [red]{self.errors} error[/]" if self.errors else ""
+        return f"{self.tokens} tok | pass {rate} | score {score}{errors}"
+
+    def update(self, record: TrialRecord) -> None:
+        self.done += 1
+        self.tokens += sum(record.tokens(k) for k in ("input", "output", "reasoning"))
+        if record.status == "error":
+            self.errors += 1
+        if record.passed is not None:
+            self.judged += 1
+            self.passed += int(record.passed)
+        if record.score is not None:
+            self.score_sum += record.score
+            self.scored += 1
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self.done, stats=self.stats())
+        elif self.enabled and self.done >= self._next_line:
+            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}",
+                               highlight=False)
+            self._next_line = self.done + max(1, self.total // 10)

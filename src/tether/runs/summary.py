@@ -1,0 +1,89 @@
+"""What a run did, in numbers the CLI prints (table or JSON) when it ends.
+
+Plain counts and means only: confidence intervals and paired tests are the
+report's (`tether report`). Errored trials are counted apart and excluded from
+pass rates and mean scores (invariant 6): an infrastructure failure is not a fail.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.table import Table
+
+from tether.core.trial import END_STATES, TrialRecord
+
+
+def _models_label(models: dict[str, str], labels: dict[str, str]) -> str:
+    return labels.get(_key(models), models.get("proposer", "?"))
+
+
+def _key(models: dict[str, str]) -> str:
+    return ";".join(f"{r}={s}" for r, s in sorted(models.items()))
+
+
+def model_labels(resolved: dict[str, Any]) -> dict[str, str]:
+    """{canonical role map: label} of the configurations in a resolved config."""
+    out = {}
+    for m in resolved.get("models", []):
+        roles = {k: v for k, v in m.items() if k != "label"}
+        out[_key(roles)] = m.get("label", "")
+    return out
+
+
+def arm_rows(records: list[TrialRecord], resolved: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (models, arm, budget) in first-seen order."""
+    labels = model_labels(resolved)
+    groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
+    for r in records:
+        key = (_models_label(r.spec.models, labels), r.spec.arm, r.spec.budget.label)
+        groups.setdefault(key, []).append(r)
+    rows = []
+    for (models, arm, budget), recs in groups.items():
+        counts = Counter(r.status for r in recs)
+        judged = [r for r in recs if r.passed is not None]
+        scores = [r.score for r in recs if r.score is not None]
+        rows.append({
+            "models": models, "arm": arm, "budget": budget, "trials": len(recs),
+            **{s: counts.get(s, 0) for s in END_STATES},
+            "passed": sum(1 for r in judged if r.passed),
+            "pass_rate": (sum(1 for r in judged if r.passed) / len(judged)) if judged else None,
+            "mean_score": (sum(scores) / len(scores)) if scores else None,
+            "output_tokens": sum(r.tokens("output") + r.tokens("reasoning") for r in recs),
+            "input_tokens": sum(r.tokens("input") for r in recs),
+            "calls": sum(len(r.calls) for r in recs),
+            "wall_s": round(sum(r.wall_s for r in recs), 3),
+        })
+    return rows
+
+
+def _fmt(x: float | None, pct: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.1f}%" if pct else f"{x:.3f}"
+
+
+def arm_table(rows: list[dict[str, Any]], title: str) -> Table:
+    show_models = len({r["models"] for r in rows}) > 1
+    table = Table(title=title)
+    cols = (["models"] if show_models else []) + [
+        "arm", "budget", "trials", "ok", "error", "other end", "pass rate", "mean score",
+        "out tokens", "calls"]
+    for c in cols:
+        table.add_column(c, justify="left" if c in ("models", "arm") else "right")
+    for r in rows:
+        other = r["trials"] - r["ok"] - r["error"]
+        cells = ([r["models"]] if show_models else []) + [
+            r["arm"], r["budget"], str(r["trials"]), str(r["ok"]),
+            f"[red]{r['error']}[/]" if r["error"] else "0", str(other),
+            _fmt(r["pass_rate"], pct=True), _fmt(r["mean_score"]), str(r["output_tokens"]),
+            str(r["calls"])]
+        table.add_row(*cells)
+    return table
+
+
+def by_status(records: list[TrialRecord]) -> dict[str, int]:
+    counts = Counter(r.status for r in records)
+    return {s: counts.get(s, 0) for s in END_STATES if counts.get(s, 0)} | {
+        s: n for s, n in counts.items() if s not in END_STATES}
