@@ -69,7 +69,7 @@ def test_strategies_are_registered_and_check_their_params():
 
 def test_baseline_pass_delivers_the_transcript_and_scores_it_with_the_metric(envs):
     record, artifacts = trial("agent", {}, [bash("touch done.txt"), SUBMIT])
-    assert record.status == "ok" and record.passed is True
+    assert record.status == "ok" and record.passed is True, record.error_message
     assert record.extra["end_state"] == "pass" and record.extra["exit_reason"] == "submitted"
     assert record.extra["turns"] == 2 and record.extra["n"] == 1
     art = artifacts[record.artifact]

@@ -140,7 +140,8 @@ class Agent:
     """
 
     name = "agent"
-    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+    #: opens each attempt's environment (tests swap in a scripted double)
+    environment_factory = staticmethod(terminal_environment)
 
     def __init__(self, **params: Any) -> None:
         self.config, rest = agent_config(params)

@@ -25,7 +25,6 @@ from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
 from tether.strategies.agent import (
-    EnvironmentFactory,
     agent_config,
     attempt_artifact,
     attempt_summary,
@@ -45,7 +44,8 @@ class TrajectoryBoN:
     transcript_chars."""
 
     name = "trajectory_bon"
-    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+    #: opens each attempt's environment (tests swap in a scripted double)
+    environment_factory = staticmethod(terminal_environment)
 
     def __init__(self, n: int = 4, pick: str = "selector", selector_max_tokens: int = 512,
                  selector_temperature: float = 0.0, selector_retries: int = DEFAULT_RETRIES,

@@ -13,7 +13,6 @@ from typing import Any
 
 from tether.agents.turn_bon import TurnBoNPolicy
 from tether.strategies.agent import (
-    EnvironmentFactory,
     agent_config,
     run_one,
     terminal_environment,
@@ -31,7 +30,8 @@ class TurnBoN:
     selector_system, selector_user."""
 
     name = "turn_bon"
-    environment_factory: EnvironmentFactory = staticmethod(terminal_environment)  # type: ignore[assignment]
+    #: opens each attempt's environment (tests swap in a scripted double)
+    environment_factory = staticmethod(terminal_environment)
 
     def __init__(self, n: int = 4, **params: Any) -> None:
         self.config, rest = agent_config(params)
