@@ -94,7 +94,18 @@ def test_errors_are_one_line(experiment: Path, tmp_path: Path,
     one_line_error(invoke("run", "--resume", str(tmp_path / "missing")), "not a run directory")
     one_line_error(invoke("run"), "no experiment given")
     one_line_error(invoke("run", str(experiment), "--retry-errors"), "--retry-errors")
+    one_line_error(invoke("run", "--resume", "x", "--out", "y"), "--out and --resume")
     invoke("run", str(experiment), "--out", str(tmp_path / "r"), "--json")
     one_line_error(invoke("run", str(experiment), "--out", str(tmp_path / "r")),
                    "already holds a run")
     assert not (tmp_path / "runs").exists()  # no failed command left a run directory behind
+
+
+def test_ray_executor_without_ray_is_a_usage_error(experiment: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    res = invoke("run", str(experiment), "--out", str(tmp_path / "r"), "--executor", "ray")
+    one_line_error(res, "needs Ray")
+    assert "pip install" in res.output and not (tmp_path / "r").exists()

@@ -24,7 +24,7 @@ ray = pytest.importorskip("ray", reason="the Ray executor needs the `ray` extra 
 @pytest.fixture(scope="module")
 def cluster():
     old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(REPO)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), old) if p)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     yield

@@ -85,6 +85,9 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
     """Run an experiment CONFIG (TOML, or a run's config.resolved.json) into a run directory."""
     if retry_errors and not resume:
         raise ConfigError("--retry-errors only applies with --resume RUN_DIR")
+    if out and resume:
+        raise ConfigError("--out and --resume both name a run directory: give one",
+                          hint="--resume RUN_DIR continues that run in place")
     req = RunRequest(config=config, out=out, resume=resume, retry_errors=retry_errors,
                      limit=limit, overrides={
                          "concurrency": concurrency, "executor": executor,

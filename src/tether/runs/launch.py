@@ -163,6 +163,10 @@ def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     tasks = load_tasks(exp, load)
     planned = expand(exp, tasks)
     _check_models(exp, CachingModelFactory())
+    if exp.run.executor == "ray":
+        from tether.runs.ray_executor import import_ray
+
+        import_ray()  # refuse before a run directory is made
     if store is None:
         store = _open_new(req, exp)
     store.set_meta("tether", tether_revision())
@@ -183,9 +187,8 @@ def make_executor(run: PreparedRun) -> Executor:
              "cache_file": default_cache_file(run.store.dir, opts.cache_file)
              if opts.cache != "off" else None}
     if opts.executor == "ray":
-        from tether.runs.ray_executor import RayExecutor, import_ray
+        from tether.runs.ray_executor import RayExecutor
 
-        import_ray()
         return RayExecutor(opts.concurrency, cache, opts.sandbox, opts.ray_address)
     trial_fn = make_trial_fn(CachingModelFactory(**cache), InstrumentEnv(sandbox=opts.sandbox))
     return LocalExecutor(opts.concurrency, trial_fn)
