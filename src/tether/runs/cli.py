@@ -96,6 +96,9 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         prepared = prepare(req)
     except (OSError, sqlite3.Error) as exc:
         raise TetherError(f"cannot prepare the run: {exc}") from None
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/] before any trial ran", highlight=False)
+        raise SystemExit(EXIT_INTERRUPTED) from None
     skipped = len(prepared.planned) - len(prepared.todo)
     if not as_json:
         what = f"resuming {prepared.store.dir}" if prepared.resumed else f"run {prepared.store.dir}"

@@ -114,6 +114,8 @@ class RayExecutor:
             while in_flight and not stop.is_set():
                 ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL_S)
                 for ref in ready:
+                    if stop.is_set():
+                        return
                     p = in_flight.pop(ref)
                     try:
                         outcome = outcome_from_json(ray.get(ref))

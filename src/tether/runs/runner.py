@@ -144,6 +144,10 @@ def drive(store: RunStore, todo: list[PlannedTrial], executor: Executor,
     """Run `todo`, committing each trial as it ends. Returns how many were committed."""
     committed = 0
     for record, artifacts in executor.results(todo, stop):
+        if stop.is_set():
+            # Ctrl-C reaches the whole process group: a trial ending now may have seen its
+            # sandbox or Ray worker killed by it, so it is abandoned, never recorded.
+            break
         store.commit_trial(record, artifacts.values())
         committed += 1
         if on_commit is not None:
