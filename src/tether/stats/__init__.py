@@ -4,7 +4,13 @@ Conventions shared by every function here: A is the baseline and B the candidate
 so positive differences and "improved" mean B is better; tests are two-sided.
 """
 
-from tether.stats.bootstrap import STATISTICS, BootstrapResult, PairedObservation, paired_bootstrap
+from tether.stats.bootstrap import (
+    STATISTICS,
+    BootstrapResult,
+    PairedObservation,
+    bootstrap_mean,
+    paired_bootstrap,
+)
 from tether.stats.consistency import ConsistencyResult, consistency_at_k
 from tether.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_from_pairs
 from tether.stats.pass_at_k import mean_pass_at_k, pass_at_k
@@ -13,7 +19,7 @@ from tether.stats.summary import SD_CONVENTIONS, MeanSD, mean_sd
 from tether.stats.wilson import wilson_interval
 
 __all__ = [
-    "STATISTICS", "BootstrapResult", "PairedObservation", "paired_bootstrap",
+    "STATISTICS", "BootstrapResult", "PairedObservation", "bootstrap_mean", "paired_bootstrap",
     "ConsistencyResult", "consistency_at_k",
     "McNemarResult", "mcnemar_exact", "mcnemar_from_pairs",
     "mean_pass_at_k", "pass_at_k",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -110,6 +110,23 @@ def paired_bootstrap(
         statistic=statistic,
         n_dropped=int(stats.size - kept.size),
     )
+
+
+def bootstrap_mean(
+    values: Sequence[tuple[str, int | str, float]],
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    ci: float = 0.95,
+) -> BootstrapResult:
+    """Percentile bootstrap CI of a mean (e.g. mean defects per trial) of (task, seed, value).
+
+    The same two-level resampling as ``paired_bootstrap`` (tasks, then seeds nested in
+    them): it is the paired mean difference against a baseline of zeros, so the
+    estimate is the plain mean over all values and ``statistic`` reads "mean".
+    """
+    records = [PairedObservation(task=t, seed=s, a=0.0, b=float(v)) for t, s, v in values]
+    result = paired_bootstrap(records, "mean_diff", n_resamples=n_resamples, seed=seed, ci=ci)
+    return replace(result, statistic="mean")
 
 
 def _resample(
