@@ -61,7 +61,8 @@ def test_one_seed_per_task_agrees_with_scipy_percentile_bootstrap():
     rng = np.random.default_rng(5)
     a = rng.normal(1.0, 1.0, 40)
     b = a + rng.normal(0.3, 0.5, 40)
-    records = [obs(f"t{i}", 0, float(x), float(y)) for i, (x, y) in enumerate(zip(a, b, strict=True))]
+    records = [obs(f"t{i}", 0, float(x), float(y))
+               for i, (x, y) in enumerate(zip(a, b, strict=True))]
     ours = paired_bootstrap(records, n_resamples=20_000, seed=0)
     ref = sps.bootstrap((b - a,), np.mean, method="percentile", n_resamples=20_000,
                         random_state=np.random.default_rng(1)).confidence_interval
