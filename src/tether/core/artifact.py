@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -28,27 +30,126 @@ class Artifact(BaseModel):
         return hashlib.sha256(self.text.encode()).hexdigest()
 
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.S)
 _THINK = re.compile(r"<think>.*?</think>", re.S)
+_PYTHON_LANGS = ("", "python", "py", "python3", "py3")
+_FENCED_KINDS = ("program", "html", "scene")
+_PYTHON_KINDS = ("program", "scene")
 
 
 class Truncated(Exception):
     """A reply cut off before its artifact was complete (an outcome, not a failing artifact)."""
 
 
-def extract_artifact(kind: str, text: str, *, finish_reason: str | None = None) -> Artifact:
-    """Turn a model reply into the artifact of `kind`.
+@dataclass(frozen=True)
+class _Block:
+    lang: str
+    text: str
 
-    Programs and HTML come from the last complete fenced block (thinking dropped);
-    an unclosed fence, or a reply stopped by the token limit with no complete
-    block, is `Truncated`. Other kinds take the reply as it is.
+
+def strip_thinking(text: str) -> tuple[str, bool]:
+    """The reply without reasoning; the flag says a <think> block never closed.
+
+    Handles closed <think>...</think> blocks, a leading unclosed <think> (the reply
+    is all thinking), and a bare leading `...</think>` (chat templates that open the
+    think block in the prompt).
     """
     body = _THINK.sub("", text)
-    if kind not in ("program", "html", "scene"):
+    head = body.lstrip()
+    if head.startswith("<think>"):
+        return "", True
+    if "</think>" in body and "<think>" not in body:
+        body = body.split("</think>", 1)[1]
+    return body, False
+
+
+def _fenced_blocks(body: str) -> tuple[list[_Block], bool]:
+    """Complete fenced blocks in order, and whether a fence was left open at the end."""
+    blocks: list[_Block] = []
+    lang: str | None = None
+    lines: list[str] = []
+    for line in body.splitlines():
+        stripped = line.strip()
+        if lang is None:
+            if stripped.startswith("```"):
+                lang = stripped[3:].strip().split(" ")[0].lower()
+                lines = []
+            continue
+        if stripped == "```":
+            blocks.append(_Block(lang, "\n".join(lines) + "\n"))
+            lang = None
+        else:
+            lines.append(line)
+    return blocks, lang is not None
+
+
+def defines(tree: ast.Module, name: str) -> bool:
+    """Whether a module defines `name` at top level (def, class, assignment or import)."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(n, ast.Name) and n.id == name
+                   for t in targets for n in ast.walk(t)):
+                return True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
+                return True
+    return False
+
+
+def _fit(text: str, entry_point: str | None) -> int:
+    """2: parses and defines the entry point (or none is asked for); 1: parses; 0: neither."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return 0
+    return 2 if entry_point is None or defines(tree, entry_point) else 1
+
+
+def extract_program(text: str, entry_point: str | None = None,
+                    finish_reason: str | None = None) -> str:
+    """The program in a model reply.
+
+    Thinking is dropped. Among complete fenced blocks (Python-labelled or unlabelled
+    ones first) the LAST that parses and defines `entry_point` wins; then the last that
+    parses; then the last complete block. A reply that was cut off (finish_reason
+    "length", an unclosed fence, an unclosed <think>) and has no block of the first
+    kind raises `Truncated`. A reply without fences is taken whole.
+    """
+    body, open_think = strip_thinking(text)
+    blocks, open_fence = _fenced_blocks(body)
+    cut = open_think or open_fence or finish_reason == "length"
+    pythonish = [b for b in blocks if b.lang in _PYTHON_LANGS] or blocks
+    ranked = [(_fit(b.text, entry_point), i, b) for i, b in enumerate(pythonish)]
+    if ranked:
+        best_fit, _, best = max(ranked, key=lambda r: (r[0], r[1]))
+        if best_fit == 2 or not cut:
+            return best.text
+        raise Truncated("reply was cut off and no complete block holds the program")
+    if cut:
+        raise Truncated("reply ended inside or before its fenced block")
+    return body.strip()
+
+
+def extract_artifact(kind: str, text: str, *, finish_reason: str | None = None,
+                     entry_point: str | None = None) -> Artifact:
+    """Turn a model reply into the artifact of `kind`.
+
+    Programs and scene programs go through `extract_program`; HTML comes from the last
+    complete fenced block (thinking dropped); an unclosed fence, or a reply stopped by
+    the token limit with no complete block, is `Truncated`. Other kinds take the
+    reply as it is (thinking dropped).
+    """
+    if kind in _PYTHON_KINDS:
+        return Artifact(kind=kind, text=extract_program(text, entry_point, finish_reason))
+    body, open_think = strip_thinking(text)
+    if kind not in _FENCED_KINDS:
         return Artifact(kind=kind, text=body.strip())
-    blocks = _FENCE.findall(body)
+    blocks, open_fence = _fenced_blocks(body)
     if blocks:
-        return Artifact(kind=kind, text=blocks[-1][1])
-    if body.count("```") % 2 == 1 or finish_reason == "length":
+        return Artifact(kind=kind, text=blocks[-1].text)
+    if open_fence or open_think or finish_reason == "length":
         raise Truncated("reply ended inside or before its fenced block")
     return Artifact(kind=kind, text=body.strip())
