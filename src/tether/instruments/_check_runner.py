@@ -1,0 +1,398 @@
+"""Check runner: staged into the sandbox and run by its python3 (stdlib only, no tether).
+
+It runs a candidate program and an assert-script of checks in ONE sandboxed process
+tree and writes what happened to a results file. Nothing here trusts the candidate:
+
+* The parent (this script) never executes candidate code. Each phase runs in a forked
+  child; the parent reads the child's reports from a pipe and watches its deadline.
+* The proof of a run is a nonce read from stdin into a bytearray before the first
+  fork. Every child overwrites its copy before running candidate code, and the parent
+  is made non-dumpable so no child can read its memory through /proc. The results
+  file's name is the nonce's hash and its content carries the nonce: a candidate that
+  calls sys.exit(0) or os._exit(0), patches builtins or print, or kills this parent
+  leaves no valid proof, and no proof means not passed.
+* Before writing the results the parent kills every other process it can signal
+  (inside the sandbox's pid namespace: all candidate processes), so nothing is left
+  alive to rewrite the file.
+
+Residual risk (stated, not hidden): code that deliberately finds the report pipe
+inside its own process can misreport its own per-check results, as it could in any
+in-process test harness; it cannot forge the proof, the whole-script exit status or a
+run it did not complete.
+
+Usage: python3 runner.py PLAN.json < nonce
+"""
+
+import ast
+import atexit
+import builtins
+import hashlib
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+
+MAX_REPR = 300
+MAX_SOURCE = 400
+MAX_MESSAGE = 500
+_COMPARE = {
+    ast.Eq: ("==", lambda a, b: a == b),
+    ast.NotEq: ("!=", lambda a, b: a != b),
+    ast.Lt: ("<", lambda a, b: a < b),
+    ast.LtE: ("<=", lambda a, b: a <= b),
+    ast.Gt: (">", lambda a, b: a > b),
+    ast.GtE: (">=", lambda a, b: a >= b),
+    ast.Is: ("is", lambda a, b: a is b),
+    ast.IsNot: ("is not", lambda a, b: a is not b),
+    ast.In: ("in", lambda a, b: a in b),
+    ast.NotIn: ("not in", lambda a, b: a not in b),
+}
+# Captured before any candidate code runs: patching builtins later does not reach us.
+_repr, _str, _write, _dumps, _exit = builtins.repr, builtins.str, os.write, json.dumps, os._exit
+_AssertionError = AssertionError
+
+
+def _short(text, limit):
+    text = text if isinstance(text, str) else _str(text)
+    return text if len(text) <= limit else text[: limit - 15] + f"... [{len(text)} chars]"
+
+
+def _safe_repr(value):
+    try:
+        return _short(_repr(value), MAX_REPR)
+    except BaseException as exc:  # a candidate __repr__ may raise anything
+        return f"<repr failed: {type(exc).__name__}>"
+
+
+def _describe(exc):
+    try:
+        text = f"{type(exc).__name__}: {exc}" if _str(exc) else type(exc).__name__
+    except BaseException:
+        text = type(exc).__name__
+    return _short(text, MAX_MESSAGE)
+
+
+def _contains_assert(node):
+    return any(isinstance(n, ast.Assert) for n in ast.walk(node))
+
+
+def plan_items(checks_text):
+    """Top-level statements of the checks script: checks (contain an assert) and setup."""
+    tree = ast.parse(checks_text, "checks.py")
+    items = []
+    for node in tree.body:
+        item = {
+            "line": node.lineno,
+            "end_line": getattr(node, "end_lineno", node.lineno),
+            "kind": "check" if _contains_assert(node) else "setup",
+            "source": _short(ast.get_source_segment(checks_text, node) or "", MAX_SOURCE),
+            "stmt": compile(ast.Module([node], []), "checks.py", "exec"),
+        }
+        test = node.test if isinstance(node, ast.Assert) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
+            item["left"] = compile(ast.Expression(test.left), "checks.py", "eval")
+            item["right"] = compile(ast.Expression(test.comparators[0]), "checks.py", "eval")
+            item["op"] = type(test.ops[0])
+            if node.msg is not None:
+                item["msg"] = compile(ast.Expression(node.msg), "checks.py", "eval")
+        items.append(item)
+    return items
+
+
+class _Reporter:
+    def __init__(self, fd):
+        self.fd = fd
+
+    def send(self, record):
+        data = (_dumps(record) + "\n").encode()
+        while data:
+            data = data[_write(self.fd, data):]
+
+
+def _run_compare(item, ns):
+    """Evaluate `assert left OP right` operand by operand so both sides can be shown."""
+    symbol, fn = _COMPARE[item["op"]]
+    left = eval(item["left"], ns)
+    right = eval(item["right"], ns)
+    if fn(left, right):
+        return {"status": "passed"}
+    message = ""
+    if "msg" in item:
+        try:
+            message = _short(_str(eval(item["msg"], ns)), MAX_MESSAGE)
+        except BaseException as exc:
+            message = f"<assert message failed: {_describe(exc)}>"
+    return {"status": "failed", "message": message, "op": symbol,
+            "left": _safe_repr(left), "right": _safe_repr(right)}
+
+
+def _run_item(item, ns):
+    start = time.monotonic()
+    try:
+        if "op" in item:
+            out = _run_compare(item, ns)
+        else:
+            exec(item["stmt"], ns)
+            out = {"status": "passed"}
+    except _AssertionError as exc:
+        out = {"status": "failed", "message": _short(_str(exc), MAX_MESSAGE)}
+        out["line"] = _failing_line(exc, item["line"])
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt included: a check failed
+        out = {"status": "error", "message": _describe(exc), "exception": type(exc).__name__}
+        out["line"] = _failing_line(exc, item["line"])
+    out["duration_s"] = round(time.monotonic() - start, 6)
+    return out
+
+
+def _failing_line(exc, default):
+    """The checks.py line an exception came from (the inner assert of a loop, say)."""
+    line = default
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "checks.py":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _program_failure(exc):
+    kind = "program_error"
+    if isinstance(exc, SystemExit):
+        kind = "program_exit"
+    elif isinstance(exc, ImportError):
+        kind = "import_error"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == "candidate.py"]
+    return {"event": kind, "message": _describe(exc),
+            "line": frames[-1].lineno if frames else None,
+            "traceback": _short("".join(traceback.format_exception(exc)), 4000)}
+
+
+def _child_checks(program_code, items, report):
+    ns = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(program_code, ns)
+    except BaseException as exc:
+        report.send(_program_failure(exc))
+        return
+    report.send({"event": "program_ok"})
+    for index, item in enumerate(items):
+        report.send({"event": "start", "index": index})
+        record = _run_item(item, ns)
+        record.update(event="item", index=index)
+        report.send(record)
+    report.send({"event": "done"})
+
+
+def _child_script(script_code):
+    """The study's verdict: program + checks as one __main__ script; exit status is it."""
+    ns = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(script_code, ns)
+        atexit._run_exitfuncs()  # as the interpreter would at a normal exit
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    except BaseException as exc:  # print as python3 would: without this runner's frame
+        traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        code = 1
+    return code & 0xFF
+
+
+def _fork(secret, body):
+    """Fork a child that forgets the secret, runs body() and exits with its status."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        secret[:] = bytes(len(secret))  # overwrite our copy before candidate code runs
+        os.close(read_fd)
+        os.setsid()
+        _set_dumpable(1)
+        os.closerange(0, 1)  # no stdin: the candidate reads EOF, as under the study
+        os.open(os.devnull, os.O_RDONLY)
+        status = 0
+        try:
+            status = body(_Reporter(write_fd)) or 0
+        except BaseException:
+            status = 70
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except BaseException:
+                    pass
+            _exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+def _wait(pid, read_fd, deadline):
+    """Collect a child's reports until it exits or the deadline passes."""
+    buf, timed_out, status = b"", False, None
+    while status is None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            _killpg(pid)
+        ready, _, _ = select.select([read_fd], [], [], max(0.0, min(left, 0.05)))
+        if ready:
+            chunk = os.read(read_fd, 65536)
+            buf += chunk
+        done, raw = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = raw
+    os.set_blocking(read_fd, False)
+    try:
+        while chunk := os.read(read_fd, 65536):
+            buf += chunk
+    except BlockingIOError:
+        pass
+    os.close(read_fd)
+    _killpg(pid)  # stragglers the child forked
+    events = []
+    for line in buf.decode("utf-8", "replace").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass
+    exit_info = {"timed_out": timed_out}
+    if os.WIFSIGNALED(status):
+        exit_info["signal"] = os.WTERMSIG(status)
+    else:
+        exit_info["exit_code"] = os.WEXITSTATUS(status)
+    return events, exit_info
+
+
+def _killpg(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _set_dumpable(flag):
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, flag, 0, 0, 0)  # PR_SET_DUMPABLE
+    except Exception:
+        pass
+
+
+def _phase_checks(secret, program_code, items, timeout_s):
+    start = time.monotonic()
+    pid, fd = _fork(secret, lambda rep: _child_checks(program_code, items, rep))
+    events, exit_info = _wait(pid, fd, start + timeout_s)
+    results = [dict(status="not_run") for _ in items]
+    phase = {"program": None, "done": False, "in_progress": None}
+    for ev in events:
+        kind = ev.pop("event", None)
+        if kind == "item" and 0 <= ev.get("index", -1) < len(items):
+            results[ev.pop("index")] = ev
+            phase["in_progress"] = None
+        elif kind == "start":
+            phase["in_progress"] = ev.get("index")
+        elif kind == "done":
+            phase["done"] = True
+        elif kind in ("program_ok", "program_error", "program_exit", "import_error"):
+            phase["program"] = dict(ev, kind=kind)
+    phase.update(exit_info, duration_s=round(time.monotonic() - start, 6))
+    return phase, results
+
+
+def _phase_script(secret, script_code, timeout_s):
+    start = time.monotonic()
+    pid, fd = _fork(secret, lambda rep: _child_script(script_code))
+    _, exit_info = _wait(pid, fd, start + timeout_s)
+    exit_info["duration_s"] = round(time.monotonic() - start, 6)
+    exit_info["passed"] = exit_info.get("exit_code") == 0 and not exit_info["timed_out"]
+    return exit_info
+
+
+def _outcome(phase):
+    program = phase["program"] or {}
+    if phase["timed_out"]:
+        return "timeout"
+    if program.get("kind") in ("program_error", "program_exit", "import_error"):
+        return program["kind"]
+    if "signal" in phase:
+        return "crashed"
+    if not phase["done"]:
+        return "exited_early"
+    return "completed"
+
+
+def main():
+    _set_dumpable(0)  # children may not read our memory (the nonce) via /proc
+    secret = bytearray(64)
+    view, got = memoryview(secret), 0
+    while got < len(secret):
+        n = os.readv(0, [view[got:]])
+        if n == 0:
+            break
+        got += n
+    view.release()
+    del secret[got:]
+    with open(sys.argv[1]) as fh:
+        plan = json.load(fh)
+    with open(plan["program_file"], encoding="utf-8", errors="replace") as fh:
+        program = fh.read()
+    with open(plan["checks_file"], encoding="utf-8", errors="replace") as fh:
+        checks = fh.read()
+    timeout_s = float(plan["timeout_s"])
+    result = {"version": 1}
+    try:
+        items = plan_items(checks)
+    except SyntaxError as exc:
+        result.update(outcome="checks_error", message=_describe(exc))
+        items = None
+    if items is not None:
+        try:
+            program_code = compile(program, "candidate.py", "exec")
+        except (SyntaxError, ValueError) as exc:
+            result.update(outcome="syntax_error", message=_describe(exc),
+                          line=getattr(exc, "lineno", None))
+            program_code = None
+        public = [{k: v for k, v in it.items() if k in ("line", "end_line", "kind", "source")}
+                  for it in items]
+        result["items"] = public
+        if program_code is not None:
+            phase, records = _phase_checks(secret, program_code, items, timeout_s)
+            for item, record in zip(public, records, strict=True):
+                item.update(record)
+            result["phase"] = phase
+            result["outcome"] = _outcome(phase)
+            all_ok = result["outcome"] == "completed" and all(
+                r["status"] == "passed" for r in records)
+            if all_ok or plan.get("whole_script") == "always":
+                script = _compile_script(program + "\n" + checks)
+                result["whole_script"] = (
+                    _phase_script(secret, script, timeout_s) if script is not None
+                    else {"passed": False, "exit_code": 1, "message": "script does not parse"})
+    if plan.get("isolated"):
+        # Inside the sandbox's pid namespace: end every candidate process before writing.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    token = bytes(secret).decode("ascii", "replace").strip()
+    result["nonce"] = token
+    name = ".tether-results-" + hashlib.sha256(token.encode()).hexdigest()[:32] + ".json"
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(result, fh)
+
+
+def _compile_script(text):
+    try:
+        return compile(text, "script.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""The execution instrument: per-check results, outcomes, and forged passes that fail."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from tether.core.artifact import Artifact
+from tether.core.task import Task
+from tether.instruments.base import InstrumentEnv, build_instrument, observe_safely
+from tether.instruments.sandboxed_python import run_whole_script
+from tether.sandbox import SandboxUnavailable, get_sandbox
+
+CHECKS = """\
+import math
+x = 3
+assert add(1, 2) == 3
+assert add(20, 1) == 21, "big numbers"
+for i in range(3):
+    assert add(i, 0) == i
+assert add(None, 1) == 1
+assert math.isclose(add(0.1, 0.2), 0.3)
+"""
+BUGGY = "def add(a, b):\n    return a + b if a < 10 else a - b\n"
+CORRECT = "def add(a, b):\n    return (a or 0) + b\n"
+
+
+@pytest.fixture(scope="module")
+def bwrap_env() -> InstrumentEnv:
+    try:
+        get_sandbox("bwrap")
+    except SandboxUnavailable as exc:
+        pytest.skip(f"bwrap unavailable: {exc}")
+    return InstrumentEnv(sandbox="bwrap")
+
+
+@pytest.fixture(scope="module")
+def fast_env() -> InstrumentEnv:
+    """The unsafe backend, for tests where isolation is not what is tested."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        get_sandbox("subprocess")
+    return InstrumentEnv(sandbox="subprocess")
+
+
+def task(checks: str = CHECKS, **data) -> Task:
+    return Task(id="t", suite="test", prompt="write add", metric="execution",
+                data={"checks": checks, "timeout_s": 5, **data})
+
+
+def observe(program: str, env: InstrumentEnv, spec: str = "execution", **data):
+    return build_instrument(spec).observe(Artifact(kind="program", text=program),
+                                          task(**data), env)
+
+
+def test_every_failing_check_is_listed_with_operands(bwrap_env):
+    obs = observe(BUGGY, bwrap_env)
+    assert obs.grounded and obs.passed is False and obs.error is None
+    assert obs.score == pytest.approx(3 / 5)  # lines 3, 5 (the loop) and 8 pass
+    by_line = {d.location: d for d in obs.defects}
+    assert set(by_line) == {"line 4", "line 7"}
+    big = by_line["line 4"]
+    assert big.kind == "failed_check"
+    assert big.evidence["actual"] == "19" and big.evidence["expected"] == "21"
+    assert "big numbers" in big.message
+    assert big.evidence["source"].startswith("assert add(20, 1) == 21")
+    assert "TypeError" in by_line["line 7"].evidence["error"]
+    assert obs.raw["outcome"] == "completed" and obs.raw["proof"] is True
+    assert [i["status"] for i in obs.raw["items"]][:3] == ["passed", "passed", "passed"]
+
+
+def test_correct_program_passes_with_whole_script_verdict(bwrap_env):
+    obs = observe(CORRECT, bwrap_env)
+    assert obs.passed is True and obs.score == 1.0 and obs.defects == []
+    assert obs.raw["whole_script"]["passed"] is True
+
+
+def test_visible_checks_option(fast_env):
+    obs = observe(BUGGY, fast_env, "execution;checks=visible",
+                  visible_checks="assert add(1, 2) == 3\n")
+    assert obs.passed is True and obs.raw["n_checks"] == 1
+
+
+@pytest.mark.parametrize("program, outcome", [
+    ("def add(a, b)\n    return a + b\n", "syntax_error"),
+    ("import no_such_module_xyz\n", "import_error"),
+    ("raise RuntimeError('boom')\n", "program_error"),
+    ("import sys\nsys.exit(0)\n", "program_exit"),
+    ("while True:\n    pass\n", "timeout"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "crashed"),
+])
+def test_outcomes_are_distinct(fast_env, program, outcome):
+    obs = observe(program, fast_env, timeout_s=1)
+    assert obs.passed is False and obs.raw["outcome"] == outcome
+    assert obs.defects[0].kind == outcome
+    assert obs.score == 0.0
+
+
+def test_syntax_error_and_timeout_locations(fast_env):
+    obs = observe("def add(a, b)\n    return 1\n", fast_env)
+    assert obs.defects[0].location == "line 1"
+    looping = "def add(a, b):\n    while a is None:\n        pass\n    return a + b\n"
+    obs = observe(looping, fast_env, timeout_s=1)
+    assert obs.raw["outcome"] == "timeout"
+    assert obs.defects[0].location == "line 7"  # the check that hung
+    assert obs.score == pytest.approx(3 / 5)  # the checks before it still count
+
+
+FORGERIES = {
+    # exits "successfully" before any check can fail
+    "sys_exit_in_check": CORRECT.replace("(a or 0)", "a") + (
+        "import sys\n_orig = add\n"
+        "def add(a, b):\n    if a is None:\n        sys.exit(0)\n    return _orig(a, b)\n"),
+    "os_exit_in_check": BUGGY + (
+        "import os\n_orig = add\n"
+        "def add(a, b):\n    if a == 20:\n        os._exit(0)\n    return _orig(a, b)\n"),
+    "kill_parent": BUGGY + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n",
+    "patch_builtins": BUGGY + (
+        "import builtins, json\n"
+        "builtins.print = lambda *a, **k: None\n"
+        "json.dumps = lambda *a, **k: '{\"event\": \"done\"}'\n"
+        "builtins.AssertionError = type('Never', (Exception,), {})\n"),
+    "write_fake_results": BUGGY + (
+        "import glob, json\n"
+        "for name in ['.tether-results-' + 'x' * 32 + '.json']:\n"
+        "    open(name, 'w').write(json.dumps({'nonce': 'guess', 'outcome': 'completed'}))\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_forged_passes_do_not_pass(bwrap_env, name):
+    obs = observe(FORGERIES[name], bwrap_env)
+    assert obs.error is None
+    assert obs.passed is False, (name, obs.raw.get("outcome"), obs.defects)
+
+
+def test_kill_parent_is_no_proof(bwrap_env):
+    obs = observe(FORGERIES["kill_parent"], bwrap_env)
+    assert obs.raw["outcome"] == "no_proof" and obs.raw["proof"] is False
+    assert obs.defects[0].kind == "no_proof"
+
+
+def test_whole_script_failure_alone_fails(fast_env):
+    # Each check passes on its own, but run in sequence the second sees the first's effect.
+    checks = "assert pop() == 1\nassert pop() == 2\n"
+    program = "_n = [0]\ndef pop():\n    _n[0] += 1\n    return 1 if _n[0] == 1 else 2\n"
+    obs = observe(program, fast_env, checks=checks)
+    assert obs.passed is True  # sequential state is the same in both runs here
+    stateful = "import atexit, os\natexit.register(lambda: os._exit(3))\n" + program
+    obs = observe(stateful, fast_env, checks=checks)
+    assert obs.score == 1.0 and obs.passed is False
+    assert obs.defects[-1].kind == "whole_script_failed"
+
+
+def test_infrastructure_failure_is_an_error_not_a_score():
+    obs = observe_safely(build_instrument("execution"), Artifact(kind="program", text=CORRECT),
+                         task(), InstrumentEnv(sandbox="no-such-backend"))
+    assert obs.error and obs.score is None and obs.passed is None
+
+
+def test_study_rule_whole_script(bwrap_env):
+    assert run_whole_script(CORRECT, CHECKS, timeout_s=5).passed is True
+    assert run_whole_script(BUGGY, CHECKS, timeout_s=5).passed is False
+    # The study's rule alone is fooled by sys.exit(0): that is why `passed` needs proof.
+    assert run_whole_script("import sys\nsys.exit(0)\n", CHECKS, timeout_s=5).passed is True
+    assert observe("import sys\nsys.exit(0)\n", bwrap_env).passed is False
