@@ -1,0 +1,116 @@
+"""`critique`: a model reads the program (never runs it) and lists defects. Ungrounded.
+
+Strategies that spend a budget build the request with `critique_messages`, make the
+call through their ledger, and turn the reply into defects with `parse_critique`; the
+instrument's own `observe` (for rescoring and ad-hoc use) makes the call directly on
+the model it was given and records nothing itself.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from tether.core.artifact import Artifact
+from tether.core.observation import Defect, Observation
+from tether.core.task import Task
+from tether.errors import ConfigError
+from tether.instruments.base import InstrumentEnv, register_instrument
+from tether.models.base import Message
+
+CRITIQUE_SYSTEM = (
+    "You review Python programs without running them. Find real defects: wrong results, "
+    "unhandled cases the task asks for, crashes. Do not report style."
+)
+CRITIQUE_INSTRUCTIONS = (
+    "Reply with JSON only: a list of objects "
+    '{"location": "line N or function name", "cause": "what is wrong", '
+    '"change": "the concrete fix"}. Reply [] if the program is correct.'
+)
+_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
+
+
+def critique_messages(task: Task, program: str) -> list[Message]:
+    """The request a critique makes: the task prompt and the program, nothing hidden."""
+    user = (f"Task:\n{task.prompt}\n\nProgram:\n```python\n{program}\n```\n\n"
+            f"{CRITIQUE_INSTRUCTIONS}")
+    return [{"role": "system", "content": CRITIQUE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _first_json(text: str) -> Any:
+    """The first JSON array or object in text (fenced or bare); raises ValueError if none."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for chunk in candidates:
+        for i, ch in enumerate(chunk):
+            if ch in "[{":
+                try:
+                    value, _ = decoder.raw_decode(chunk, i)
+                    return value
+                except ValueError:
+                    continue
+    raise ValueError("no JSON value in the reply")
+
+
+def parse_critique(text: str) -> list[Defect]:
+    """Defects from a critique reply, leniently: an unreadable reply is one defect holding
+    the text (the reviewer still said something), never an error."""
+    try:
+        value = _first_json(text)
+    except ValueError:
+        stripped = text.strip()
+        if not stripped:
+            return []
+        return [Defect(kind="critique", message=stripped[:2000],
+                       evidence={"unparsed": True})]
+    if isinstance(value, dict):
+        value = next((v for v in value.values() if isinstance(v, list)), [value])
+    defects = []
+    for entry in value if isinstance(value, list) else [value]:
+        if isinstance(entry, dict):
+            cause = str(entry.get("cause") or entry.get("issue") or entry.get("message")
+                        or entry.get("description") or json.dumps(entry))
+            change = entry.get("change") or entry.get("fix") or entry.get("suggestion")
+            location = entry.get("location") or entry.get("line")
+            defects.append(Defect(
+                kind="critique", message=cause,
+                location=str(location) if location is not None else None,
+                evidence={"change": str(change)} if change else {}))
+        elif str(entry).strip():
+            defects.append(Defect(kind="critique", message=str(entry)))
+    return defects
+
+
+@register_instrument("critique")
+class CritiqueInstrument:
+    name = "critique"
+    version = "1"
+    grounded = False
+
+    def __init__(self, model: Any = None, max_tokens: int = 1024) -> None:
+        if model is None:
+            raise ConfigError("the critique instrument needs a model",
+                              hint="write critique;model=SPEC, e.g. "
+                                   "critique;model=local/smollm2-135m")
+        if isinstance(model, str):
+            from tether.models.registry import parse_model
+
+            model = parse_model(model)
+        self.model = model
+        self.max_tokens = int(max_tokens)
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        start = time.monotonic()
+        (completion,) = self.model.generate(critique_messages(task, artifact.text), n=1,
+                                            max_tokens=self.max_tokens, temperature=0.0,
+                                            role="reviewer")
+        defects = parse_critique(completion.text)
+        return Observation(
+            instrument=self.name, version=self.version, grounded=False,
+            score=None, passed=not defects, defects=defects,
+            raw={"reply": completion.text[:4000], "finish_reason": completion.finish_reason,
+                 "usage": {"input_tokens": completion.usage.input_tokens,
+                           "output_tokens": completion.usage.output_tokens}},
+            duration_s=time.monotonic() - start)

@@ -1,0 +1,59 @@
+"""The critique instrument: a model's opinion, parsed leniently, marked ungrounded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tether.core.artifact import Artifact
+from tether.core.task import Task
+from tether.errors import ConfigError
+from tether.instruments.base import InstrumentEnv, build_instrument
+from tether.instruments.critique import critique_messages, parse_critique
+from tether.models.registry import parse_model
+
+TASK = Task(id="t", suite="test", prompt="Write add(a, b).", metric="execution",
+            data={"checks": "assert add(1, 2) == 3  # HIDDEN"})
+
+
+def test_messages_carry_prompt_and_program_but_not_hidden_checks():
+    messages = critique_messages(TASK, "def add(a, b):\n    return a - b\n")
+    text = "\n".join(m["content"] for m in messages)
+    assert "Write add(a, b)." in text and "return a - b" in text
+    assert "HIDDEN" not in text
+
+
+def test_parse_json_list_in_prose_and_fences():
+    reply = ('Sure.\n```json\n[{"location": "line 2", "cause": "subtracts", '
+             '"change": "use +"}]\n```')
+    (d,) = parse_critique(reply)
+    assert (d.kind, d.location, d.message, d.evidence["change"]) == (
+        "critique", "line 2", "subtracts", "use +")
+    assert parse_critique("[]") == []
+    wrapped = parse_critique('{"issues": [{"issue": "a"}, {"issue": "b"}]}')
+    assert [d.message for d in wrapped] == ["a", "b"]
+
+
+def test_unparseable_reply_is_one_defect_not_an_error():
+    (d,) = parse_critique("The function subtracts instead of adding.")
+    assert d.message.startswith("The function subtracts") and d.evidence["unparsed"]
+
+
+def test_observe_with_a_scripted_model_is_ungrounded():
+    reply = '[{"location": "add", "cause": "wrong operator", "change": "a + b"}]'
+    inst = build_instrument(f"critique;model=scripted:{json.dumps([reply])}")
+    obs = inst.observe(Artifact(kind="program", text="def add(a, b): return a - b"), TASK,
+                       InstrumentEnv(sandbox="subprocess"))
+    assert obs.grounded is False and obs.passed is False and obs.score is None
+    assert obs.defects[0].message == "wrong operator"
+
+
+def test_model_object_accepted_and_model_required():
+    from tether.instruments.critique import CritiqueInstrument
+
+    inst = CritiqueInstrument(model=parse_model('scripted:["[]"]'))
+    obs = inst.observe(Artifact(kind="program", text="x = 1"), TASK, InstrumentEnv())
+    assert obs.passed is True and obs.defects == []
+    with pytest.raises(ConfigError):
+        build_instrument("critique")
