@@ -73,7 +73,7 @@ def test_every_arm_runs_a_trial_within_its_budget(config):
             proposer=lambda m, i: program("alpha " + "pad " * 150),
             reviewer=lambda m, i: '{"issues": [{"location": "f", "cause": "c", "change": "x"}]}',
         ), model_id="scripted-test")
-        record, _ = run_trial(spec, planned.task, model_factory=lambda _s: model,
+        record, _ = run_trial(spec, planned.task, model_factory=lambda _s, m=model: m,
                               env=InstrumentEnv(sandbox="subprocess"))
         assert record.status in ("ok", "budget_exhausted"), (key, record.error_message)
         total = spec.budget.total

@@ -37,7 +37,8 @@ def test_candidates_are_ranked_and_the_best_is_revised():
 def test_stops_as_soon_as_a_candidate_passes():
     script = RoleScript(proposer=[program("a1"), program("a1 b2 c3"), program("x"),
                                   program("y")])
-    record, _ = run("iad", {"k": 3, "max_iterations": 5, "feedback": "scripted_partial"}, script, task=TASK)
+    record, _ = run("iad", {"k": 3, "max_iterations": 5, "feedback": "scripted_partial"},
+                    script, task=TASK)
     assert record.passed and len(record.calls) == 4 and record.extra["iterations"] == 1
 
 

@@ -142,3 +142,57 @@ def test_instrument_failure_of_the_metric_is_an_error_not_a_score():
                     roles=("proposer", "reviewer"))
     assert record.status == "error" and record.error_kind == "instrument"
     assert record.passed is None and calls(record, "reviewer") == []
+
+
+def test_execution_channel_feeds_the_failing_checks_to_the_reviewer():
+    """The real execution instrument (unsafe subprocess backend, for tests) as channel
+    and metric: the reviewer sees the failing check with its operands."""
+    from tether.core.task import Task
+
+    task = Task(id="add", suite="scripted", prompt="Write add(a, b) returning the sum.",
+                metric="execution",
+                data={"checks": "assert add(1, 2) == 3\nassert add(2, 2) == 4\n",
+                      "entry_point": "add"})
+    script = RoleScript(proposer=[program("def add(a, b):\n    return a - b"),
+                                  program("def add(a, b):\n    return a + b")],
+                        reviewer=[ISSUE])
+    record, arts = run(H, {"feedback": "execution"}, script, task=task,
+                       roles=("proposer", "reviewer"))
+    evidence = calls(record, "reviewer")[0].messages[1]["content"]
+    assert "add(1, 2) == 3" in evidence and "-1" in evidence
+    assert record.passed and record.extra["single_shot_passed"] is False
+    assert record.metric.instrument == "execution"
+
+
+def _critic_or_reviewer(critique: str):
+    """Reviewer-role script: critique requests (critique_messages) get `critique`."""
+    def answer(messages, info):
+        if "without running them" in messages[0]["content"]:
+            return critique
+        return ISSUE
+    return answer
+
+
+def test_critique_channel_makes_a_budgeted_reviewer_call_whose_defects_reach_the_review():
+    critique = '[{"location": "f", "cause": "CRITIC-SAYS beta missing", "change": "add beta"}]'
+    script = RoleScript(proposer=[program("alpha"), program("alpha beta")],
+                        reviewer=_critic_or_reviewer(critique))
+    record, _ = run(H, {"feedback": "critique"}, script, roles=("proposer", "reviewer"))
+    critic, review = calls(record, "reviewer")
+    assert "without running them" in critic.messages[0]["content"]
+    assert "CRITIC-SAYS beta missing" in review.messages[1]["content"]
+    assert "add beta" in review.messages[1]["content"]
+    # Critique without execution: the failing checks are not shown.
+    assert "check for 'beta' failed" not in review.messages[1]["content"]
+    assert record.passed
+
+
+def test_critique_plus_lint_uses_the_real_static_instrument():
+    critique = '[{"location": "f", "cause": "CRITIC-SAYS", "change": "x"}]'
+    script = RoleScript(proposer=[program("import os\nalpha = 1"), program("alpha beta")],
+                        reviewer=_critic_or_reviewer(critique))
+    record, _ = run(H, {"feedback": "critique+lint"}, script, roles=("proposer", "reviewer"))
+    review = calls(record, "reviewer")[1].messages[1]["content"]
+    assert "CRITIC-SAYS" in review and "F401" in review  # ruff: `os` imported but unused
+    assert any(o.purpose == "feedback" and o.observation.instrument == "static"
+               for o in record.observations)

@@ -30,7 +30,8 @@ class RoleScript:
     """Answers each role from its own queue, in order; fails loudly when one runs dry."""
 
     def __init__(self, **by_role: list[str] | Callable[[list[dict], CallInfo], str]) -> None:
-        self.by_role = {role: (list(v) if isinstance(v, list) else v) for role, v in by_role.items()}
+        self.by_role = {role: (list(v) if isinstance(v, list) else v)
+                        for role, v in by_role.items()}
 
     def __call__(self, messages: list[dict], info: CallInfo) -> str:
         answers = self.by_role[info.role]

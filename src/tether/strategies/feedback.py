@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Defect, Observation
+from tether.instruments.critique import critique_messages, parse_critique
 from tether.strategies.base import TrialContext
 
 #: Text a model sees when a channel gives nothing but the verdict is known.
@@ -77,18 +78,13 @@ class FeedbackReport:
     channel: str
     observations: list[Observation] = field(default_factory=list)
     critique: list[Defect] | None = None
-    critique_unparsed: str | None = None
 
     def text(self, max_chars: int = 4000) -> str:
         sections = []
         if self.critique is not None:
-            if self.critique:
-                lines = [f"- {_defect_line(d)}" for d in self.critique]
-                sections.append("A reviewer reading the code (without running it) noted:\n"
-                                + "\n".join(lines))
-            elif self.critique_unparsed:
-                sections.append("A reviewer reading the code noted:\n"
-                                + self.critique_unparsed.strip())
+            lines = [f"- {_defect_line(d)}" for d in self.critique] or ["- no defects named"]
+            sections.append("A reviewer reading the code (without running it) noted:\n"
+                            + "\n".join(lines))
         for obs in self.observations:
             sections.append(format_observation(obs))
         text = "\n\n".join(s for s in sections if s)
@@ -99,7 +95,8 @@ class FeedbackReport:
 
 def _defect_line(d: Defect) -> str:
     where = f"{d.location}: " if d.location else ""
-    return f"{where}{d.message}"
+    change = d.evidence.get("change") if d.evidence else None
+    return f"{where}{d.message}" + (f" (change: {change})" if change else "")
 
 
 def format_observation(obs: Observation) -> str:
@@ -132,14 +129,10 @@ def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
     """
     report = FeedbackReport(channel=channel.name)
     if channel.critique:
-        from tether.instruments.critique import critique_messages, parse_critique
-
         (reply,) = ctx.generate("reviewer", critique_messages(ctx.task, artifact.text),
                                 max_tokens=critique_max_tokens)
-        defects = parse_critique(reply.text)
-        report.critique = list(defects)
-        if not defects:
-            report.critique_unparsed = reply.text
+        # parse_critique keeps an unreadable reply as one defect holding its text
+        report.critique = list(parse_critique(reply.text))
     for spec in channel.instruments:
         if spec == ctx.task.metric:
             report.observations.append(ctx.metric(artifact))

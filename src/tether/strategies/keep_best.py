@@ -24,7 +24,8 @@ def rank_key(obs: Observation | None) -> tuple[int, float]:
     """Order of goodness of a metric observation: passing first, then partial score."""
     if obs is None or obs.error is not None:
         return (-1, 0.0)
-    return (1 if obs.passed else 0, obs.score if obs.score is not None else 0.0)
+    goodness = obs.goodness
+    return (1 if obs.passed else 0, goodness if goodness is not None else float("-inf"))
 
 
 class KeepBest:

@@ -32,7 +32,6 @@ from tether.strategies.keep_best import KeepBest
 from tether.strategies.prompting import task_messages
 
 
-
 @register_strategy("self_loop")
 class SelfLoop:
     name = "self_loop"
