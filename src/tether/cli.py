@@ -104,4 +104,12 @@ def _register_optional() -> None:
     main.add_command(rescore)
 
 
+def _register_tasks() -> None:
+    # Terminal-task gates (`tether tasks check`) live with the agents package.
+    from tether.agents.tasks_cli import tasks
+
+    main.add_command(tasks)
+
+
 _register_optional()
+_register_tasks()

@@ -78,7 +78,8 @@ def test_cap_output_counts_what_the_sandbox_already_dropped():
 
 def test_no_network(tmp_path, bwrap):  # noqa: F811
     with env_for(make_task(tmp_path), bwrap) as env:
-        r = env.execute("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), 3)\"")
+        code = "import socket; socket.create_connection(('1.1.1.1', 53), 3)"
+        r = env.execute(f'python3 -c "{code}"')
         assert r.returncode != 0
         assert "Network is unreachable" in r.output or "Errno" in r.output
 

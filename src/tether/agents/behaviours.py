@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .shell_parse import Segment, Unparseable, split_command
+from .shell_parse import Unparseable, split_command
 
 LABELS = ("edits_file", "tests_last_edit", "runs_test", "file_ops", "installs_package",
           "reads_only", "cannot_run", "loops")

@@ -282,9 +282,11 @@ class TerminalEnvironment:
         )
 
     # -- the verifier's side ---------------------------------------------------------
-    def verify(self) -> VerifierResult:
-        """Run the hidden tests over a copy of the current /app (the agent's is untouched)."""
-        return run_verifier(self.spec, self.app_dir, sandbox=self.sandbox)
+    def verify(self, app_dir: Path | None = None) -> VerifierResult:
+        """Run the hidden tests over a copy of app_dir (default: this attempt's /app, which
+        stays untouched)."""
+        return run_verifier(self.spec, app_dir or self.app_dir, sandbox=self.sandbox,
+                            output_chars=self.output_chars)
 
     # -- helpers ----------------------------------------------------------------------
     def _limits(self) -> dict[str, int]:

@@ -89,8 +89,13 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor") -> Task:
 
 
 def load_harbor_dir(path: Path | str, suite: str | None = None) -> list[Task]:
-    """A task dir, or a dir of task dirs, as Tasks (suite defaults to the dir's name)."""
+    """A task dir, or a dir of task dirs, as Tasks (suite defaults to the dir's name).
+
+    A file inside a task dir (its task.toml or instruction.md) names that task dir.
+    """
     path = Path(path).resolve()
+    if path.is_file():
+        path = path.parent
     dirs = expand_task_dirs([path])
     name = suite or (path.parent.name if is_task_dir(path) else path.name)
     return [load_harbor_task(d, suite=name) for d in dirs]
