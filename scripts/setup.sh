@@ -15,6 +15,11 @@ command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux)
 command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
 # The execution instrument runs pytest-format checks with the sandbox's /usr/bin/python3.
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || need_apt+=(python3-pytest)
+# Terminal tasks run the host's tools inside the sandbox (read-only /usr).
+[ -x /usr/bin/python3 ] || need_apt+=(python3)
+for tool in gcc make git sqlite3 patch; do
+  command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
+done
 if ((${#need_apt[@]})); then
   echo "setup: installing system packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
