@@ -27,11 +27,12 @@ def env_for(task_dir: Path, bwrap, **kw) -> TerminalEnvironment:  # noqa: F811
 
 
 def test_setup_runs_in_app_after_files_are_copied(tmp_path, bwrap):  # noqa: F811
-    d = make_task(tmp_path, files={"src/a.txt": "from files\n"},
+    d = make_task(tmp_path, files={"src/a.txt": "from files\n", "__pycache__/a.pyc": "x"},
                   setup='set -e\npwd > where.txt\ncat src/a.txt > copy.txt\nls /environment\n')
     with env_for(d, bwrap) as env:
         assert (env.app_dir / "where.txt").read_text() == "/app\n"
         assert (env.app_dir / "copy.txt").read_text() == "from files\n"
+        assert not (env.app_dir / "__pycache__").exists()  # byte-code of an installed copy
         assert "setup.sh" in env.setup_result.output
         # the agent sees neither the task's environment dir, tests nor solution
         seen = env.execute("ls /environment /tests /solution /logs 2>&1; echo rc=$?")

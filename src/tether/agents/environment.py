@@ -146,13 +146,14 @@ def _make_root(prefix: str) -> Path:
     return root
 
 
-def copy_tree(src: Path, dst: Path) -> None:
+def copy_tree(src: Path, dst: Path, *, skip_dirs: frozenset[str] = frozenset()) -> None:
     """Copy dirs, regular files and symlinks (as links); skip fifos, sockets, devices.
 
     The agent controls /app: a fifo there would block a naive copy forever.
     """
     dst.mkdir(parents=True, exist_ok=True)
     for root, dirs, files in os.walk(src, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in skip_dirs]
         rel = Path(root).relative_to(src)
         for name in dirs + files:
             s, d = Path(root) / name, dst / rel / name
@@ -205,7 +206,8 @@ class TerminalEnvironment:
             return
         files = self.spec.environment_dir / "files"
         if files.is_dir():
-            copy_tree(files, self.app_dir)
+            # an installed package may hold byte-code caches next to the task's files
+            copy_tree(files, self.app_dir, skip_dirs=frozenset({"__pycache__"}))
         self.app_dir.mkdir(exist_ok=True)
         self._tmp_dir.mkdir(exist_ok=True)
         setup = self.spec.environment_dir / "setup.sh"
