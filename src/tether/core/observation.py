@@ -33,6 +33,16 @@ class Observation(BaseModel):
     raw: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     duration_s: float = 0.0
+    #: False when the score counts defects (geometry): fewer is better. Keep-best
+    #: loops, selectors and reports read the direction from here, never from a name.
+    higher_is_better: bool = True
+
+    @property
+    def goodness(self) -> float | None:
+        """The score oriented so that larger is always better (None without a score)."""
+        if self.score is None:
+            return None
+        return self.score if self.higher_is_better else -self.score
 
     @property
     def ok(self) -> bool:
