@@ -94,8 +94,10 @@ def _register_optional() -> None:
     # The sandbox CLI lives with the sandbox package; demo with its own module.
     from tether.demo import demo
     from tether.sandbox.cli import sandbox
+    from tether.suites.cli import suites
 
     main.add_command(sandbox)
+    main.add_command(suites)
     main.add_command(demo)
 
     from tether.runs.cli import rescore, run

@@ -46,7 +46,7 @@ def test_size_mix_and_order() -> None:
 def test_files_are_packaged_and_named_after_their_task() -> None:
     files = task_files()
     assert len(files) == len(TASKS)
-    for path, task in zip(files, TASKS):
+    for path, task in zip(files, TASKS, strict=True):
         assert path.name.split("_", 1)[1] == f"{task.id}.json"
 
 
@@ -90,13 +90,13 @@ def test_task_follows_the_code_task_convention(task) -> None:  # noqa: ANN001
 def test_reference_passes_and_wrong_fails_for_every_task(run_verdicts: RunVerdicts) -> None:
     ref = run_verdicts([(t.data["reference_solution"], t.data["checks"]) for t in TASKS])
     wrong = run_verdicts([(t.data["wrong_solution"], t.data["checks"]) for t in TASKS])
-    failing_refs = {t.id: describe(r) for t, r in zip(TASKS, ref) if r.returncode != 0}
+    failing_refs = {t.id: describe(r) for t, r in zip(TASKS, ref, strict=True) if r.returncode != 0}
     assert not failing_refs, failing_refs
-    passing_wrongs = [t.id for t, r in zip(TASKS, wrong) if r.returncode == 0]
+    passing_wrongs = [t.id for t, r in zip(TASKS, wrong, strict=True) if r.returncode == 0]
     assert not passing_wrongs, passing_wrongs
     # Wrong solutions fail by a failing check or a raised error, not by a timeout or
     # a killed sandbox (that would be an infrastructure failure, not a verdict).
-    bad_failures = {t.id: describe(r) for t, r in zip(TASKS, wrong)
+    bad_failures = {t.id: describe(r) for t, r in zip(TASKS, wrong, strict=True)
                     if r.killed_reason is not None or "Traceback" not in r.stderr}
     assert not bad_failures, bad_failures
 

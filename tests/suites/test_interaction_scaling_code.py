@@ -38,7 +38,7 @@ def test_all_four_files_load_with_their_counts(interaction_scaling_dir: Path, na
     raw = json.loads(path.read_text())
     assert len(tasks) == count
     assert [t.id for t in tasks] == [r["task_id"] for r in raw]
-    for task, r in zip(tasks, raw):
+    for task, r in zip(tasks, raw, strict=True):
         assert task.suite == path.stem
         assert task.metric == "execution" and task.artifact_kind == "program"
         assert task.data["checks"] == r["test_code"], "checks pass through unchanged"
@@ -86,10 +86,12 @@ def test_v2_fixed_code_passes_and_buggy_code_fails_in_the_sandbox(
     buggy = run_verdicts([(t.data["buggy_code"], t.data["checks"]) for t in tasks])
     # An infrastructure failure must not pass as a "buggy code fails" verdict.
     assert all(r.killed_reason is None for r in fixed + buggy), [describe(r) for r in buggy]
-    passed = [t.id for t, r in zip(tasks, fixed) if r.returncode == 0]
-    failed = [t.id for t, r in zip(tasks, buggy) if r.returncode != 0]
-    assert len(passed) == 32, {t.id: describe(r) for t, r in zip(tasks, fixed) if r.returncode}
-    assert len(failed) == 32, [t.id for t, r in zip(tasks, buggy) if r.returncode == 0]
+    fixed_by_id = dict(zip([t.id for t in tasks], fixed, strict=True))
+    buggy_by_id = dict(zip([t.id for t in tasks], buggy, strict=True))
+    passed = [i for i, r in fixed_by_id.items() if r.returncode == 0]
+    failed = [i for i, r in buggy_by_id.items() if r.returncode != 0]
+    assert len(passed) == 32, {i: describe(r) for i, r in fixed_by_id.items() if r.returncode}
+    assert len(failed) == 32, [i for i, r in buggy_by_id.items() if r.returncode == 0]
     assert all("Traceback" in r.stderr for r in buggy), "buggy code fails by raising"
 
 

@@ -8,8 +8,14 @@ import pytest
 
 from tether.core.task import Task
 from tether.errors import ConfigError
-from tether.suites import format_names, load_suite, register_format, register_suite, suite_names
-from tether.suites import registry
+from tether.suites import (
+    format_names,
+    load_suite,
+    register_format,
+    register_suite,
+    registry,
+    suite_names,
+)
 
 
 def test_bundled_code_suite_is_registered() -> None:
@@ -26,8 +32,10 @@ def test_unknown_spec_lists_the_known_forms() -> None:
 
 
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="suite file not found"):
+    with pytest.raises(ConfigError, match="suite path not found"):
         load_suite(f"tether:{tmp_path / 'absent.json'}")
+    with pytest.raises(ConfigError, match="not a suite file"):
+        load_suite(f"tether:{tmp_path}")
     with pytest.raises(ConfigError, match="names no file"):
         load_suite("interaction-scaling:")
 
@@ -43,6 +51,10 @@ def test_registered_suites_and_formats_are_dispatched(tmp_path: Path,
     register_suite("scripted-suite")(lambda: [_task("scripted-suite")])
     register_format("fam/a", lambda p: [_task("a")], sniff=lambda p: p.suffix == ".a")
     register_format("fam/b", sniff=lambda p: p.suffix == ".b")(lambda p: [_task("b")])
+    register_format("folder", lambda p: [_task(p.name)])
+    folder = tmp_path / "tasks_dir"
+    folder.mkdir()
+    assert load_suite(f"folder:{folder}")[0].suite == "tasks_dir", "formats may load dirs"
     fa, fb, fc = (tmp_path / "t.a", tmp_path / "t.b", tmp_path / "t.c")
     for f in (fa, fb, fc):
         f.write_text("{}")

@@ -48,7 +48,8 @@ class CodeTaskSpec(BaseModel):
     def to_task(self) -> Task:
         parts = [self.prompt.strip()]
         if self.kind == "bugfix":
-            parts.append(f"Here is the current code:\n\n```python\n{self.wrong_solution.strip()}\n```")
+            parts.append("Here is the current code:\n\n"
+                         f"```python\n{self.wrong_solution.strip()}\n```")
         parts.append(f"For example, these checks must pass:\n\n```python\n"
                      f"{self.visible_checks.strip()}\n```")
         parts.append(FIX_INSTRUCTION if self.kind == "bugfix"

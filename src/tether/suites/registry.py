@@ -98,9 +98,9 @@ def load_suite(spec: str) -> list[Task]:
     if sep and prefix == "tether":
         return _load_tether(rest)
     if sep and prefix in _FORMATS:
-        return _FORMATS[prefix].loader(_existing_file(rest, spec))
+        return _FORMATS[prefix].loader(_existing_path(rest, spec))
     if sep and _family(prefix):
-        return _load_family(prefix, _existing_file(rest, spec))
+        return _load_family(prefix, _existing_path(rest, spec))
     if Path(spec).is_file():
         return _load_tether(spec)
     raise ConfigError(f"unknown suite spec {spec!r}", hint=_known_forms_hint())
@@ -128,13 +128,22 @@ def _load_family(family: str, path: Path) -> list[Task]:
     )
 
 
-def _existing_file(path: str, spec: str) -> Path:
+def _existing_path(path: str, spec: str) -> Path:
+    """A file or a directory (a format may load task folders, e.g. Harbor task dirs)."""
     p = Path(path).expanduser()
     if not path:
         raise ConfigError(f"suite spec {spec!r} names no file", hint="write FORMAT:PATH")
-    if not p.is_file():
-        raise ConfigError(f"suite file not found: {p} (from spec {spec!r})",
+    if not p.exists():
+        raise ConfigError(f"suite path not found: {p} (from spec {spec!r})",
                           hint="check the path; relative paths are from the current directory")
+    return p
+
+
+def _existing_file(path: str, spec: str) -> Path:
+    p = _existing_path(path, spec)
+    if not p.is_file():
+        raise ConfigError(f"not a suite file: {p} (from spec {spec!r})",
+                          hint="a tether suite file is a .json list or a .jsonl file")
     return p
 
 

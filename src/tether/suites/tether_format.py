@@ -100,7 +100,8 @@ def load_tether_file(path: Path) -> list[Task]:
                               f"got {type(raw).__name__}",
                               hint="write [ {\"id\": ..., \"prompt\": ..., \"metric\": ...} ]")
         where = [f"task {i}" for i in range(len(raw))]
-    tasks = [validate_entry(obj, path, w).to_task(path.stem) for obj, w in zip(raw, where)]
+    tasks = [validate_entry(obj, path, w).to_task(path.stem)
+             for obj, w in zip(raw, where, strict=True)]
     _check_unique_ids(tasks, path)
     return tasks
 
