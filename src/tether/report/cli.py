@@ -1,0 +1,42 @@
+"""`tether report RUN_DIR`: the HTML report of a run (and its numbers as JSON)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from tether.report.data import build_report
+from tether.report.html import write_report
+from tether.runs.store import RunStore
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--baseline", metavar="STRATEGY",
+              help="arm (or strategy name) the others are compared with; "
+                   "default: single_shot if present, else the first arm")
+@click.option("--compare", "other_dir", type=click.Path(file_okay=False, path_type=Path),
+              metavar="OTHER_RUN", help="set another run's scores of the same trials beside "
+                                        "this run's (e.g. a rescored run)")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="HTML file to write (default RUN_DIR/report.html); plots and trial pages "
+                   "go to OUT_assets/ next to it")
+@click.option("--json", "as_json", is_flag=True, help="print the report's numbers as JSON")
+def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Path | None,
+           as_json: bool) -> None:
+    """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial."""
+    with RunStore.open(run_dir) as store:
+        other = RunStore.open(other_dir) if other_dir is not None else None
+        try:
+            result = build_report(store, baseline=baseline, other=other)
+            path = write_report(result, store, out or run_dir / "report.html")
+        finally:
+            if other is not None:
+                other.close()
+    if as_json:
+        click.echo(json.dumps({"report": str(path), **result.numbers}, indent=2,
+                              sort_keys=True))
+        return
+    click.echo(f"report: {path}")

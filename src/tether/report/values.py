@@ -1,0 +1,131 @@
+"""What one trial contributes to a report: its arm, its budget and its metric value.
+
+The metric decides how trials are scored and which direction is better:
+- ``pass``: the metric says passed or not; the value is 1.0 or 0.0, higher is better;
+- ``defects``: the metric counts defects (the geometry instrument, or any metric whose
+  raw data has ``n_defects``); the value is the count, lower is better;
+- ``score``: the metric gives a score but no verdict; the value is the score,
+  higher is better.
+An errored trial has no value (invariant 6): it is counted as an error, never as a fail.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tether.core.observation import Observation
+from tether.core.trial import TrialRecord
+
+MODES = ("pass", "defects", "score")
+
+
+@dataclass(frozen=True)
+class MetricMode:
+    name: str  # one of MODES
+    higher_is_better: bool
+
+    @property
+    def label(self) -> str:
+        return {"pass": "pass rate", "defects": "mean defects",
+                "score": "mean score"}[self.name]
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+
+def _counts_defects(obs: Observation) -> bool:
+    return obs.instrument.startswith("geometry") or "n_defects" in obs.raw
+
+
+def metric_mode(records: Sequence[TrialRecord]) -> MetricMode:
+    """Decide the scoring mode from the metric observations the trials carry."""
+    metrics = [r.metric for r in records if r.metric is not None and r.metric.ok]
+    if any(_counts_defects(m) for m in metrics):
+        return MetricMode("defects", higher_is_better=False)
+    if metrics and all(m.passed is None for m in metrics) and any(
+            m.score is not None for m in metrics):
+        return MetricMode("score", higher_is_better=True)
+    return MetricMode("pass", higher_is_better=True)
+
+
+def defect_count(obs: Observation) -> int:
+    n = obs.raw.get("n_defects")
+    return int(n) if isinstance(n, int | float) else len(obs.defects)
+
+
+def trial_value(record: TrialRecord, mode: MetricMode) -> float | None:
+    """The trial's number under `mode`; None when it has none (errored, or nothing
+    delivered when counting defects: there is no artifact whose defects to count)."""
+    if record.status == "error":
+        return None
+    if mode.name == "pass":
+        passed = record.passed
+        return None if passed is None else float(passed)
+    if mode.name == "defects":
+        if record.metric is None or not record.metric.ok:
+            return None
+        return float(defect_count(record.metric))
+    return record.score
+
+
+def single_shot_value(record: TrialRecord, mode: MetricMode) -> float | None:
+    """The within-trial single-shot draft's number, when the strategy recorded it."""
+    if record.status == "error":
+        return None
+    extra = record.extra
+    keys = {"pass": ("single_shot_passed", "single_shot_score"),
+            "defects": ("single_shot_n_defects", "single_shot_score"),
+            "score": ("single_shot_score",)}[mode.name]
+    for key in keys:
+        value = extra.get(key)
+        if isinstance(value, bool | int | float):
+            return float(value)
+    return None
+
+
+def has_single_shot(record: TrialRecord) -> bool:
+    return any(k in record.extra for k in
+               ("single_shot_passed", "single_shot_score", "single_shot_n_defects"))
+
+
+def arm_label(record: TrialRecord, model_label: str | None = None) -> str:
+    """The comparison arm: the strategy's label in the experiment (its name when
+    unlabelled; the runner refuses two unlabelled arms of one strategy), plus the
+    model configuration when the run used several."""
+    label = record.extra.get("arm")
+    if not isinstance(label, str) or not label:
+        label = record.spec.arm
+    return f"{label} @ {model_label}" if model_label else label
+
+
+def budget_label(record: TrialRecord) -> str:
+    return record.spec.budget.label
+
+
+def budget_sort_key(label: str) -> tuple[int, int, str]:
+    """Numeric budgets ascending, then anything else (``unlimited``) last."""
+    return (0, int(label), "") if label.isdigit() else (1, 0, label)
+
+
+def model_setup_labels(records: Sequence[TrialRecord],
+                       config: dict[str, Any]) -> dict[str, str] | None:
+    """{canonical role map: name} when the run used several model setups, else None.
+
+    The name is the config's model `label` when it has one, else the proposer spec."""
+    setups = {setup_key(r.spec.models): r.spec.models for r in records}
+    if len(setups) <= 1:
+        return None
+    named = {}
+    for m in config.get("models", []) if isinstance(config.get("models"), list) else []:
+        if isinstance(m, dict) and m.get("label"):
+            named[setup_key({k: v for k, v in m.items() if k != "label"})] = m["label"]
+    return {key: named.get(key) or roles.get("proposer") or key
+            for key, roles in setups.items()}
+
+
+def setup_key(models: dict[str, str]) -> str:
+    return json.dumps(models, sort_keys=True)

@@ -1,0 +1,39 @@
+import json
+
+from click.testing import CliRunner
+
+from tether.cli import main
+
+
+def test_report_writes_html_and_prints_its_path(defect_run):
+    result = CliRunner().invoke(main, ["report", str(defect_run)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"report: {(defect_run / 'report.html').resolve()}"
+    assert (defect_run / "report_assets" / "plots" / "scaling.png").is_file()
+
+
+def test_json_gives_the_numbers_and_compare_sets_a_run_beside(defect_run, tmp_path):
+    out = tmp_path / "x.html"
+    result = CliRunner().invoke(main, ["report", str(defect_run), "--out", str(out),
+                                       "--compare", str(defect_run), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["report"] == str(out.resolve()) and out.is_file()
+    assert {"summary", "paired", "within_trial", "run", "metric", "trials"} <= set(data)
+    assert data["baseline"] == "single_shot"
+    assert data["compare"]["n_matched"] == 12
+    assert all(r["ties"] == r["n_pairs"] for r in data["compare"]["paired"])
+
+
+def test_bad_run_dir_is_one_line_and_a_hint(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 2 and "not a run directory" in lines[0] and "hint" in lines[1]
+    assert "Traceback" not in result.output
+
+
+def test_unknown_baseline_lists_the_arms(pass_run):
+    result = CliRunner().invoke(main, ["report", str(pass_run), "--baseline", "iad"])
+    assert result.exit_code == 2
+    assert "single_shot" in result.output and "self_loop" in result.output

@@ -1,0 +1,57 @@
+from pathlib import Path
+
+from tether.report import build_report, write_report
+from tether.runs.store import RunStore
+
+
+def render(run_dir: Path, out: Path, **kw) -> Path:
+    with RunStore.open(run_dir) as store:
+        return write_report(build_report(store, **kw), store, out)
+
+
+def test_writes_index_plots_and_a_page_per_trial(pass_report):
+    out = pass_report
+    assets = out.parent / "report_assets"
+    html = out.read_text()
+    for section in ('id="summary"', 'id="paired"', 'id="within-trial"', 'id="plots"',
+                    'id="trials"', 'id="run"'):
+        assert section in html
+    pngs = sorted(p.name for p in (assets / "plots").glob("*.png"))
+    assert pngs == ["paired_0.png", "paired_1.png", "scaling.png", "tokens.png",
+                    "within_trial_0.png", "within_trial_1.png"]
+    for png in (assets / "plots").glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pages = list((assets / "trials").glob("*.html"))
+    assert len(pages) == 60
+    assert html.count('report_assets/trials/') == 60
+    page = pages[0].read_text()
+    assert 'href="../../report.html"' in page and "Calls (1)" in page
+
+
+def test_everything_model_written_is_escaped(pass_report):
+    out = pass_report
+    escaped = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+    for path in [out, *(out.parent / "report_assets" / "trials").glob("*.html")]:
+        text = path.read_text()
+        assert "<script" not in text
+    trial = next((out.parent / "report_assets" / "trials").glob("*.html")).read_text()
+    assert escaped in trial  # prompt and output shown, as text
+
+
+def test_overlays_and_screenshots_are_copied_and_shown(defect_run, tmp_path):
+    out = render(defect_run, tmp_path / "report.html")
+    blobs = list((out.parent / "report_assets" / "blobs").glob("*.png"))
+    assert len(blobs) == 2
+    page = next((out.parent / "report_assets" / "trials").glob("*.html")).read_text()
+    assert page.count('<img class="evidence" src="../blobs/') == 4  # metric + its row
+    assert 'alt="overlay"' in page and 'alt="screenshot"' in page
+    assert "fewer defects" in out.read_text()
+
+
+def test_rerun_replaces_old_assets(defect_run, tmp_path):
+    out = tmp_path / "report.html"
+    render(defect_run, out)
+    stale = out.parent / "report_assets" / "trials" / "stale.html"
+    stale.write_text("old")
+    render(defect_run, out)
+    assert not stale.exists()
