@@ -113,5 +113,14 @@ def _register_tasks() -> None:
     main.add_command(tasks)
 
 
+
+def _register_measure() -> None:
+    # `tether measure` (the geometry instrument as a lint command) lives in measure_cli.
+    from tether.measure_cli import measure
+
+    main.add_command(measure)
+
+
 _register_optional()
 _register_tasks()
+_register_measure()
