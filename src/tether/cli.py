@@ -105,6 +105,10 @@ def _register_optional() -> None:
     main.add_command(run)
     main.add_command(rescore)
 
+    from tether.report.cli import report
+
+    main.add_command(report)
+
 
 def _register_tasks() -> None:
     # Terminal-task gates (`tether tasks check`) live with the agents package.
