@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tether.agents.behaviours import (
+    LABEL_TITLES,
     LABELS,
     LabeledTurn,
     label_command,
@@ -35,6 +36,13 @@ def test_substitutions_do_not_split_and_keywords_are_dropped():
     segs = split_command('echo $(cat a; ls) `date; id` ${X:-a;b}\nif [ -f x ]; then make; fi')
     assert segs[0].words == ["echo", "$(cat a; ls)", "`date; id`", "${X:-a;b}"]
     assert [s.words for s in segs[1:]] == [["[", "-f", "x", "]"], ["make"]]
+
+
+def test_process_substitution_and_arithmetic_are_words():
+    segs = split_command("diff <(sort a) <(sort b) && echo $((1 + 2)) >&2")
+    assert [s.words for s in segs] == [["diff", "<(sort a)", "<(sort b)"], ["echo", "$((1 + 2))"]]
+    assert segs[1].redirects == [(">&", "2")]
+    assert label_command("diff <(sort a) <(sort b)") == {"reads_only"}
 
 
 @pytest.mark.parametrize("bad", ['echo "unterminated', "echo 'x", "echo $(ls", "cat >"])
@@ -217,5 +225,6 @@ def test_preference_table_and_unknown_labels():
     assert selector_preference([], "loops") is None
     with pytest.raises(ValueError, match="unknown label"):
         selector_preference(turns, "writes_poetry")
+    assert set(LABEL_TITLES) == set(LABELS)
     assert set(LABELS) >= {"edits_file", "tests_last_edit", "runs_test", "file_ops",
                            "installs_package", "reads_only", "cannot_run", "loops"}

@@ -35,6 +35,13 @@ from .shell_parse import Unparseable, split_command
 
 LABELS = ("edits_file", "tests_last_edit", "runs_test", "file_ops", "installs_package",
           "reads_only", "cannot_run", "loops")
+#: how a report names each label
+LABEL_TITLES = {
+    "edits_file": "edits a file", "tests_last_edit": "tests its last edit",
+    "runs_test": "runs a test or check", "file_ops": "file operations",
+    "installs_package": "installs a package", "reads_only": "only reads or inspects",
+    "cannot_run": "cannot run", "loops": "loops on a command",
+}  # fmt: skip
 
 _PREFIXES = {"sudo", "env", "nohup", "time", "nice", "command", "exec", "stdbuf", "xargs",
              "timeout", "builtin"}

@@ -158,6 +158,11 @@ class _Lexer:
                 nl = s.find("\n", self.i)
                 self.i = len(s) if nl < 0 else nl
                 continue
+            if s.startswith(("<(", ">("), self.i):  # process substitution: one word
+                end = self._balanced(self.i + 2, "(", ")")
+                self.cur.words.append(s[self.i : end])
+                self.i = end
+                continue
             redirect = _REDIRECT.match(s, self.i)
             if redirect and (redirect.group(1) == "" or s[self.i].isdigit() or c == "&"):
                 self.i = redirect.end()
