@@ -1,0 +1,145 @@
+"""`tether measure`: the geometry instrument as a lint command for HTML artifacts.
+
+Exit codes: 0 clean, 1 defects found, 2 usage or render error (a page that could
+not be measured is never reported as clean).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tether.core.observation import Observation
+from tether.errors import ConfigError
+from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.instruments.geometry.overlay import pick_location, render_overlay
+from tether.instruments.geometry.profiles import (
+    MODALITIES,
+    MODALITY_ALIASES,
+    PROFILES,
+    normalize_modality,
+    parse_frames,
+)
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def html_files(target: Path) -> list[Path]:
+    """The file itself, or every .html/.htm file directly in the directory (sorted)."""
+    if target.is_dir():
+        files = sorted(p for p in target.iterdir()
+                       if p.is_file() and p.suffix.lower() in (".html", ".htm"))
+        if not files:
+            raise ConfigError(f"no .html files in {target}",
+                              hint="point at an HTML file or a folder that has some")
+        return files
+    return [target]
+
+
+def result_json(obs: Observation, profile: str, path: Path | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {} if path is None else {"path": str(path)}
+    if obs.error:
+        out.update(error=obs.error, profile=profile, instrument_version=obs.version)
+        return out
+    out.update(n_defects=int(obs.raw["n_defects"]), counts=obs.raw["counts"],
+               defects=[d.model_dump() for d in obs.defects], profile=profile,
+               instrument_version=obs.version)
+    return out
+
+
+def print_result(path: Path, obs: Observation) -> None:
+    if obs.error:
+        console.print(f"[bold red]{path}[/]: could not be measured: {obs.error}",
+                      highlight=False)
+        return
+    n = len(obs.defects)
+    if not n:
+        console.print(f"[bold green]{path}[/]: clean ({obs.raw['modality']}, "
+                      f"{obs.raw['profile']} profile)", highlight=False)
+        return
+    counts = ", ".join(f"{k} {v}" for k, v in obs.raw["counts"].items())
+    table = Table(title=f"{path}: {n} defect(s) ({counts})", title_justify="left",
+                  show_lines=False)
+    for col in ("kind", "where", "what", "suggested fix"):
+        table.add_column(col, overflow="fold")
+    by_kind: dict[str, list[Any]] = defaultdict(list)
+    for d in obs.defects:
+        by_kind[d.kind].append(d)
+    for kind in sorted(by_kind):
+        for i, d in enumerate(by_kind[kind]):
+            table.add_row(kind if i == 0 else "", d.location or "", d.message,
+                          d.evidence.get("suggested_fix", "") if i == 0 else "",
+                          end_section=i == len(by_kind[kind]) - 1)
+    console.print(table)
+
+
+def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
+    if not many:
+        return overlay
+    overlay.mkdir(parents=True, exist_ok=True)
+    return overlay / f"{path.stem}.png"
+
+
+@click.command("measure")
+@click.argument("target", type=click.Path(exists=True, path_type=Path))
+@click.option("--modality", type=click.Choice(list(MODALITIES) + sorted(MODALITY_ALIASES)),
+              help="canvas kind [default: animation with --frames, else figure]")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="default",
+              show_default=True, help="reference = the study's rules, for published numbers")
+@click.option("--frames", help="animation frame times in ms, e.g. 0,1000,2000")
+@click.option("--overlay", type=click.Path(path_type=Path),
+              help="write a PNG with the defects drawn (a folder when TARGET is a folder)")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def measure(target: Path, modality: str | None, profile: str, frames: str | None,
+            overlay: Path | None, as_json: bool) -> None:
+    """Measure the rendered layout of an HTML file (or every .html file in a folder)."""
+    frame_times = parse_frames(frames)
+    modality = normalize_modality(modality) if modality else (
+        "animation" if frame_times else "figure")
+    if frame_times and modality != "animation":
+        raise ConfigError("--frames applies to animations only",
+                          hint="add --modality animation or drop --frames")
+    files = html_files(target)
+    instrument = GeometryInstrument(profile=profile)
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
+    observations = instrument.measure_many([(t, modality, frame_times) for t in texts])
+    overlays: dict[Path, str] = {}
+    if overlay is not None:
+        for path, text, obs in zip(files, texts, observations, strict=True):
+            if obs.error:
+                continue
+            out = overlay_path(overlay, path, target.is_dir())
+            vp, frame = pick_location(obs, modality)
+            try:
+                instrument.host.run(render_overlay(instrument.host, text, modality,
+                                                   instrument.profile, vp, frame, out))
+            except Exception as exc:  # noqa: BLE001 - an overlay failure is a render error
+                observations[files.index(path)] = obs.model_copy(
+                    update={"error": f"overlay: {exc}"})
+                continue
+            overlays[path] = str(out)
+    if as_json:
+        rows = [dict(result_json(o, profile, p if target.is_dir() else None),
+                     **({"overlay": overlays[p]} if p in overlays else {}))
+                for p, o in zip(files, observations, strict=True)]
+        if target.is_dir():
+            click.echo(json.dumps({"n_defects": sum(r.get("n_defects", 0) for r in rows),
+                                   "files": rows, "profile": profile}, indent=2))
+        else:
+            click.echo(json.dumps(rows[0], indent=2))
+    else:
+        for p, o in zip(files, observations, strict=True):
+            print_result(p, o)
+            if p in overlays:
+                console.print(f"[dim]overlay: {overlays[p]}[/]", highlight=False)
+    if any(o.error for o in observations):
+        sys.exit(2)
+    sys.exit(1 if any(o.defects for o in observations) else 0)

@@ -1,0 +1,93 @@
+"""`tether measure`: output, JSON shape, exit codes, directories, overlays, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from tests.instruments.geometry.conftest import PLANTED
+from tether.cli import main
+from tether.instruments.geometry import browser as browser_mod
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["measure", *args], catch_exceptions=False)
+
+
+def test_defects_exit_1_with_the_issue_json_shape():
+    res = run(str(PLANTED / "overlap_cascade.html"), "--json")
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.output)
+    assert set(out) == {"n_defects", "counts", "defects", "profile", "instrument_version"}
+    assert out["n_defects"] == 1 and out["counts"] == {"text_overlap": 1}
+    assert out["profile"] == "default" and out["instrument_version"].endswith("default-1")
+    d = out["defects"][0]
+    assert d["kind"] == "text_overlap" and d["location"] == "1920x1080"
+    ev = d["evidence"]
+    assert len(ev["elements"]) == 4 and ev["viewport"] == [1920, 1080]
+    assert {"selector", "label", "box"} <= set(ev["elements"][0]) and ev["suggested_fix"]
+
+
+def test_reference_profile_counts_pairs():
+    res = run(str(PLANTED / "overlap_cascade.html"), "--json", "--profile", "reference")
+    assert res.exit_code == 1
+    assert json.loads(res.output)["counts"] == {"text_overlap": 3}
+
+
+def test_clean_page_exits_0_and_says_clean():
+    res = run(str(PLANTED / "clean.html"))
+    assert res.exit_code == 0, res.output
+    assert "clean" in res.output
+
+
+def test_table_groups_defects_by_kind(tmp_path):
+    res = run(str(PLANTED / "carousel_clip.html"), "--profile", "reference")
+    assert res.exit_code == 1
+    assert "3 defect(s)" in res.output and "out_of_bounds" in res.output
+    assert res.output.count("overflow") >= 1
+
+
+def test_directory_measures_every_html_file(tmp_path):
+    for name in ("clean.html", "nowrap_truncated.html", "expected.json"):
+        shutil.copy(PLANTED / name, tmp_path / name)
+    res = run(str(tmp_path), "--json")
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.output)
+    assert [f["path"].rsplit("/", 1)[1] for f in out["files"]] == [
+        "clean.html", "nowrap_truncated.html"]
+    assert out["n_defects"] == 1 and out["files"][1]["counts"] == {"overflow": 1}
+
+
+def test_animation_frames_and_overlay(tmp_path):
+    png = tmp_path / "anim.png"
+    res = run(str(PLANTED / "anim_css.html"), "--frames", "0,1000,2000", "--overlay", str(png),
+              "--json")
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.output)
+    assert out["counts"] == {"text_overlap": 1}
+    assert out["defects"][0]["location"] == "1920x1080 @ 1000ms"
+    assert out["overlay"] == str(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--frames", "0,x"], "bad frame times"),
+    (["--modality", "figure", "--frames", "0,100"], "--frames applies to animations"),
+])
+def test_usage_errors_exit_2_with_one_line_and_hint(args, needle):
+    res = CliRunner().invoke(main, ["measure", str(PLANTED / "clean.html"), *args])
+    assert res.exit_code == 2
+    assert needle in res.output and "hint:" in res.output
+
+
+def test_render_error_exits_2_never_clean(monkeypatch):
+    monkeypatch.setattr(browser_mod, "_HOST", browser_mod.BrowserHost(executable="/nope"))
+    monkeypatch.setattr(browser_mod, "_HOST_PID", __import__("os").getpid())
+    res = run(str(PLANTED / "clean.html"), "--json")
+    browser_mod._HOST.close()
+    assert res.exit_code == 2
+    out = json.loads(res.output)
+    assert "no Chromium" in out["error"] and "n_defects" not in out
