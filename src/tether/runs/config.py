@@ -170,7 +170,7 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _describe(err: dict[str, Any], model: type[BaseModel] | None) -> str:
+def _describe(err: dict[str, Any]) -> str:
     kind, msg = err["type"], err["msg"]
     if kind == "extra_forbidden":
         return "unknown key"
@@ -204,7 +204,7 @@ def experiment_from_dict(data: Any, source: str) -> Experiment:
         errs = exc.errors()
         err = errs[0]
         where = _dotted(err["loc"])
-        what = _describe(err, None)
+        what = _describe(err)
         more = f" (and {len(errs) - 1} more problem(s))" if len(errs) > 1 else ""
         hint = None
         if err["type"] == "extra_forbidden":
