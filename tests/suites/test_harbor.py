@@ -142,6 +142,10 @@ def test_generator_copies_shared_by_setup_and_verifier_are_identical():
 
 def test_the_harbor_format_through_load_suite(tmp_path):
     d = make_task(tmp_path / "suite", "only")
+    make_task(tmp_path / "suite", "other")
+    assert [t.key for t in load_suite(f"harbor:{tmp_path / 'suite'}")] == ["suite/only",
+                                                                            "suite/other"]
+    assert [t.key for t in load_suite(f"harbor:{d}")] == ["suite/only"]
     # the registry hands format loaders a file: a task's task.toml names its dir
     assert [t.id for t in load_suite(f"harbor:{d / 'task.toml'}")] == ["only"]
     assert [t.id for t in load_harbor_dir(d / "instruction.md")] == ["only"]
