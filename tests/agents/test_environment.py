@@ -48,6 +48,17 @@ def test_state_persists_across_commands_and_stderr_is_merged(tmp_path, bwrap):  
         assert r.to_json() == {"returncode": 3, "output": r.output}
 
 
+def test_long_commands_and_nul_bytes(tmp_path, bwrap):  # noqa: F811
+    body = "\n".join(f"line {i} " + "x" * 60 for i in range(5000))  # ~330 KB
+    with env_for(make_task(tmp_path), bwrap) as env:
+        r = env.execute(f"cat > big.txt <<'EOF'\n{body}\nEOF\nwc -l < big.txt; echo oops >&2")
+        assert (r.returncode, r.output) == (0, "5000\noops\n")
+        assert (env.app_dir / "big.txt").read_text() == body + "\n"
+        assert not list((env.root / "tmp").iterdir())  # the script file is gone
+        nul = env.execute("echo a\0b")
+        assert nul.returncode == 126 and "NUL" in nul.output
+
+
 def test_each_command_has_its_own_timeout(tmp_path, bwrap):  # noqa: F811
     with env_for(make_task(tmp_path), bwrap) as env:
         start = time.monotonic()

@@ -45,6 +45,8 @@ from .terminal_spec import TerminalSpec
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000
 APP = "/app"
+ARGV_COMMAND_BYTES = 100_000
+COMMAND_FILE = ".tether-command.sh"
 # git refuses to commit without an identity; HOME is /app, so no global config exists.
 BASE_ENV = {
     "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@sandbox",
@@ -268,7 +270,20 @@ class TerminalEnvironment:
                 f"{self.spec.task_dir.name}"
             )
         timeout = min(timeout_s or self.command_timeout_s, left)
-        raw = self._session.run("exec 2>&1\n" + command, timeout_s=timeout)
+        if "\0" in command:  # bash cannot take it; the model's fault, not the sandbox's
+            return CommandResult(command, 126, "bash: the command contains a NUL byte",
+                                 0, False, None, 0.0)
+        script = "exec 2>&1\n" + command
+        if len(script.encode()) <= ARGV_COMMAND_BYTES:
+            return self._result(command, self._session.run(script, timeout_s=timeout))
+        # One argv string may not exceed 128 KiB (MAX_ARG_STRLEN): a long heredoc goes
+        # through a script file in the attempt's /tmp instead.
+        path = self._tmp_dir / COMMAND_FILE
+        path.write_text(script, encoding="utf-8")
+        try:
+            raw = self._session.run(f"bash /tmp/{COMMAND_FILE}", timeout_s=timeout)
+        finally:
+            path.unlink(missing_ok=True)
         return self._result(command, raw)
 
     def run_solution(self) -> CommandResult:
