@@ -77,7 +77,8 @@ def single_shot_value(record: TrialRecord, mode: MetricMode) -> float | None:
     if record.status == "error":
         return None
     extra = record.extra
-    keys = {"pass": ("single_shot_passed", "single_shot_score"),
+    # A pass metric compares verdicts only: a draft's score may be a fraction of checks.
+    keys = {"pass": ("single_shot_passed",),
             "defects": ("single_shot_n_defects", "single_shot_score"),
             "score": ("single_shot_score",)}[mode.name]
     for key in keys:
