@@ -82,7 +82,16 @@ def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: 
 def run(config: str | None, out: str | None, resume: str | None, retry_errors: bool,
         concurrency: int | None, executor: str | None, ray_address: str | None,
         cache: str | None, cache_file: str | None, limit: int | None, as_json: bool) -> None:
-    """Run an experiment CONFIG (TOML, or a run's config.resolved.json) into a run directory."""
+    """Run an experiment CONFIG (TOML, or a run's config.resolved.json) into a run directory.
+
+    Each trial is committed as it ends; Ctrl-C (or a crash) leaves a run that
+    `tether run --resume RUN_DIR` completes without repeating finished trials.
+
+    \b
+    Exit codes: 0 completed (tasks may fail: that is what a run measures),
+    1 some trial ended in error (infrastructure, never a score), 2 usage or
+    config error, 130 interrupted (resumable).
+    """
     if retry_errors and not resume:
         raise ConfigError("--retry-errors only applies with --resume RUN_DIR")
     if out and resume:
@@ -154,7 +163,12 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
 @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
 def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
             concurrency: int, as_json: bool) -> None:
-    """Score the artifacts of RUN_DIR with another instrument (no model call) into a new run."""
+    """Score the artifacts of RUN_DIR with another instrument (no model call) into a new run.
+
+    The new run keeps the trial ids, so `tether report RUN_DIR --compare NEW_RUN_DIR`
+    sets the two scores side by side. Exit codes: 0 every artifact was scored,
+    1 the instrument failed on some (recorded as errors, never as scores), 2 usage error.
+    """
     from tether.instruments.base import InstrumentEnv, build_instrument, parse_spec
     from tether.runs.rescore import rescore_run
     from tether.runs.store import DB_NAME, RunStore
