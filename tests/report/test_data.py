@@ -154,3 +154,28 @@ def test_report_of_trials_run_by_the_trial_runner(tmp_path):
     assert summary["tokens_by_role"]["proposer"]["output"] > 0
     page = (out.parent / "report_assets" / report.entries[0].page).read_text()
     assert "print(42)" in page and "Print 42." in page  # artifact and prompt shown
+
+
+def test_two_model_setups_are_compared_within_each_setup(tmp_path):
+    records = []
+    for model, passing in (("scripted:small", {0}), ("scripted:big", {0, 1, 2})):
+        for strategy, extra_pass in (("single_shot", set()), ("self_loop", {3})):
+            for t in range(4):
+                r = make_record(len(records), f"t{t}", 0, strategy, 1000,
+                                passed=t in passing | extra_pass)
+                r.spec.models["proposer"] = model
+                records.append(r.model_copy(update={"trial_id": r.spec.trial_id}))
+    run = tmp_path / "two_models"
+    with RunStore(run, create=True) as store:
+        store.write_config({"models": [{"label": "small", "proposer": "scripted:small"},
+                                       {"proposer": "scripted:big"}]})
+        for r in records:
+            store.commit_trial(r)
+    n = numbers(run)
+    assert [r["arm"] for r in n["summary"]] == [
+        "single_shot @ small", "self_loop @ small",
+        "single_shot @ scripted:big", "self_loop @ scripted:big"]
+    assert n["baseline"] == "single_shot"
+    assert [(r["baseline"], r["arm"], r["improved"], r["ties"]) for r in n["paired"]] == [
+        ("single_shot @ small", "self_loop @ small", 1, 3),
+        ("single_shot @ scripted:big", "self_loop @ scripted:big", 1, 3)]

@@ -29,6 +29,7 @@ from tether.report.values import (
     setup_key,
     single_shot_value,
     trial_value,
+    with_setup,
 )
 from tether.runs.store import DB_NAME, RunStore
 from tether.stats import bootstrap_mean, mcnemar_exact, mean_sd, wilson_interval
@@ -37,10 +38,16 @@ from tether.stats import bootstrap_mean, mcnemar_exact, mean_sd, wilson_interval
 @dataclass
 class TrialEntry:
     record: TrialRecord
-    arm: str
+    strategy_arm: str  # the experiment's arm label
+    setup: str | None  # the model setup's name when the run had several, else None
     budget: str
     value: float | None
     single_shot: float | None
+
+    @property
+    def arm(self) -> str:
+        """What tables group by: the strategy arm, with the model setup when several."""
+        return arm_label(self.record, self.setup)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -66,7 +73,7 @@ def entries_of(records: Sequence[TrialRecord], mode: MetricMode,
     def model_label(r: TrialRecord) -> str | None:
         return None if setups is None else setups[setup_key(r.spec.models)]
 
-    return [TrialEntry(r, arm_label(r, model_label(r)), budget_label(r),
+    return [TrialEntry(r, arm_label(r), model_label(r), budget_label(r),
                        trial_value(r, mode), single_shot_value(r, mode)) for r in records]
 
 
@@ -140,21 +147,22 @@ def summary_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict[str, 
 
 
 def choose_baseline(entries: list[TrialEntry], wanted: str | None) -> str:
-    arms = list(dict.fromkeys(e.arm for e in entries))
+    """The baseline strategy arm (compared within each model setup)."""
+    arms = list(dict.fromkeys(e.strategy_arm for e in entries))
     if wanted is None:
-        singles = [e.arm for e in entries if e.record.spec.strategy == "single_shot"]
+        singles = [e.strategy_arm for e in entries if e.record.spec.strategy == "single_shot"]
         return singles[0] if singles else arms[0]
     if wanted in arms:
         return wanted
-    matches = list(dict.fromkeys(e.arm for e in entries if e.record.spec.strategy == wanted))
+    matches = list(dict.fromkeys(e.strategy_arm for e in entries
+                                 if wanted in (e.record.spec.strategy, e.arm)))
     if len(matches) == 1:
         return matches[0]
-    listed = ", ".join(arms)
     if matches:
         raise ConfigError(f"--baseline {wanted!r} matches several arms: {', '.join(matches)}",
                           hint="pass one arm label exactly as the summary table shows it")
     raise ConfigError(f"--baseline {wanted!r} is not an arm of this run",
-                      hint=f"arms in this run: {listed}")
+                      hint=f"arms in this run: {', '.join(arms)}")
 
 
 def _values(group: list[TrialEntry]) -> dict[tuple[str, int], float | None]:
@@ -167,22 +175,25 @@ def _pairs(a: dict[tuple[str, int], float | None],
 
 
 def paired_rows(entries: list[TrialEntry], baseline: str, mode: MetricMode) -> list[dict]:
-    """Every other (arm, budget) against the baseline arm at the same budget; when the
-    baseline ran at a single budget only (single-shot usually does), against that one."""
+    """Every other (arm, budget) against the baseline arm of the same model setup at the
+    same budget; when the baseline ran at a single budget only (single-shot usually
+    does), against that one."""
     groups = _groups(entries)
-    base_budgets = [b for (arm, b) in groups if arm == baseline]
     rows = []
     for (arm, budget), group in groups.items():
-        if arm == baseline:
+        first = group[0]
+        if first.strategy_arm == baseline:
             continue
+        base_arm = with_setup(baseline, first.setup)
+        base_budgets = [b for (a, b) in groups if a == base_arm]
         if budget in base_budgets:
             base_budget = budget
         elif len(base_budgets) == 1:
             base_budget = base_budgets[0]
         else:
             continue
-        pairs = _pairs(_values(groups[(baseline, base_budget)]), _values(group))
-        rows.append({"baseline": baseline, "baseline_budget": base_budget, "arm": arm,
+        pairs = _pairs(_values(groups[(base_arm, base_budget)]), _values(group))
+        rows.append({"baseline": base_arm, "baseline_budget": base_budget, "arm": arm,
                      "budget": budget, **compare(pairs, mode)})
     return rows
 

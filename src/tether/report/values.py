@@ -100,7 +100,11 @@ def arm_label(record: TrialRecord, model_label: str | None = None) -> str:
     label = record.extra.get("arm")
     if not isinstance(label, str) or not label:
         label = record.spec.arm
-    return f"{label} @ {model_label}" if model_label else label
+    return with_setup(label, model_label)
+
+
+def with_setup(arm: str, model_label: str | None) -> str:
+    return f"{arm} @ {model_label}" if model_label else arm
 
 
 def budget_label(record: TrialRecord) -> str:
