@@ -15,6 +15,7 @@ pickled (invariant 5): every row is JSON.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sqlite3
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.core.artifact import MEDIA_TYPES, Artifact
+from tether.core.observation import Observation
 from tether.core.trial import TrialRecord
 from tether.errors import ConfigError
 
@@ -170,10 +172,27 @@ class RunStore:
         return len(rows)
 
     # --- trials ------------------------------------------------------------------
+    def _externalize(self, obs: Observation | None) -> None:
+        """Move inline image evidence (raw `NAME_png_b64`) into blobs (raw `NAME_digest`).
+
+        Instruments cannot reach the store, so a screenshot or an overlay travels
+        inline in the observation; rows stay small and the report finds the blob.
+        """
+        if obs is None:
+            return
+        for key in [k for k in obs.raw if k.endswith("_png_b64")]:
+            value = obs.raw.pop(key)
+            if isinstance(value, str):
+                digest = self.put_blob(base64.b64decode(value), kind="image")
+                obs.raw[key.removesuffix("_png_b64") + "_digest"] = digest
+
     def commit_trial(self, record: TrialRecord, artifacts: Iterable[Artifact] = ()) -> None:
         """Write a finished trial atomically (replacing an earlier errored attempt)."""
         for art in artifacts:
             self.put_artifact(art)
+        self._externalize(record.metric)
+        for row in record.observations:
+            self._externalize(row.observation)
         spec = record.spec
         with self._lock:
             db = self._db

@@ -1,0 +1,59 @@
+"""The run store: atomic trial rows, content-addressed artifacts, image evidence as blobs."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from tether.core.artifact import Artifact
+from tether.core.observation import Observation
+from tether.core.trial import ObservationRow, TrialRecord, TrialSpec
+from tether.errors import ConfigError
+from tether.runs.store import RunStore
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+def _record(obs: Observation, art: Artifact) -> TrialRecord:
+    spec = TrialSpec(suite="s", task_id="t", strategy="single_shot",
+                     models={"proposer": "scripted:[]"})
+    return TrialRecord(trial_id=spec.trial_id, index=0, spec=spec, status="ok",
+                       observations=[ObservationRow(purpose="metric", artifact=art.digest,
+                                                    observation=obs)],
+                       artifact=art.digest, artifact_kind=art.kind, metric=obs)
+
+
+def test_inline_png_evidence_becomes_a_blob(tmp_path: Path) -> None:
+    art = Artifact(kind="html", text="<p>x</p>")
+    obs = Observation(instrument="geometry", version="1", grounded=True, score=1.0,
+                      raw={"overlay_png_b64": base64.b64encode(PNG).decode(), "n": 1})
+    with RunStore(tmp_path / "run", create=True) as store:
+        store.commit_trial(_record(obs, art), [art])
+        (rec,) = store.trials()
+        raw = rec.observations[0].observation.raw
+        assert "overlay_png_b64" not in raw and rec.metric is not None
+        digest = raw["overlay_digest"]
+        assert rec.metric.raw["overlay_digest"] == digest
+        path = store.artifact_path(digest)
+        assert path is not None and path.suffix == ".png" and path.read_bytes() == PNG
+        assert store.artifact_text(art.digest) == "<p>x</p>"
+
+
+def test_recommit_replaces_and_never_duplicates(tmp_path: Path) -> None:
+    art = Artifact(kind="program", text="x = 1\n")
+    obs = Observation(instrument="scripted_check", version="1", grounded=True, score=0.0)
+    with RunStore(tmp_path / "run", create=True) as store:
+        rec = _record(obs, art)
+        store.commit_trial(rec.model_copy(update={"status": "error"}), [art])
+        store.commit_trial(rec, [art])
+        assert [r.status for r in store.trials()] == ["ok"]
+        assert store.statuses() == {rec.trial_id: "ok"}
+        lines = store.export_jsonl().read_text().splitlines()
+        assert len(lines) == 1 and TrialRecord.model_validate_json(lines[0]) == rec
+
+
+def test_opening_a_directory_that_is_not_a_run_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a run directory"):
+        RunStore.open(tmp_path)
