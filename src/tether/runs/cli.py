@@ -116,9 +116,13 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
                           + (f", {skipped} already done" if skipped else "")
                           + f" ({prepared.options.executor}, {prepared.options.concurrency} "
                           "in flight)", highlight=False)
+    progress = RunProgress(err_console, len(prepared.planned), enabled=not as_json)
+    if skipped:
+        finished = ({p.spec.trial_id for p in prepared.planned}
+                    - {p.spec.trial_id for p in prepared.todo})
+        progress.absorb([r for r in prepared.store.trials() if r.trial_id in finished])
     try:
-        with _StopOnSigint() as stop, RunProgress(err_console, len(prepared.planned), skipped,
-                                                  enabled=not as_json) as progress:
+        with _StopOnSigint() as stop, progress:
             result = execute(prepared, stop=stop, on_commit=progress.update)
     except KeyboardInterrupt:
         err_console.print(f"[red]forced stop[/]: committed trials are kept; resume with "

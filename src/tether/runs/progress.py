@@ -20,10 +20,9 @@ from tether.core.trial import TrialRecord
 
 
 class RunProgress:
-    def __init__(self, console: Console, total: int, already: int, *,
-                 enabled: bool = True) -> None:
+    def __init__(self, console: Console, total: int, *, enabled: bool = True) -> None:
         self.console = console
-        self.total, self.done = total, already
+        self.total, self.done = total, 0
         self.tokens = self.passed = self.judged = self.errors = 0
         self.score_sum, self.scored = 0.0, 0
         self.enabled = enabled
@@ -53,7 +52,21 @@ class RunProgress:
         errors = f" | [red]{self.errors} error[/]" if self.errors else ""
         return f"{self.tokens} tok | pass {rate} | score {score}{errors}"
 
+    def absorb(self, records: list[TrialRecord]) -> None:
+        """Count trials a resumed run already has, so the running numbers cover the run."""
+        for r in records:
+            self._count(r)
+
     def update(self, record: TrialRecord) -> None:
+        self._count(record)
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self.done, stats=self.stats())
+        elif self.enabled and self.done >= self._next_line:
+            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}",
+                               highlight=False)
+            self._next_line = self.done + max(1, self.total // 10)
+
+    def _count(self, record: TrialRecord) -> None:
         self.done += 1
         self.tokens += sum(record.tokens(k) for k in ("input", "output", "reasoning"))
         if record.status == "error":
@@ -64,9 +77,3 @@ class RunProgress:
         if record.score is not None:
             self.score_sum += record.score
             self.scored += 1
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, completed=self.done, stats=self.stats())
-        elif self.enabled and self.done >= self._next_line:
-            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}",
-                               highlight=False)
-            self._next_line = self.done + max(1, self.total // 10)
