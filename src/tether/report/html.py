@@ -54,7 +54,8 @@ def _score(s: dict[str, Any]) -> str:
         return "–"
     if s["mode"] == "pass":
         return f"{100 * s['value']:.1f}% [{100 * s['low']:.1f}, {100 * s['high']:.1f}]"
-    return f"{_fmt(s['value'])} [{_fmt(s['low'])}, {_fmt(s['high'])}]"
+    sd = f" (SD {_fmt(s['sd'])})" if s.get("sd") is not None else ""
+    return f"{_fmt(s['value'])} [{_fmt(s['low'])}, {_fmt(s['high'])}]{sd}"
 
 
 def _effect(e: dict[str, Any], mode: str) -> str:
