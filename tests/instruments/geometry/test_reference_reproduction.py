@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.instruments.geometry.recorded import load_recorded
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.instruments.geometry.recorded import load_recorded
 
 pytestmark = pytest.mark.slow
 RETRIES = 3
