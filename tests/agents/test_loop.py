@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
 from tether.core.budget import BudgetSpec
@@ -15,7 +16,6 @@ from tether.errors import ConfigError
 from tether.models.errors import ContextLengthExceeded
 from tether.models.scripted import ScriptedModel
 from tether.strategies.base import TrialContext
-from tests.agents.scripted_environment import ScriptedEnvironment
 
 SUBMIT = f"Done.\n```bash\necho {FINISH_MARKER}\n```"
 

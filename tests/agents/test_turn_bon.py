@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.environment import TerminalEnvironment
 from tether.agents.loop import AgentConfig, run_attempt
@@ -15,7 +16,6 @@ from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.models.scripted import ScriptedModel
 from tether.strategies.base import TrialContext
-from tests.agents.scripted_environment import ScriptedEnvironment
 
 SUBMIT = f"Finished.\n```bash\necho {FINISH_MARKER}\n```"
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
 from tether.core.budget import BudgetSpec
 from tether.core.task import Task
@@ -18,7 +19,6 @@ from tether.strategies.agent import Agent
 from tether.strategies.base import build_strategy
 from tether.strategies.trajectory_bon import TrajectoryBoN
 from tether.strategies.turn_bon import TurnBoN
-from tests.agents.scripted_environment import ScriptedEnvironment
 
 SUBMIT = f"Done.\n```bash\necho {FINISH_MARKER}\n```"
 
