@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,25 @@ def test_registered_suites_and_formats_are_dispatched(tmp_path: Path,
     with pytest.raises(ConfigError) as err:
         load_suite(f"fam:{fc}")
     assert "fam/a, fam/b" in (err.value.hint or "")
+
+
+
+def test_a_module_missing_a_dependency_is_named_in_the_hint(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = importlib.import_module
+
+    def fake_import(name: str, package: str | None = None):  # noqa: ANN202
+        if name == "tether.suites.bundled_code":
+            raise ImportError("No module named 'fancylib'")
+        return real_import(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", fake_import)
+    monkeypatch.setattr(registry, "_UNAVAILABLE", {})
+    suites = dict(registry._SUITES)
+    suites.pop("code")
+    monkeypatch.setattr(registry, "_SUITES", suites)
+    with pytest.raises(ConfigError) as err:
+        load_suite("code")
+    assert "bundled_code: No module named 'fancylib'" in (err.value.hint or "")
+    # The other modules still loaded and registered.
+    assert "interaction-scaling/code" in format_names()

@@ -49,6 +49,7 @@ class _Format:
 
 _SUITES: dict[str, SuiteLoader] = {}
 _FORMATS: dict[str, _Format] = {}
+_UNAVAILABLE: dict[str, str] = {}  # module -> ImportError message
 
 
 def register_suite(name: str) -> Callable[[SuiteLoader], SuiteLoader]:
@@ -164,7 +165,11 @@ def _known_forms_hint() -> str:
     forms = "; ".join(f.pattern for f in SPEC_FORMS)
     suites = ", ".join(sorted(_SUITES)) or "none"
     fmts = ", ".join(["tether", *sorted(_FORMATS), *sorted(_families())])
-    return f"spec forms: {forms}. Bundled suites: {suites}. Formats: {fmts}"
+    hint = f"spec forms: {forms}. Bundled suites: {suites}. Formats: {fmts}"
+    if _UNAVAILABLE:
+        hint += ". Not loaded (missing dependency): " + "; ".join(
+            f"{mod}: {why}" for mod, why in sorted(_UNAVAILABLE.items()))
+    return hint
 
 
 def _families() -> set[str]:
@@ -180,4 +185,9 @@ def _load_builtins() -> None:
 
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name not in ("registry", "cli"):
-            importlib.import_module(f"tether.suites.{info.name}")
+            try:
+                importlib.import_module(f"tether.suites.{info.name}")
+            except ImportError as exc:
+                # A module needing an optional extra must not take every suite down;
+                # the unknown-spec hint says what was not loaded and why.
+                _UNAVAILABLE[info.name] = str(exc)
