@@ -21,6 +21,21 @@ ray = pytest.importorskip("ray", reason="the Ray executor needs the `ray` extra 
                                         "(pip install -e '.[ray]'; scripts/setup.sh installs it)")
 
 
+def test_unreachable_ray_address_fails_fast_and_keeps_the_run(experiment: Path,
+                                                              tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tether.cli import main
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["run", str(experiment), "--out", str(out), "--executor",
+                                    "ray", "--ray-address", "127.0.0.1:1"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "no Ray cluster answers at 127.0.0.1:1" in res.output
+    assert f"tether run --resume {out}" in res.output
+    assert not ray.is_initialized()
+
+
 @pytest.fixture(scope="module")
 def cluster():
     old = os.environ.get("PYTHONPATH")

@@ -130,6 +130,9 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         raise SystemExit(EXIT_INTERRUPTED) from None
     except (OSError, sqlite3.Error) as exc:
         raise TetherError(f"run failed writing {prepared.store.dir}: {exc}") from None
+    except TetherError as exc:  # e.g. the Ray cluster could not be reached
+        keep = f"the run directory is kept: tether run --resume {prepared.store.dir}"
+        raise TetherError(str(exc), hint=f"{exc.hint}; {keep}" if exc.hint else keep) from None
     code = EXIT_INTERRUPTED if result.interrupted else (1 if result.errored else 0)
     summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code)
     if as_json:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -82,6 +83,18 @@ class RayExecutor:
                            "task": p.task.model_dump(mode="json"), "index": p.index,
                            "cache": self.cache, "sandbox": self.sandbox})
 
+    def _check_reachable(self) -> None:
+        # Ray retries an unreachable head for minutes; a refused TCP connect says it at once.
+        host, sep, port = self.address.removeprefix("ray://").rpartition(":")  # type: ignore[union-attr]
+        if not sep or not port.isdigit():
+            return  # "auto" and other forms: left to Ray
+        try:
+            socket.create_connection((host or "127.0.0.1", int(port)), timeout=5).close()
+        except OSError as exc:
+            raise TetherError(f"no Ray cluster answers at {self.address}: {exc}",
+                              hint="start one with `ray start --head`, fix --ray-address, "
+                                   "or use --executor local") from None
+
     def _init(self, ray: Any) -> bool:
         """Connect (or start a local cluster); True when this executor must shut it down."""
         if ray.is_initialized():
@@ -89,11 +102,14 @@ class RayExecutor:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         try:
             if self.address:
+                self._check_reachable()
                 ray.init(address=self.address, logging_level="ERROR", log_to_driver=False)
             else:
                 ray.init(num_cpus=self.concurrency, include_dashboard=False,
                          dashboard_host="127.0.0.1", logging_level="ERROR",
                          log_to_driver=False)
+        except TetherError:
+            raise
         except Exception as exc:  # noqa: BLE001 - any start-up failure is the user's to fix
             where = self.address or "a local cluster"
             raise TetherError(f"could not start Ray ({where}): {exc}",
