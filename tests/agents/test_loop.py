@@ -176,3 +176,13 @@ def test_config_rejects_nonsense_limits():
 def test_each_recorded_call_keeps_the_messages_it_was_sent():
     ctx, _, _ = run([bash("ls"), bash("ls"), SUBMIT])
     assert [len(c.messages) for c in ctx.calls] == [2, 4, 6]
+
+
+def test_the_environment_saying_time_is_up_ends_the_attempt():
+    from tether.agents.environment import AgentTimeExceeded
+
+    def handler(command):
+        raise AgentTimeExceeded("agent timeout of 120s spent")
+
+    _, env, result = run([bash("ls"), SUBMIT], env=ScriptedEnvironment(handler=handler))
+    assert result.exit_reason == "wall_time" and len(env.executed) == 1

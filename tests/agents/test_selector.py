@@ -83,3 +83,15 @@ def test_four_bad_answers_fall_back_to_candidate_zero_and_flag_it():
     assert (sel.index, sel.failed) == (0, True)
     assert len(sel.replies) == 4 and len(ctx.calls) == 4  # one try plus three retries
     assert all("out of range" in e for e in sel.errors)
+
+
+def test_a_selector_prompt_over_its_context_is_a_failed_selection_not_an_agent_error():
+    from tether.models.errors import ContextLengthExceeded
+
+    def script(messages, info):
+        raise ContextLengthExceeded("selector prompt too long")
+
+    ctx = scripted_context(script)
+    sel = select(ctx, "sys", "user", 3)
+    assert (sel.index, sel.failed, len(ctx.calls)) == (0, True, 0)
+    assert "context length exceeded" in sel.errors[0]

@@ -12,6 +12,7 @@ from tether.agents.environment import TerminalEnvironment
 from tether.agents.loop import AgentConfig, run_attempt
 from tether.agents.terminal_spec import TerminalSpec
 from tether.agents.turn_bon import TurnBoNPolicy
+from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.models.scripted import ScriptedModel
@@ -24,9 +25,9 @@ def bash(cmd: str, thought: str = "Next.") -> str:
     return f"{thought}\n```bash\n{cmd}\n```"
 
 
-def context(generator, selector) -> TrialContext:
+def context(generator, selector, budget: BudgetSpec | None = None) -> TrialContext:
     spec = TrialSpec(suite="t", task_id="x", strategy="turn_bon",
-                     models={"proposer": "g", "selector": "s"})
+                     models={"proposer": "g", "selector": "s"}, budget=budget or BudgetSpec())
     task = Task(id="x", suite="t", prompt="Make exactly one file.", metric="scripted_check",
                 artifact_kind="shell")
     return TrialContext(spec, task, {"proposer": ScriptedModel(generator),
@@ -145,3 +146,12 @@ def test_unselected_candidates_leave_no_trace_in_a_real_sandbox(bare_task_dir):
         assert sorted(p.name for p in env.app_dir.iterdir()) == ["gamma.txt"]
         assert (env.app_dir / "gamma.txt").read_text() == "gamma\n"
         assert result.turns[1].output == "gamma.txt\n"
+
+
+def test_a_selector_call_that_does_not_fit_the_budget_ends_the_attempt():
+    # two candidates of 5 (scripted) tokens use the whole budget
+    ctx = context(lambda m, i: bash("touch a.txt"), pick(0), BudgetSpec(total=10))
+    cfg = AgentConfig(max_tokens=5)
+    env = ScriptedEnvironment()
+    result = run_attempt(ctx, env, TurnBoNPolicy(cfg, 2), cfg)
+    assert result.exit_reason == "token_budget" and env.executed == []
