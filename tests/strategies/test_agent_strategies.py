@@ -219,3 +219,11 @@ def test_baseline_wrong_submission_on_a_real_task():
     assert (record.status, record.passed, record.extra["end_state"]) == (
         "ok", False, "wrong_submission")
     assert record.metric.defects[0].kind == "verifier_failed"
+
+
+def test_trajectory_bon_oracle_on_a_real_task_verifies_each_attempts_own_app():
+    attempts = [bash("echo bye > hello.txt"), SUBMIT, bash("echo hello > hello.txt"), SUBMIT]
+    record, _ = real_trial(bundled("hello-file"), "trajectory_bon", {"n": 2, "pick": "oracle"},
+                           attempts)
+    assert record.extra["oracle_passed"] == [False, True]
+    assert record.extra["selected_attempt"] == 1 and record.passed is True
