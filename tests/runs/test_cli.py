@@ -109,3 +109,12 @@ def test_ray_executor_without_ray_is_a_usage_error(experiment: Path, tmp_path: P
     res = invoke("run", str(experiment), "--out", str(tmp_path / "r"), "--executor", "ray")
     one_line_error(res, "needs Ray")
     assert "pip install" in res.output and not (tmp_path / "r").exists()
+
+
+def test_cache_flag_uses_a_cache_file_in_the_run_dir(experiment: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = invoke("run", str(experiment), "--out", str(out), "--cache", "readwrite", "--json")
+    assert res.exit_code == 0
+    assert (out / "cache.sqlite").is_file()
+    again = invoke("run", "--resume", str(out), "--retry-errors", "--cache", "read", "--json")
+    assert json.loads(again.stdout)["ran_now"] == 0
