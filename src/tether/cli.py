@@ -117,7 +117,6 @@ def _register_tasks() -> None:
     main.add_command(tasks)
 
 
-
 def _register_measure() -> None:
     # `tether measure` (the geometry instrument as a lint command) lives in measure_cli.
     from tether.measure_cli import measure
@@ -125,6 +124,14 @@ def _register_measure() -> None:
     main.add_command(measure)
 
 
+def _register_check_recorded() -> None:
+    # `tether check-recorded` (re-executing the study's recorded programs) has its own module.
+    from tether.check_recorded_cli import check_recorded
+
+    main.add_command(check_recorded)
+
+
 _register_optional()
 _register_tasks()
 _register_measure()
+_register_check_recorded()
