@@ -55,3 +55,19 @@ def test_rerun_replaces_old_assets(defect_run, tmp_path):
     stale.write_text("old")
     render(defect_run, out)
     assert not stale.exists()
+
+
+def test_inline_overlay_evidence_reaches_the_trial_page(tmp_path):
+    import base64
+
+    from .conftest import make_record, png_bytes
+
+    record = make_record(0, "page", 0, "single_shot", None, n_defects=1, instrument="geometry",
+                         raw={"overlay_png_b64": base64.b64encode(png_bytes()).decode()})
+    run = tmp_path / "run"
+    with RunStore(run, create=True) as store:
+        store.commit_trial(record)  # the store moves the PNG into a blob: overlay_digest
+    out = render(run, tmp_path / "report.html")
+    page = next((out.parent / "report_assets" / "trials").glob("*.html")).read_text()
+    assert '<img class="evidence" src="../blobs/' in page and 'alt="overlay"' in page
+    assert "_png_b64" not in page
