@@ -1,18 +1,53 @@
+"""`tether demo`: a real (scripted-model) run through runner, sandbox, store and report."""
+
+from __future__ import annotations
+
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from tether.cli import main
+from tether.runs.store import RunStore
 
-GOOD = json.dumps(["```python\ndef add(a, b):\n    return a + b\n```"])
-BAD = json.dumps(["```python\ndef add(a, b):\n    return a - b\n```"])
+GOOD = "```python\ndef is_even(n):\n    return n % 2 == 0\n```"
+BAD = "```python\ndef is_even(n):\n    return n % 2 == 1\n```"
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                 reason="bubblewrap not installed (scripts/setup.sh installs it)")
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
-@pytest.mark.parametrize("script, verdict", [(GOOD, "PASSED"), (BAD, "FAILED")])
-def test_demo_verdict_comes_from_sandboxed_checks(script, verdict):
-    res = CliRunner().invoke(main, ["demo", "--model", f"scripted:{script}"])
+def _demo(tmp_path: Path, answer: str) -> tuple[str, Path]:
+    spec = "scripted:" + json.dumps([answer] * 8)
+    out = tmp_path / "demo-run"
+    res = CliRunner().invoke(main, ["demo", "--model", spec, "--tasks", "1", "--no-visual",
+                                    "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert f"grounded verdict from the checks: {verdict}" in " ".join(res.output.split())
+    return " ".join(res.output.split()), out
+
+
+@needs_bwrap
+def test_demo_scores_come_from_the_sandboxed_hidden_checks(tmp_path: Path) -> None:
+    text, out = _demo(tmp_path, GOOD)
+    assert "pass rate: single-shot 100%, reviewed 100%" in text
+    assert (out / "report.html").is_file() and f"report: {out / 'report.html'}" in text
+    with RunStore.open(out) as store:
+        recs = store.trials()
+    assert {r.spec.arm for r in recs} == {"single_shot", "proposer_reviewer"}
+    assert all(r.metric is not None and r.metric.instrument == "execution" for r in recs)
+    # an already-passing draft costs no review
+    reviewed = next(r for r in recs if r.spec.arm == "proposer_reviewer")
+    assert [c.role for c in reviewed.calls] == ["proposer"]
+
+
+@needs_bwrap
+def test_demo_reports_failures_as_they_are(tmp_path: Path) -> None:
+    text, out = _demo(tmp_path, BAD)
+    assert "pass rate: single-shot 0%, reviewed 0%" in text
+    with RunStore.open(out) as store:
+        reviewed = next(r for r in store.trials() if r.spec.arm == "proposer_reviewer")
+    assert "reviewer" in {c.role for c in reviewed.calls}
+    assert reviewed.passed is False and reviewed.metric is not None
+    assert reviewed.metric.defects, "failing checks are listed as defects"
