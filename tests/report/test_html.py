@@ -71,3 +71,19 @@ def test_inline_overlay_evidence_reaches_the_trial_page(tmp_path):
     page = next((out.parent / "report_assets" / "trials").glob("*.html")).read_text()
     assert '<img class="evidence" src="../blobs/' in page and 'alt="overlay"' in page
     assert "_png_b64" not in page
+
+
+def test_a_run_of_errors_only_still_renders(tmp_path):
+    from .conftest import make_record
+
+    run = tmp_path / "run"
+    with RunStore(run, create=True) as store:
+        for i in range(3):
+            store.commit_trial(make_record(i, f"t{i}", 0, "single_shot", None, status="error"))
+    with RunStore.open(run) as store:
+        report = build_report(store)
+        out = write_report(report, store, tmp_path / "report.html")
+    (row,) = report.numbers["summary"]
+    assert (row["errors"], row["score"]["n"], row["score"]["value"]) == (3, 0, None)
+    assert report.numbers["paired"] == []
+    assert "No other arm to compare" in out.read_text()

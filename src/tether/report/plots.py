@@ -72,7 +72,10 @@ def scaling_curve(numbers: dict[str, Any], path: Path) -> None:
     ax.set_ylabel(_score_axis_label(numbers["metric"]))
     ax.set_title("Score vs budget (95% CI)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="best")
+    else:
+        ax.text(0.5, 0.5, "no scored trial", ha="center", va="center", transform=ax.transAxes)
     _save(fig, path)
 
 
