@@ -186,3 +186,19 @@ def test_the_environment_saying_time_is_up_ends_the_attempt():
 
     _, env, result = run([bash("ls"), SUBMIT], env=ScriptedEnvironment(handler=handler))
     assert result.exit_reason == "wall_time" and len(env.executed) == 1
+    assert result.turns[0].not_run == "agent timeout of 120s spent"
+
+
+def test_a_reply_that_arrives_after_the_time_is_up_is_recorded_but_not_run():
+    import time
+
+    def slow(messages, info):
+        time.sleep(0.3)
+        return bash("touch late.txt")
+
+    _, env, result = run(slow, wall_time_s=0.2)
+    assert result.exit_reason == "wall_time" and env.executed == []
+    (turn,) = result.turns
+    assert turn.command is None and turn.format_error is None
+    assert "ran out" in turn.not_run
+    assert turn.to_json()["candidates"][0]["command"] == "touch late.txt"

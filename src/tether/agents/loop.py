@@ -153,6 +153,8 @@ class Turn:
     format_error: str | None = None
     timed_out: bool = False
     duration_s: float = 0.0
+    #: why a runnable command was not run (the agent's time ran out first)
+    not_run: str | None = None
 
     def to_json(self, output_chars: int = 2_000) -> dict[str, Any]:
         d = self.decision
@@ -160,6 +162,7 @@ class Turn:
         return {"step": self.step, "command": self.command, "returncode": self.returncode,
                 "output": shown, "format_error": self.format_error,
                 "timed_out": self.timed_out, "duration_s": round(self.duration_s, 3),
+                "not_run": self.not_run,
                 "selected_index": d.index,
                 "candidates": [c.to_json() for c in d.candidates],
                 "selector": d.selection.to_json() if d.selection else None,
@@ -258,8 +261,15 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
                     errors_left=config.max_format_errors - format_errors)}]
                 continue
             format_errors = 0
-            timeout = max(min(config.command_timeout_s, time_left()), 0.001)
-            ran = env.execute(chosen.command, timeout_s=timeout)
+            try:
+                if time_left() <= 0:  # the model call used up the time that was left
+                    raise AgentTimeExceeded("agent time ran out before the command could run")
+                timeout = max(min(config.command_timeout_s, time_left()), 0.001)
+                ran = env.execute(chosen.command, timeout_s=timeout)
+            except AgentTimeExceeded as exc:
+                # Keep the turn's decision (candidates, selector) in the record: it was paid for.
+                result.turns.append(Turn(step, decision, None, not_run=str(exc)))
+                raise
             result.turns.append(Turn(step, decision, chosen.command, ran.returncode,
                                      ran.output, timed_out=ran.timed_out,
                                      duration_s=ran.duration_s))

@@ -30,6 +30,9 @@ def transcript_rows(turns: list[Turn], chars: int) -> list[dict[str, Any]]:
     """The attempt so far as the selector reads it: each command and its (short) result."""
     rows = []
     for t in turns:
+        if t.not_run is not None:
+            rows.append({"command": "(a command that never ran)", "observation": t.not_run})
+            continue
         if t.command is None:
             rows.append({"command": "(a reply without a runnable command)",
                          "observation": f"format error: {t.format_error}"})
