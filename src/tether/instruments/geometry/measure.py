@@ -40,6 +40,8 @@ class ProbeRun:
     defects: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     done: bool = False
+    #: elements the default probe left out, with why (for the profile diff)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def location(self) -> str:
@@ -140,5 +142,7 @@ async def _load_and_probe(page: Any, html: str, web: bool, runs: list[ProbeRun],
 
 
 async def _probe(page: Any, run: ProbeRun, profile: Profile, opts: dict[str, Any]) -> None:
-    run.defects = (await page.evaluate(profile.probe_js, opts))["defects"]
+    result = await page.evaluate(profile.probe_js, opts)
+    run.defects = result["defects"]
+    run.skipped = result.get("skipped", [])
     run.done = True

@@ -17,6 +17,9 @@ What it changes, each answering a weakness listed in geometry-probe.md:
   single-linkage on the key (sorted, split at gaps > 16 px).
 - The document scrollbar is not counted where the root clips that axis (the cut-off
   content is out_of_bounds instead).
+- Cut-off content the reference never sees is out_of_bounds: painted boxes (cards,
+  panels) crossing the canvas edge, and on a fixed canvas text left wholly outside it.
+- A blocked network request is an `external_resource` defect (added by the instrument).
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
   const W = window.innerWidth, H = window.innerHeight, EPS = 4, MINOVL = 6, TOL = 16;
   const web = !!opts.web;
   const defects = [];
+  // Elements the reference rules would measure but this profile does not, and why
+  // (read by the profile diff, never counted).
+  const skipped = [];
+  const skip = (el, reason) => skipped.push({selector: selectorOf(el), reason});
   const root = document.documentElement, body = document.body;
   const INF = 1e9;
   const visible = (el) => el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
@@ -79,7 +86,8 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     const t = tagOf(el);
     if (t === 'script' || t === 'style' || t === 'defs' || t === 'title') continue;
     const nodes = Array.from(el.childNodes).filter((n) => n.nodeType === 3 && n.textContent.trim());
-    if (!nodes.length || !visible(el)) continue;
+    if (!nodes.length) continue;
+    if (!visible(el)) { skip(el, 'invisible'); continue; }
     const raw = [];
     for (const n of nodes) {
       const range = document.createRange();
@@ -102,7 +110,7 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
         || c.top - r.top > EPS || r.bottom - c.bottom > EPS);
     });
     const rects = cutRects.filter((r) => !empty(r));
-    if (!rects.length) continue;  // entirely clipped away: deliberately hidden
+    if (!rects.length) { skip(el, 'clipped'); continue; }  // deliberately hidden
     const union = (rs) => rs.reduce((u, r) => ({left: Math.min(u.left, r.left),
       top: Math.min(u.top, r.top), right: Math.max(u.right, r.right),
       bottom: Math.max(u.bottom, r.bottom)}));
@@ -145,20 +153,34 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       .map((i) => ev(texts[i])), detail: {pairs: g.pairs}});
   }
 
-  // 2. out_of_bounds: the outermost visible elements crossing a canvas edge.
+  // 2. out_of_bounds: the outermost visible elements crossing a canvas edge. Besides
+  // text and shapes, painted boxes (a background or >= 2 borders: cards, panels) count,
+  // and on a fixed canvas so does text left wholly outside it (cut-off content), unless
+  // it sits far off-screen on purpose (the left:-9999px idiom).
   const inView = (b) => web ? (b.right > 0 && b.left < W)
     : (b.right > 0 && b.bottom > 0 && b.left < W && b.top < H);
   const crosses = (b) => web ? (b.right > W + EPS || b.left < -EPS)
     : (b.right > W + EPS || b.bottom > H + EPS || b.left < -EPS || b.top < -EPS);
+  const near = (b) => b.left > -W && b.right < 2 * W && b.top > -H && b.bottom < 2 * H;
   const outs = [];
-  for (const x of texts) if (inView(x.vis) && crosses(x.vis)) outs.push({el: x.el, b: x.vis});
+  for (const x of texts) {
+    if ((inView(x.vis) && crosses(x.vis)) || (!web && !inView(x.vis) && near(x.vis))) {
+      outs.push({el: x.el, b: x.vis});
+    }
+  }
   const textEls = new Set(texts.map((x) => x.el));
+  const painted = (cs) => borderedSides(cs) >= 2 || cs.backgroundColor !== TRANSPARENT
+    || cs.backgroundImage !== 'none';
   for (const el of all) {
-    if (!SHAPES.has(tagOf(el)) || textEls.has(el) || !visible(el)) continue;
+    if (textEls.has(el) || el === root || el === body) continue;
+    const shape = SHAPES.has(tagOf(el));
+    if (!shape && (CARD_SKIP.has(tagOf(el)) || !painted(getComputedStyle(el)))) continue;
+    if (!visible(el)) { if (shape) skip(el, 'invisible'); continue; }
     const raw = el.getBoundingClientRect();
     if (raw.width < 2 && raw.height < 2) continue;
     const b = cut(rectOf(raw), clipOf(el).all);
     if (!empty(b) && inView(b) && crosses(b)) outs.push({el, b});
+    else if (shape && inView(raw) && crosses(raw)) skip(el, 'clipped');
   }
   for (const o of outs) {
     if (outs.some((p) => p !== o && p.el.contains(o.el))) continue;
@@ -279,6 +301,6 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
                   detail: {findings: m.findings}});
   }
 
-  return {W, H, defects};
+  return {W, H, defects, skipped};
 }
 """
