@@ -179,3 +179,14 @@ def test_two_model_setups_are_compared_within_each_setup(tmp_path):
     assert [(r["baseline"], r["arm"], r["improved"], r["ties"]) for r in n["paired"]] == [
         ("single_shot @ small", "self_loop @ small", 1, 3),
         ("single_shot @ scripted:big", "self_loop @ scripted:big", 1, 3)]
+
+
+def test_across_seeds_pass_at_k_and_consistency(pass_run):
+    n = numbers(pass_run)
+    single = row(n["summary"], "single_shot", "unlimited")["across_seeds"]
+    # Both seeds of tasks 0-2 pass, none of the others: pass@1 = pass@2 = consistency = 0.3.
+    assert single == {"k": 2, "n_tasks": 10, "pass_at_1": pytest.approx(0.3),
+                      "pass_at_k": pytest.approx(0.3), "consistency_at_k": pytest.approx(0.3)}
+    assert row(n["summary"], "self_loop", "500")["across_seeds"]["pass_at_k"] == 0.5
+    # Task 9 has one scored seed at budget 1000 (the other errored): no k >= 2 for all.
+    assert row(n["summary"], "self_loop", "1000")["across_seeds"] is None

@@ -32,7 +32,14 @@ from tether.report.values import (
     with_setup,
 )
 from tether.runs.store import DB_NAME, RunStore
-from tether.stats import bootstrap_mean, mcnemar_exact, mean_sd, wilson_interval
+from tether.stats import (
+    bootstrap_mean,
+    consistency_at_k,
+    mcnemar_exact,
+    mean_pass_at_k,
+    mean_sd,
+    wilson_interval,
+)
 
 
 @dataclass
@@ -121,6 +128,24 @@ def _tokens(group: list[TrialEntry]) -> dict[str, dict[str, float]]:
                    for kind in ("input", "output", "reasoning")} for role in roles}
 
 
+def across_seeds(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any] | None:
+    """pass@k (unbiased) and consistency@k over the seeds of each task, k = the fewest
+    scored seeds of any task; None unless verdicts and at least two seeds per task."""
+    if mode.name != "pass":
+        return None
+    per_task: dict[str, list[bool]] = {}
+    for e in group:
+        if e.value is not None:
+            per_task.setdefault(e.key[0], []).append(bool(e.value))
+    if not per_task or min(len(v) for v in per_task.values()) < 2:
+        return None
+    k = min(len(v) for v in per_task.values())
+    counts = {t: (len(v), sum(v)) for t, v in per_task.items()}
+    return {"k": k, "n_tasks": len(per_task), "pass_at_1": mean_pass_at_k(counts, 1),
+            "pass_at_k": mean_pass_at_k(counts, k),
+            "consistency_at_k": consistency_at_k(per_task, k).fraction}
+
+
 def summary_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict[str, Any]]:
     rows = []
     for (arm, budget), group in _groups(entries).items():
@@ -129,6 +154,7 @@ def summary_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict[str, 
         rows.append({
             "arm": arm, "budget": budget, "n_trials": n,
             "score": score_summary(group, mode),
+            "across_seeds": across_seeds(group, mode),
             "end_states": {s: states.get(s, 0) for s in END_STATES if states.get(s, 0)}
                           | {s: c for s, c in states.items() if s not in END_STATES},
             "errors": states.get("error", 0),
