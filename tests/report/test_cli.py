@@ -8,7 +8,10 @@ from tether.cli import main
 def test_report_writes_html_and_prints_its_path(defect_run):
     result = CliRunner().invoke(main, ["report", str(defect_run)])
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"report: {(defect_run / 'report.html').resolve()}"
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == f"report: {(defect_run / 'report.html').resolve()}"
+    assert "paired against single_shot" in result.output
+    assert "+65.0% fewer defects" in result.output
     assert (defect_run / "report_assets" / "plots" / "scaling.png").is_file()
 
 

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
 
 from tether.report.data import build_report
+from tether.report.fmt import effect, pvalue, score
 from tether.report.html import write_report
 from tether.runs.store import RunStore
 
@@ -39,4 +44,34 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
         click.echo(json.dumps({"report": str(path), **result.numbers}, indent=2,
                               sort_keys=True))
         return
+    # Piped output has no terminal width: keep rows on one line rather than wrap at 80.
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    for table in terminal_tables(result.numbers):
+        console.print(table)
     click.echo(f"report: {path}")
+
+
+def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
+    """The summary and the paired comparisons, as the HTML shows them."""
+    metric = numbers["metric"]
+    summary = Table(title=f"{metric['label']} ({metric['direction']}), 95% CI")
+    for col in ("arm", "budget", "trials", "scored", metric["label"], "errors"):
+        summary.add_column(col)
+    for r in numbers["summary"]:
+        summary.add_row(r["arm"], r["budget"], str(r["n_trials"]), str(r["score"]["n"]),
+                        score(r["score"]), str(r["errors"]))
+    tables = [summary]
+    for title, rows in (("paired against " + numbers["baseline"], numbers["paired"]),
+                        ("within trials: single-shot draft vs delivered",
+                         numbers["within_trial"])):
+        if not rows:
+            continue
+        table = Table(title=title)
+        for col in ("A", "B", "budget", "better", "worse", "ties", "sign-test p", "effect"):
+            table.add_column(col)
+        for r in rows:
+            table.add_row(r["baseline"], r["arm"], r["budget"], str(r["improved"]),
+                          str(r["regressed"]), str(r["ties"]), pvalue(r["p_value"]),
+                          "; ".join(effect(e, metric["mode"]) for e in r["effects"]) or "–")
+        tables.append(table)
+    return tables
