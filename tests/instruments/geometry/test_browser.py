@@ -74,3 +74,18 @@ def test_missing_chromium_is_an_error_observation_not_zero_defects():
         host.close()
     assert obs.error and "no Chromium" in obs.error and "hint:" in obs.error
     assert obs.score is None and obs.passed is None and obs.defects == []
+
+
+def test_warm_spare_pages_are_fresh_for_every_artifact(browser_host):
+    async def visit(html):
+        async with browser_host.page(375, 812) as s:
+            await s.page.set_content(html, wait_until="load")
+            seen = await s.page.evaluate("() => [window.__mark || null, innerWidth]")
+            await s.page.evaluate("() => { window.__mark = 1; }")
+            return seen, list(s.blocked), s.context
+
+    first = browser_host.run(visit('<img src="https://example.invalid/a.png">'))
+    second = browser_host.run(visit("<p>plain</p>"))
+    assert first[0] == second[0] == [None, 375]  # nothing carried over, viewport applied
+    assert first[1] == ["https://example.invalid/a.png"] and second[1] == []
+    assert first[2] is not second[2]  # a new context each time

@@ -87,7 +87,7 @@ class BrowserHost:
     """The process's browser: started lazily, closed at exit."""
 
     def __init__(self, executable: str = CHROMIUM, concurrency: int = DEFAULT_CONCURRENCY,
-                 pin_fonts: bool = True) -> None:
+                 pin_fonts: bool = True, spares: int = 2) -> None:
         self.executable = executable
         self.concurrency = concurrency
         self.pin_fonts = pin_fonts
@@ -99,6 +99,11 @@ class BrowserHost:
         self._pw: Any = None
         self._browser: Any = None
         self._sem: asyncio.Semaphore | None = None
+        #: ready pages per init-script set (see `page`), and how many are being opened.
+        self.spares = spares
+        self._spares: dict[tuple[str, ...], list[PageSession]] = {}
+        self._filling: dict[tuple[str, ...], int] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
         #: pages open at once now, and the most ever (concurrency is observable).
         self.in_flight = 0
         self.max_in_flight = 0
@@ -148,29 +153,69 @@ class BrowserHost:
     # -- pages --------------------------------------------------------------------------
     @asynccontextmanager
     async def page(self, width: int, height: int, init_scripts: Iterable[str] = ()):
-        """A fresh context and page at width x height, network blocked; closed after."""
+        """A fresh context and page at width x height, network blocked; closed after.
+
+        Opening a page starts a renderer process, the slowest step of a measurement, so
+        up to `spares` ready pages per init-script set are kept warm: each page handed
+        out is replaced in the background while it is being measured. A spare is used
+        once and never sees another artifact.
+        """
         assert self._sem is not None and self._browser is not None
+        scripts = tuple(init_scripts)
         async with self._sem:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            context = await self._browser.new_context(
-                viewport={"width": width, "height": height}, device_scale_factor=1,
-                is_mobile=False, has_touch=False, java_script_enabled=True)
-            session = PageSession(page=None, context=context)
-
-            async def block(route: Any) -> None:
-                session.blocked.append(route.request.url)
-                await route.abort()
-
+            pool = self._spares.setdefault(scripts, [])
+            session = pool.pop() if pool else None
             try:
-                await context.route("**/*", block)
-                for script in init_scripts:
-                    await context.add_init_script(script=script)
-                session.page = await context.new_page()
+                if session is None:
+                    session = await self._open(scripts)
+                self._refill(scripts)
+                if (width, height) != (1920, 1080):
+                    await session.page.set_viewport_size({"width": width, "height": height})
                 yield session
             finally:
                 self.in_flight -= 1
-                await context.close()
+                if session is not None:
+                    await session.context.close()
+
+    async def _open(self, scripts: tuple[str, ...]) -> PageSession:
+        context = await self._browser.new_context(
+            viewport={"width": 1920, "height": 1080}, device_scale_factor=1,
+            is_mobile=False, has_touch=False, java_script_enabled=True)
+        session = PageSession(page=None, context=context)
+
+        async def block(route: Any) -> None:
+            session.blocked.append(route.request.url)
+            await route.abort()
+
+        try:
+            await context.route("**/*", block)
+            for script in scripts:
+                await context.add_init_script(script=script)
+            session.page = await context.new_page()
+        except BaseException:
+            await context.close()
+            raise
+        return session
+
+    def _refill(self, scripts: tuple[str, ...]) -> None:
+        pending = self._filling.get(scripts, 0)
+        if len(self._spares.get(scripts, [])) + pending >= self.spares:
+            return
+        self._filling[scripts] = pending + 1
+
+        async def fill() -> None:
+            try:
+                session = await self._open(scripts)
+                self._spares.setdefault(scripts, []).append(session)
+            except Exception:  # noqa: BLE001 - a failed spare is simply not there
+                pass
+            finally:
+                self._filling[scripts] -= 1
+        task = asyncio.ensure_future(fill())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def fresh_browser(self) -> Any:
         """A separately launched browser (the benchmark's per-artifact baseline)."""
@@ -182,6 +227,12 @@ class BrowserHost:
 
     def close(self) -> None:
         async def stop() -> None:
+            for task in list(self._tasks):
+                task.cancel()
+            for pool in self._spares.values():
+                for session in pool:
+                    await session.context.close()
+            self._spares.clear()
             if self._browser is not None:
                 await self._browser.close()
             if self._pw is not None:
