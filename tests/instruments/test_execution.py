@@ -165,3 +165,70 @@ def test_study_rule_whole_script(bwrap_env):
     # The study's rule alone is fooled by sys.exit(0): that is why `passed` needs proof.
     assert run_whole_script("import sys\nsys.exit(0)\n", CHECKS, timeout_s=5).passed is True
     assert observe("import sys\nsys.exit(0)\n", bwrap_env).passed is False
+
+
+SNOOP = BUGGY + """
+import os, sys
+found = []
+frame = sys._getframe()
+while frame is not None:  # every runner frame above us: its locals and globals
+    for value in [*frame.f_locals.values(), *frame.f_globals.values()]:
+        if isinstance(value, (bytes, bytearray)):
+            found.append(bytes(value))
+        elif isinstance(value, str):
+            found.append(value.encode())
+    frame = frame.f_back
+for path in (f"/proc/{os.getppid()}/mem", f"/proc/{os.getppid()}/fd/0", "/dev/stdin"):
+    try:
+        with open(path, "rb") as fh:
+            found.append(fh.read(1 << 16))
+    except OSError as exc:
+        print("denied", path, type(exc).__name__)
+import re
+hexes = sorted({m.decode() for blob in found for m in re.findall(rb"[0-9a-f]{32}", blob)})
+print("scanned", len(found), "hex tokens:", hexes[:50])
+"""
+
+
+def test_candidate_cannot_find_the_nonce(bwrap_env, monkeypatch):
+    import tether.instruments.sandboxed_python as sp
+
+    nonce = "feedface" * 4
+    monkeypatch.setattr(sp.secrets, "token_hex", lambda n: nonce)
+    obs = observe(SNOOP, bwrap_env)
+    assert obs.raw["proof"] is True  # the runner itself still proved its run
+    out = obs.raw["stdout_tail"]
+    assert "denied" in out and "scanned" in out and nonce not in out
+
+
+def test_heldout_fixed_code_passes_and_buggy_code_fails(bwrap_env, interaction_scaling_dir):
+    import json
+
+    tasks = json.loads((interaction_scaling_dir / "tasks/code/code_tasks_heldout_v2.json")
+                       .read_text())
+    inst = build_instrument("execution")
+    fixed = buggy = 0
+    for t in tasks:
+        task = Task(id=t["task_id"], suite="heldout", prompt="", metric="execution",
+                    data={"checks": t["test_code"]})
+        ok = inst.observe(Artifact(kind="program", text=t["fixed_code"]), task, bwrap_env)
+        bad = inst.observe(Artifact(kind="program", text=t["buggy_code"]), task, bwrap_env)
+        fixed += ok.passed and ok.score == 1.0
+        buggy += (not bad.passed) and bad.score < 1.0 and bool(bad.defects)
+    assert (fixed, buggy) == (32, 32)
+
+
+def test_helper_calls_are_checks_with_operands(fast_env):
+    checks = ("def check(x, want):\n    got = double(x)\n    assert got == want, f'for {x}'\n\n"
+              "check(1, 2)\ncheck(3, 6)\nfor v in [5]:\n    assert double(v) == 10\n"
+              "print(double(None))\n")
+    obs = observe("def double(x):\n    return x * 2 if x != 3 else 7\n", fast_env, checks=checks)
+    kinds = [(i["line"], i["kind"]) for i in obs.raw["items"]]
+    assert kinds == [(1, "setup"), (5, "check"), (6, "check"), (7, "check"), (9, "setup")]
+    failed = [d for d in obs.defects if d.kind == "failed_check"]
+    (d,) = failed
+    assert d.location == "line 3"  # the assert inside the helper
+    assert (d.evidence["actual"], d.evidence["expected"]) == ("7", "6")
+    assert "for 3" in d.message
+    assert [d.kind for d in obs.defects if d.kind != "failed_check"] == ["setup_error"]
+    assert obs.score == pytest.approx(2 / 4)  # 3 checks, 2 pass, 1 setup raised

@@ -38,6 +38,7 @@ import traceback
 MAX_REPR = 300
 MAX_SOURCE = 400
 MAX_MESSAGE = 500
+MAX_REPORT_BYTES = 32 * 1024 * 1024  # a child flooding its report pipe is cut off
 _COMPARE = {
     ast.Eq: ("==", lambda a, b: a == b),
     ast.NotEq: ("!=", lambda a, b: a != b),
@@ -75,31 +76,69 @@ def _describe(exc):
     return _short(text, MAX_MESSAGE)
 
 
-def _contains_assert(node):
-    return any(isinstance(n, ast.Assert) for n in ast.walk(node))
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _asserts_itself(node):
+    """Whether running this statement executes an assert (not one inside a nested def)."""
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, _SCOPES):
+        return False
+    return any(_asserts_itself(child) for child in ast.iter_child_nodes(node))
+
+
+def _calls_helper(node, helpers):
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in helpers
+               for n in ast.walk(node))
+
+
+def _compare_parts(test, msg):
+    """Compiled operands of `assert left OP right [, msg]`, or None for other asserts."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and type(test.ops[0]) in _COMPARE):
+        return None
+    parts = {"left": compile(ast.Expression(test.left), "checks.py", "eval"),
+             "right": compile(ast.Expression(test.comparators[0]), "checks.py", "eval"),
+             "op": type(test.ops[0])}
+    if msg is not None:
+        parts["msg"] = compile(ast.Expression(msg), "checks.py", "eval")
+    return parts
 
 
 def plan_items(checks_text):
-    """Top-level statements of the checks script: checks (contain an assert) and setup."""
+    """Top-level statements of the checks script, each a check or setup.
+
+    A check executes an assert itself (an assert, or a loop/with/try around asserts) or
+    calls a helper the script defines with asserts in it (`test_case(b"x")`). Imports,
+    definitions and other statements are setup. Also returns, per line, the operands of
+    every comparison assert in the script, for showing both sides when one fails inside
+    a loop or a helper.
+    """
     tree = ast.parse(checks_text, "checks.py")
+    helpers = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(isinstance(m, ast.Assert) for m in ast.walk(n))}
+    compares = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            parts = _compare_parts(node.test, node.msg)
+            if parts is not None:
+                compares[node.lineno] = parts
     items = []
     for node in tree.body:
+        is_check = _asserts_itself(node) or (
+            not isinstance(node, _SCOPES) and _calls_helper(node, helpers))
         item = {
             "line": node.lineno,
             "end_line": getattr(node, "end_lineno", node.lineno),
-            "kind": "check" if _contains_assert(node) else "setup",
+            "kind": "check" if is_check else "setup",
             "source": _short(ast.get_source_segment(checks_text, node) or "", MAX_SOURCE),
             "stmt": compile(ast.Module([node], []), "checks.py", "exec"),
         }
-        test = node.test if isinstance(node, ast.Assert) else None
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
-            item["left"] = compile(ast.Expression(test.left), "checks.py", "eval")
-            item["right"] = compile(ast.Expression(test.comparators[0]), "checks.py", "eval")
-            item["op"] = type(test.ops[0])
-            if node.msg is not None:
-                item["msg"] = compile(ast.Expression(node.msg), "checks.py", "eval")
+        if isinstance(node, ast.Assert):
+            item.update(_compare_parts(node.test, node.msg) or {})
         items.append(item)
-    return items
+    return items, compares
 
 
 class _Reporter:
@@ -129,7 +168,7 @@ def _run_compare(item, ns):
             "left": _safe_repr(left), "right": _safe_repr(right)}
 
 
-def _run_item(item, ns):
+def _run_item(item, ns, compares):
     start = time.monotonic()
     try:
         if "op" in item:
@@ -139,23 +178,39 @@ def _run_item(item, ns):
             out = {"status": "passed"}
     except _AssertionError as exc:
         out = {"status": "failed", "message": _short(_str(exc), MAX_MESSAGE)}
-        out["line"] = _failing_line(exc, item["line"])
+        line, frame = _failing_frame(exc, item["line"])
+        out["at_line"] = line
+        if frame is not None and line in compares:
+            out.update(_reevaluate(compares[line], frame))
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included: a check failed
         out = {"status": "error", "message": _describe(exc), "exception": type(exc).__name__}
-        out["line"] = _failing_line(exc, item["line"])
+        out["at_line"] = _failing_frame(exc, item["line"])[0]
     out["duration_s"] = round(time.monotonic() - start, 6)
     return out
 
 
-def _failing_line(exc, default):
-    """The checks.py line an exception came from (the inner assert of a loop, say)."""
-    line = default
+def _reevaluate(parts, frame):
+    """Both operands of an assert that failed inside a loop or helper, evaluated again in
+    its frame (only after it failed; code with side effects may give other values)."""
+    try:
+        left = eval(parts["left"], frame.f_globals, frame.f_locals)
+        right = eval(parts["right"], frame.f_globals, frame.f_locals)
+    except BaseException:
+        return {}
+    return {"op": _COMPARE[parts["op"]][0], "left": _safe_repr(left),
+            "right": _safe_repr(right), "reevaluated": True}
+
+
+def _failing_frame(exc, default):
+    """The checks.py line (and frame) an exception came from: the inner assert of a loop
+    or of a helper function, say."""
+    line, frame = default, None
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == "checks.py":
-            line = tb.tb_lineno
+            line, frame = tb.tb_lineno, tb.tb_frame
         tb = tb.tb_next
-    return line
+    return line, frame
 
 
 def _program_failure(exc):
@@ -170,7 +225,7 @@ def _program_failure(exc):
             "traceback": _short("".join(traceback.format_exception(exc)), 4000)}
 
 
-def _child_checks(program_code, items, report):
+def _child_checks(program_code, items, compares, report):
     ns = {"__name__": "__main__", "__builtins__": builtins}
     try:
         exec(program_code, ns)
@@ -180,7 +235,7 @@ def _child_checks(program_code, items, report):
     report.send({"event": "program_ok"})
     for index, item in enumerate(items):
         report.send({"event": "start", "index": index})
-        record = _run_item(item, ns)
+        record = _run_item(item, ns, compares)
         record.update(event="item", index=index)
         report.send(record)
     report.send({"event": "done"})
@@ -232,27 +287,30 @@ def _fork(secret, body):
 
 def _wait(pid, read_fd, deadline):
     """Collect a child's reports until it exits or the deadline passes."""
-    buf, timed_out, status = b"", False, None
+    chunks, size, timed_out, status = [], 0, False, None
     while status is None:
         left = deadline - time.monotonic()
-        if left <= 0:
-            timed_out = True
+        if left <= 0 or size > MAX_REPORT_BYTES:
+            timed_out = timed_out or left <= 0
             _killpg(pid)
         ready, _, _ = select.select([read_fd], [], [], max(0.0, min(left, 0.05)))
-        if ready:
+        if ready and size <= MAX_REPORT_BYTES:
             chunk = os.read(read_fd, 65536)
-            buf += chunk
+            chunks.append(chunk)
+            size += len(chunk)
         done, raw = os.waitpid(pid, os.WNOHANG)
         if done:
             status = raw
+    _killpg(pid)  # stragglers the child forked, before draining what they wrote
     os.set_blocking(read_fd, False)
     try:
-        while chunk := os.read(read_fd, 65536):
-            buf += chunk
+        while size <= MAX_REPORT_BYTES and (chunk := os.read(read_fd, 65536)):
+            chunks.append(chunk)
+            size += len(chunk)
     except BlockingIOError:
         pass
     os.close(read_fd)
-    _killpg(pid)  # stragglers the child forked
+    buf = b"".join(chunks)
     events = []
     for line in buf.decode("utf-8", "replace").splitlines():
         try:
@@ -283,9 +341,9 @@ def _set_dumpable(flag):
         pass
 
 
-def _phase_checks(secret, program_code, items, timeout_s):
+def _phase_checks(secret, program_code, items, compares, timeout_s):
     start = time.monotonic()
-    pid, fd = _fork(secret, lambda rep: _child_checks(program_code, items, rep))
+    pid, fd = _fork(secret, lambda rep: _child_checks(program_code, items, compares, rep))
     events, exit_info = _wait(pid, fd, start + timeout_s)
     results = [dict(status="not_run") for _ in items]
     phase = {"program": None, "done": False, "in_progress": None}
@@ -346,7 +404,7 @@ def main():
     timeout_s = float(plan["timeout_s"])
     result = {"version": 1}
     try:
-        items = plan_items(checks)
+        items, compares = plan_items(checks)
     except SyntaxError as exc:
         result.update(outcome="checks_error", message=_describe(exc))
         items = None
@@ -361,7 +419,7 @@ def main():
                   for it in items]
         result["items"] = public
         if program_code is not None:
-            phase, records = _phase_checks(secret, program_code, items, timeout_s)
+            phase, records = _phase_checks(secret, program_code, items, compares, timeout_s)
             for item, record in zip(public, records, strict=True):
                 item.update(record)
             result["phase"] = phase

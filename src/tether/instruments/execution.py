@@ -1,8 +1,9 @@
 """`execution`: run a candidate program against a task's checks inside the sandbox.
 
-Assert format (the interaction-scaling format): every top-level check runs on its own
-so the observation lists every failing check (line, message, and for a comparison the
-evaluated left and right operands); score = fraction of checks passed. `passed` needs
+Assert format (the interaction-scaling format): every top-level check (an assert, a
+loop around asserts, a call of a helper with asserts) runs on its own so the observation
+lists every failing check (line, message, and for a comparison the evaluated left and
+right operands); score = checks passed / (checks + setup statements that raised). `passed` needs
 all checks passing, proof that the runner completed (see _check_runner.py), and the
 study's whole-script verdict (program + "\\n" + checks exits 0). pytest format: the
 program is staged as solution.py and the task's test files run under pytest.
@@ -88,8 +89,12 @@ def observation_from_runner(raw: dict[str, Any], name: str = "execution",
     all_items_ok = bool(items) and all(it.get("status") == "passed" for it in items)
     passed = bool(raw.get("proof")) and outcome == "completed" and all_items_ok \
         and bool(whole.get("passed"))
-    if checks:
-        score = n_passed / len(checks)
+    # A setup statement that raised (a print of a crashing call, say) counts as a failed
+    # item too, so the score is 1.0 only when every statement of the checks ran cleanly.
+    n_failed_setup = sum(it.get("kind") == "setup" and it.get("status") in ("failed", "error")
+                         for it in items)
+    if checks or n_failed_setup:
+        score = n_passed / (len(checks) + n_failed_setup)
     else:
         score = 1.0 if passed else 0.0
     defects = _outcome_defects(raw, outcome, items)
@@ -152,5 +157,5 @@ def _item_defect(item: dict[str, Any]) -> Defect:
         message = f"`{first}` failed"
     if item.get("message") and item.get("status") == "failed":
         message += f": {item['message']}"
-    at = item.get("line", line)
+    at = item.get("at_line", line)  # the inner assert that failed (in a loop or helper)
     return Defect(kind="failed_check", message=message, location=f"line {at}", evidence=evidence)
