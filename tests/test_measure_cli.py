@@ -91,3 +91,14 @@ def test_render_error_exits_2_never_clean(monkeypatch):
     assert res.exit_code == 2
     out = json.loads(res.output)
     assert "no Chromium" in out["error"] and "n_defects" not in out
+
+
+def test_compare_lists_profile_differences_with_reasons():
+    res = run(str(PLANTED / "carousel_clip.html"), "--compare", "--json")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert {(d["kind"], d["reference"], d["default"]) for d in row["differences"]} == {
+        ("out_of_bounds", 1, 0), ("overflow", 2, 0)}
+    assert all(d["reasons"] == {"clipped": d["reference"]} for d in row["differences"])
+    text = run(str(PLANTED / "clean.html"), "--compare")
+    assert text.exit_code == 0 and "the profiles agree" in text.output

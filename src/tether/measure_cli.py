@@ -1,7 +1,8 @@
 """`tether measure`: the geometry instrument as a lint command for HTML artifacts.
 
 Exit codes: 0 clean, 1 defects found, 2 usage or render error (a page that could
-not be measured is never reported as clean).
+not be measured is never reported as clean). `--compare` lists where the default and
+reference profiles disagree and why (exit 0, or 2 on a render error).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.instruments.geometry.overlay import pick_location, render_overlay
+from tether.instruments.geometry.profile_diff import diff_profiles
 from tether.instruments.geometry.profiles import (
     MODALITIES,
     MODALITY_ALIASES,
@@ -81,6 +83,31 @@ def print_result(path: Path, obs: Observation) -> None:
     console.print(table)
 
 
+def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] | None,
+                     as_json: bool) -> int:
+    """Print the default-vs-reference differences per file; exit 2 on a render error."""
+    texts = [(p.read_text(encoding="utf-8", errors="replace"), modality, frames) for p in files]
+    results = diff_profiles(texts)
+    if as_json:
+        click.echo(json.dumps([
+            {"path": str(p), "error": r} if isinstance(r, str) else
+            {"path": str(p), "differences": [
+                {"kind": d.kind, "location": d.location, "reference": d.reference,
+                 "default": d.default, "reasons": dict(d.reasons)} for d in r]}
+            for p, r in zip(files, results, strict=True)], indent=2))
+    else:
+        for p, r in zip(files, results, strict=True):
+            if isinstance(r, str):
+                console.print(f"[bold red]{p}[/]: could not be measured: {r}", highlight=False)
+            elif not r:
+                console.print(f"[bold]{p}[/]: the profiles agree", highlight=False)
+            else:
+                console.print(f"[bold]{p}[/]: {len(r)} difference(s)", highlight=False)
+                for d in r:
+                    console.print(f"  {d.describe()}", highlight=False, markup=False)
+    return 2 if any(isinstance(r, str) for r in results) else 0
+
+
 def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
     if not many:
         return overlay
@@ -97,9 +124,11 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 @click.option("--frames", help="animation frame times in ms, e.g. 0,1000,2000")
 @click.option("--overlay", type=click.Path(path_type=Path),
               help="write a PNG with the defects drawn (a folder when TARGET is a folder)")
+@click.option("--compare", is_flag=True,
+              help="list where the default and reference profiles differ, and why")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def measure(target: Path, modality: str | None, profile: str, frames: str | None,
-            overlay: Path | None, as_json: bool) -> None:
+            overlay: Path | None, compare: bool, as_json: bool) -> None:
     """Measure the rendered layout of an HTML file (or every .html file in a folder)."""
     frame_times = parse_frames(frames)
     modality = normalize_modality(modality) if modality else (
@@ -108,6 +137,8 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
         raise ConfigError("--frames applies to animations only",
                           hint="add --modality animation or drop --frames")
     files = html_files(target)
+    if compare:
+        sys.exit(compare_profiles(files, modality, frame_times, as_json))
     instrument = GeometryInstrument(profile=profile)
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     observations = instrument.measure_many([(t, modality, frame_times) for t in texts])
