@@ -7,6 +7,9 @@ joined by `+` (or given as a list of parts):
                             it and lists defects (role `reviewer`, so it is charged to
                             the reviewing share of the budget; ungrounded)
   lint                      alias of the `static` instrument (ruff + ast)
+  screenshot_vlm            a VLM reads a screenshot of the rendered page and answers
+                            the task's requirements (role `reviewer`, budgeted;
+                            ungrounded: the field's default judge used as feedback)
   any instrument spec       e.g. `execution` (the task's HIDDEN checks, as the
                             interaction-scaling study fed its reviewer),
                             `execution;checks=visible` (only the checks shown in the
@@ -49,26 +52,30 @@ class Channel:
     name: str
     critique: bool = False
     instruments: tuple[str, ...] = ()
+    screenshot_vlm: bool = False
 
     @property
     def empty(self) -> bool:
-        return not self.critique and not self.instruments
+        return not self.critique and not self.instruments and not self.screenshot_vlm
 
 
 def parse_channel(value: str | list[str] | tuple[str, ...]) -> Channel:
     """`"critique+lint"` or `["critique", "execution;checks=visible"]` -> Channel."""
     parts = value.split("+") if isinstance(value, str) else list(value)
-    critique, instruments = False, []
+    critique, vlm, instruments = False, False, []
     for raw in parts:
         part = raw.strip()
         if part in ("", "none"):
             continue
         if part == "critique":
             critique = True
+        elif part == "screenshot_vlm":
+            vlm = True
         else:
             instruments.append(ALIASES.get(part, part))
     name = value if isinstance(value, str) else "+".join(parts)
-    return Channel(name=name, critique=critique, instruments=tuple(instruments))
+    return Channel(name=name, critique=critique, instruments=tuple(instruments),
+                   screenshot_vlm=vlm)
 
 
 @dataclass
@@ -78,6 +85,8 @@ class FeedbackReport:
     channel: str
     observations: list[Observation] = field(default_factory=list)
     critique: list[Defect] | None = None
+    #: the screenshot VLM's unmet requirements (None when the channel has no VLM part)
+    vlm: list[Defect] | None = None
 
     def text(self, max_chars: int = 4000) -> str:
         sections = []
@@ -85,6 +94,10 @@ class FeedbackReport:
             lines = [f"- {_defect_line(d)}" for d in self.critique] or ["- no defects named"]
             sections.append("A reviewer reading the code (without running it) noted:\n"
                             + "\n".join(lines))
+        if self.vlm is not None:
+            lines = [f"- {d.message}" for d in self.vlm] or ["- every requirement looks met"]
+            sections.append("A reviewer looking at a screenshot of the rendered page judged "
+                            "these requirements unmet:\n" + "\n".join(lines))
         for obs in self.observations:
             sections.append(format_observation(obs))
         text = "\n\n".join(s for s in sections if s)
@@ -106,6 +119,11 @@ def format_observation(obs: Observation) -> str:
         return f"The {obs.instrument} check could not run: {obs.error}"
     if obs.passed:
         return f"{obs.instrument}: passed."
+    if obs.instrument == "geometry":
+        # coordinates, viewports and a suggested fix per defect: what a layout fix needs
+        from tether.instruments.geometry.defects import format_geometry_feedback
+
+        return format_geometry_feedback(obs)
     head = f"{obs.instrument}: failed"
     if obs.score is not None:
         head += f" (score {obs.score:.2f})"
@@ -133,6 +151,8 @@ def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
                                 max_tokens=critique_max_tokens)
         # parse_critique keeps an unreadable reply as one defect holding its text
         report.critique = list(parse_critique(reply.text))
+    if channel.screenshot_vlm:
+        report.vlm = screenshot_review(ctx, artifact, max_tokens=critique_max_tokens)
     for spec in channel.instruments:
         if spec == ctx.task.metric:
             report.observations.append(ctx.metric(artifact))
@@ -148,3 +168,29 @@ def feedback_cycles(budget: BudgetSpec, *, max_iterations: int, cycle_tokens: in
         return max_iterations
     bought = max(1, round(share * budget.total / max(cycle_tokens, 1)))
     return min(max_iterations, bought)
+
+
+def screenshot_review(ctx: TrialContext, artifact: Artifact, *,
+                      max_tokens: int = 512) -> list[Defect]:
+    """The screenshot VLM as a channel: a budgeted reviewer call on a real screenshot.
+
+    An unreadable reply is kept as one defect holding its text (like an unreadable
+    critique): the loop goes on, and the metric still decides what is delivered.
+    """
+    from tether.instruments.screenshot_judge import (
+        judge_messages,
+        judgement_observation,
+        parse_judgement,
+        screenshot,
+    )
+
+    task = ctx.task
+    frames = task.data.get("frame_times_ms") or []
+    png = screenshot(artifact.text, str(task.data.get("modality", "figure")),
+                     frames[-1] if frames else None)
+    (reply,) = ctx.generate("reviewer", judge_messages(task, png), max_tokens=max_tokens)
+    try:
+        checks = parse_judgement(reply.text, len(task.data.get("requirements") or []))
+    except ValueError as exc:
+        return [Defect(kind="unreadable_review", message=f"{exc}: {reply.text[:500]}")]
+    return judgement_observation(task, checks).defects
