@@ -134,3 +134,20 @@ def test_bad_parameters_are_config_errors():
         build_strategy(S, {"selector": "vibes"})
     with pytest.raises(ConfigError):
         build_strategy(S, {"n": 0})
+
+
+def test_default_verifier_runs_the_visible_checks_with_the_real_execution_instrument():
+    from tether.core.task import Task
+
+    task = Task(id="sq", suite="scripted", prompt="Write sq(x) = x * x.", metric="execution",
+                data={"checks": "assert sq(3) == 9\nassert sq(-2) == 4\n",
+                      "visible_checks": "assert sq(3) == 9\n", "entry_point": "sq"})
+    samples = [program("def sq(x):\n    return x + x"),      # fails the visible check
+               program("def sq(x):\n    return 9"),          # passes visible, fails hidden
+               program("def sq(x):\n    return x * x")]      # passes both
+    record, _ = run(S, {"n": 3, "selector": "verifier", "tie_break": "first"},
+                    RoleScript(proposer=samples), task=task)
+    assert record.extra["verifier_scores"] == [0.0, 1.0, 1.0]
+    assert record.extra["selected_index"] == 1       # grounded on visible checks only
+    assert record.passed is False                    # the metric runs the hidden checks
+    assert record.extra["sample_passed"] == [False, False, True]
