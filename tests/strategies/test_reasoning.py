@@ -55,7 +55,7 @@ def test_prompt_mode_call_is_capped_by_the_budget():
 
 def test_native_mode_maps_thinking_within_the_budget():
     model = ScriptedThinkingModel(program("alpha beta"))
-    record, _ = run("reasoning", {"max_tokens": 100}, None, model=model,
+    record, _ = run("reasoning", {"max_tokens": 100, "min_thinking": 500}, None, model=model,
                     budget=BudgetSpec(total=1000))
     assert record.extra["mode"] == "native" and record.passed
     (params,) = model.seen
@@ -63,6 +63,24 @@ def test_native_mode_maps_thinking_within_the_budget():
     assert params.thinking_budget == 900 and params.max_tokens == 100
     assert charged(record) <= 1000
     assert "<think>" not in record.calls[0].messages[-1]["content"]
+
+
+def test_native_thinking_below_the_minimum_is_not_requested():
+    model = ScriptedThinkingModel(program("alpha beta"))
+    record, _ = run("reasoning", {"max_tokens": 1024}, None, model=model,
+                    budget=BudgetSpec(total=1000))
+    (params,) = model.seen
+    assert params.thinking_budget is None and params.max_tokens == 1000
+    assert record.extra["thinking_budget"] == 0
+
+
+def test_input_output_budget_leaves_room_for_the_prompt():
+    model = ScriptedThinkingModel(program("alpha beta"))
+    record, _ = run("reasoning", {"max_tokens": 100, "min_thinking": 1}, None, model=model,
+                    budget=BudgetSpec(total=1000, count="input+output"))
+    (params,) = model.seen
+    assert params.max_tokens >= 50  # the answer is not starved by thinking
+    assert record.tokens("input") + charged(record) <= 1000
 
 
 def test_native_mode_without_a_finite_budget_uses_the_thinking_budget():

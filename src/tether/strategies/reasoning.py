@@ -14,7 +14,9 @@ Tokens: the call may generate `total` tokens, where `total` is
 (all of it when `thinking_budget` is not given and the budget is finite; 4096 +
 `max_tokens` when it is unlimited). In native mode the answer gets
 `min(max_tokens, total // 2)` and thinking the rest; in prompt mode one reply of up
-to `total` tokens holds both.
+to `total` tokens holds both. A native thinking budget below `min_thinking` (default
+1024, Anthropic's minimum) is not requested: the call answers without thinking, as
+the interaction-scaling study's R did at B = 1K.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 from tether.core.artifact import Truncated
-from tether.core.budget import BudgetExhausted
+from tether.core.budget import BudgetExhausted, estimate_input_tokens
 from tether.errors import ConfigError
-from tether.models.base import Model
+from tether.models.base import Message, Model
 from tether.strategies.base import StrategyResult, TrialContext, register_strategy
 from tether.strategies.prompting import task_messages, to_artifact
 
@@ -56,21 +58,25 @@ class Reasoning:
     name = "reasoning"
 
     def __init__(self, mode: str = "auto", thinking_budget: int | None = None,
-                 max_tokens: int = 1024, temperature: float = 0.0) -> None:
+                 max_tokens: int = 1024, temperature: float = 0.0,
+                 min_thinking: int = 1024) -> None:
         if mode not in MODES:
             raise ConfigError(f"reasoning: mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.mode = mode
         self.thinking_budget = thinking_budget
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.min_thinking = min_thinking
 
-    def _total(self, ctx: TrialContext) -> int:
+    def _total(self, ctx: TrialContext, messages: list[Message]) -> int:
         wanted = (self.thinking_budget if self.thinking_budget is not None
                   else UNLIMITED_THINKING) + self.max_tokens
         spec = ctx.ledger.spec
         if spec.total is None:
             return wanted
         room = spec.total - ctx.ledger.charged()
+        if spec.count == "input+output":  # the ledger charges the prompt too
+            room -= estimate_input_tokens(messages)
         if "proposer" in spec.shares:
             room = min(room, int(spec.total * spec.shares["proposer"])
                        - ctx.ledger.charged("proposer"))
@@ -82,14 +88,17 @@ class Reasoning:
         mode = self.mode
         if mode == "auto":
             mode = "native" if supports_native_thinking(ctx.model("proposer")) else "prompt"
-        total = self._total(ctx)
         messages = task_messages(ctx.task)
+        total = self._total(ctx, messages)
         extra: dict[str, Any] = {"mode": mode, "call_tokens": total}
         if mode == "native":
             answer = min(self.max_tokens, max(total // 2, 1))
             thinking = total - answer
+            if thinking < self.min_thinking:
+                thinking = 0
             extra["thinking_budget"] = thinking
-            call = {"max_tokens": total, "thinking_budget": thinking or None}
+            call = {"max_tokens": total if thinking else min(total, self.max_tokens),
+                    "thinking_budget": thinking or None}
         else:
             messages = [*messages[:-1], {
                 "role": "user",
