@@ -63,3 +63,26 @@ def test_budget_is_a_hard_cap_and_best_is_delivered():
                        budget=BudgetSpec(total=40))
     assert record.status == "budget_exhausted" and charged(record) <= 40
     assert delivered(record, arts) == "alpha\n"
+
+
+def test_conversation_outgrowing_the_context_ends_the_loop_with_the_best():
+    from tether.models.errors import ContextLengthExceeded
+
+    def script(messages, info):
+        if len(messages) > 3:
+            raise ContextLengthExceeded("scripted: prompt exceeds the context window")
+        return program("alpha" if info.call_number == 0 else "x")
+
+    record, arts = run(L, {"max_iterations": 5, "feedback": "scripted_partial"}, script)
+    assert record.status == "ok" and record.extra["stop_reason"] == "context_length"
+    assert delivered(record, arts) == "alpha\n" and record.extra["iterations"] == 1
+
+
+def test_a_draft_that_does_not_fit_the_context_is_an_error():
+    from tether.models.errors import ContextLengthExceeded
+
+    def script(messages, info):
+        raise ContextLengthExceeded("scripted: prompt exceeds the context window")
+
+    record, _ = run(L, {}, script)
+    assert record.status == "error" and record.error_kind == "ContextLengthExceeded"

@@ -6,6 +6,9 @@ the task's checks) is appended to the same conversation as a user turn after the
 model's own reply, and the model answers with a revision. Every iteration is
 scored by the metric; the best is delivered (keep-best), the loop stops as soon as
 one passes. Feedback is given on the latest attempt, as in a conversation.
+A conversation that outgrows the model's context window ends the loop like a spent
+budget does (the best so far is delivered, `extra["stop_reason"] = "context_length"`):
+the growing context is this strategy's own cost, not an infrastructure failure.
 
 Params: `max_iterations` (revisions after the draft, default 3), `feedback` (a
 channel, see `tether.strategies.feedback`), `cycle_tokens` (execution share ->
@@ -19,6 +22,7 @@ from typing import Any
 
 from tether.core.budget import BudgetExhausted
 from tether.models.base import Message
+from tether.models.errors import ContextLengthExceeded
 from tether.strategies.attempts import (
     CUT_OFF_NOTE,
     Attempt,
@@ -73,4 +77,8 @@ class SelfLoop:
                 keep.consider(iteration, latest)
         except BudgetExhausted as exc:
             return keep.result("budget_exhausted", **facts, budget=str(exc))
+        except ContextLengthExceeded as exc:
+            if keep.best is None:  # not even the draft fit: a real error
+                raise
+            return keep.result(**facts, stop_reason="context_length", context=str(exc))
         return keep.result(**facts)
