@@ -18,6 +18,7 @@ CASES = {
     "external_image.html": {("external_resource", "network"): (0, 1, {"network": 1})},
     "cards_sections.html": {("misalignment", "1920x1080"): (3, 1, {"cards": 1})},
     "card_off_canvas.html": {("out_of_bounds", "1920x1080"): (0, 1, {"default_only": 1})},
+    "placed_labels.html": {("overflow", "1920x1080"): (3, 0, {"placed": 3})},
     "clean.html": {},
 }
 

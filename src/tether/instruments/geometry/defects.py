@@ -58,7 +58,7 @@ def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[s
         e, reason = els[0], detail.get("reason", "container")
         if reason == "own_box":
             sw, cw = detail.get("scroll") or ("?", "?")
-            return (f"{_name(e)} {_box(e['box'])} needs {sw}px but its box is {cw}px wide",
+            return (f"{_name(e)} {_box(e['box'])} is {sw}px of text in a box {cw}px wide",
                     FIXES["overflow/own_box"])
         if reason == "clipped":
             return (f"{_name(e)} {_box(e['box'])} is cut off by a clipping container",

@@ -8,8 +8,10 @@ What it changes, each answering a weakness listed in geometry-probe.md:
   (a carousel's off-screen slide) is not measured, partly clipped text is overflow.
 - Text boxes are the Range client rects of the element's own text nodes (line
   boxes of the glyphs), not the element's box.
-- Text overflowing its own fixed-size box (scrollWidth > clientWidth, e.g.
-  `white-space: nowrap`) is overflow.
+- Text overflowing its own fixed-size box (its glyphs past its own box, e.g.
+  `white-space: nowrap` with an ellipsis) is overflow; text placed out of flow
+  (absolute/fixed) is not overflow of its container (it is placed there on purpose;
+  a collision it causes is an overlap).
 - Each element is counted once per kind: overlapping text forms connected groups
   (one defect each, the pairs kept as evidence); out-of-bounds counts outermost
   elements; misaligned groups sharing cards are one defect.
@@ -196,18 +198,33 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     if (x.t === 'text' || x.t === 'tspan') continue;
     let reason = null, box = null;
     const cs = getComputedStyle(x.el);
-    if (BLOCKS.has(cs.display) && (x.el.scrollWidth > x.el.clientWidth + 1
-        || (cs.overflowY !== 'visible' && x.el.scrollHeight > x.el.clientHeight + 1))) {
+    // Own box: the element's glyphs run past its own box (nowrap in a fixed width,
+    // an ellipsis, a fixed height). Compared with the text itself, not scrollWidth,
+    // so an overflowing child element does not count against the text.
+    const own = x.el.getBoundingClientRect();
+    if (BLOCKS.has(cs.display) && (x.ink.right > own.right + EPS || x.ink.left < own.left - EPS
+        || x.ink.bottom > own.bottom + EPS || x.ink.top < own.top - EPS)) {
       reason = 'own_box'; box = x.el;
     } else if (x.clipped) {
       reason = 'clipped';
     } else {
       // html and body are the canvas, not containers: text past them is out_of_bounds.
+      // Text placed out of flow (absolute/fixed, e.g. a value label above its bar) is
+      // positioned on purpose; collisions it causes are overlaps, not overflow.
+      let placed = cs.position === 'absolute' || cs.position === 'fixed';
       for (let p = x.el.parentElement; p && p !== root && p !== body; p = p.parentElement) {
         const pcs = getComputedStyle(p);
-        if (!BLOCKS.has(pcs.display)) continue;
-        if (pcs.borderStyle !== 'none' || pcs.backgroundColor !== TRANSPARENT
-            || pcs.overflow !== 'visible') { box = p; break; }
+        if (BLOCKS.has(pcs.display) && (pcs.borderStyle !== 'none'
+            || pcs.backgroundColor !== TRANSPARENT || pcs.overflow !== 'visible')) {
+          box = p; break;
+        }
+        placed = placed || pcs.position === 'absolute' || pcs.position === 'fixed';
+      }
+      if (placed && box) {
+        const c = box.getBoundingClientRect(), b = x.ink;
+        if (b.left < c.left - EPS || b.top < c.top - EPS || b.right > c.right + EPS
+            || b.bottom > c.bottom + EPS) skip(x.el, 'placed');
+        box = null;
       }
       if (box) {
         const c = box.getBoundingClientRect(), b = x.ink;
@@ -220,7 +237,8 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     const elements = [ev(x, x.ink)];
     if (box && box !== x.el) elements.push(evidence(box));
     defects.push({kind: 'overflow', elements, detail: {reason,
-      scroll: reason === 'own_box' ? [x.el.scrollWidth, x.el.clientWidth] : undefined}});
+      scroll: reason === 'own_box' ? [Math.round(x.ink.right - x.ink.left),
+        Math.round(x.el.getBoundingClientRect().width)] : undefined}});
   }
 
   // 4. scrollbar: the document is larger than the canvas in an axis the root scrolls.

@@ -27,6 +27,7 @@ WHY = {
     "glyph_inside": "glyph boxes stay inside (the element box crossed the edge)",
     "page_container": "its container is the page itself (out_of_bounds counts it)",
     "glyph_fit": "glyph boxes fit the container (the element box did not)",
+    "placed": "text placed out of flow (absolute/fixed) on purpose, not overflowing",
     "own_box": "text wider than its own fixed-size box (reference does not check)",
     "cut": "text cut by a clipping ancestor (reference does not check)",
     "glyph_past": "glyph boxes extend past the container (the element box did not)",
@@ -61,6 +62,7 @@ def _sel(d: dict[str, Any], i: int = 0) -> str:
 def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str, str],
                  modality: str) -> Counter[str]:
     why: Counter[str] = Counter()
+    hidden = {k: v for k, v in skipped.items() if v in ("invisible", "clipped")}
     if kind == "text_overlap":
         groups = [{e["selector"] for e in d["elements"]} for d in dfl]
         pairs_in_group: Counter[int] = Counter()
@@ -69,8 +71,8 @@ def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str,
             gi = next((i for i, g in enumerate(groups) if a in g and b in g), None)
             if gi is not None:
                 pairs_in_group[gi] += 1
-            elif a in skipped or b in skipped:
-                why[skipped.get(a) or skipped[b]] += 1
+            elif a in hidden or b in hidden:
+                why[hidden.get(a) or hidden[b]] += 1
             else:
                 why["glyph_overlap"] += 1
         why["grouped"] += sum(n - 1 for n in pairs_in_group.values())
@@ -79,8 +81,8 @@ def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str,
         dsel = {_sel(d) for d in dfl}
         rsel = {_sel(d) for d in ref}
         for r in rsel - dsel:
-            if r in skipped:
-                why[skipped[r]] += 1
+            if r in hidden:
+                why[hidden[r]] += 1
             elif any(r.startswith(d + " > ") for d in dsel):
                 why["outermost"] += 1
             else:
