@@ -35,11 +35,11 @@ from tether.recorded import load_records, load_task_checks
 DEFAULT_REF = Path(__file__).resolve().parents[2] / "shared/reference/interaction-scaling"
 
 
-def bare_run(program: str, checks: str, tmp: Path) -> float:
+def bare_run(program: str, checks: str, tmp: Path, flags: list[str]) -> float:
     path = tmp / "script.py"
     path.write_text(program + "\n" + checks)
     start = time.perf_counter()
-    subprocess.run(["python3", str(path)], cwd=tmp, stdin=subprocess.DEVNULL,
+    subprocess.run(["python3", *flags, str(path)], cwd=tmp, stdin=subprocess.DEVNULL,
                    capture_output=True, timeout=30)
     return time.perf_counter() - start
 
@@ -50,7 +50,12 @@ def main() -> int:
     ap.add_argument("--sandbox", default="bwrap")
     ap.add_argument("--reference", type=Path, default=DEFAULT_REF)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bare-flags", default="",
+                    help="extra python3 flags for the bare side, e.g. -S: a host whose "
+                         "site-packages hold .pth files pays for them on every bare start, "
+                         "while the sandbox does not see them")
     args = ap.parse_args()
+    bare_flags = args.bare_flags.split()
     base = args.reference
     records = load_records(base / "recorded/code/code_4strategy_seeds.json")
     checks = load_task_checks(base / "tasks/code/code_tasks.json")
@@ -67,16 +72,17 @@ def main() -> int:
             art = Artifact(kind="program", text=rec.code)
             first_bare = i % 2 == 0
             if first_bare:
-                bare_s += bare_run(rec.code, checks[rec.task_id], Path(tmp))
+                bare_s += bare_run(rec.code, checks[rec.task_id], Path(tmp), bare_flags)
             start = time.perf_counter()
             obs = instrument.observe(art, task, env)
             sandbox_s += time.perf_counter() - start
             if not first_bare:
-                bare_s += bare_run(rec.code, checks[rec.task_id], Path(tmp))
+                bare_s += bare_run(rec.code, checks[rec.task_id], Path(tmp), bare_flags)
             n_checks += obs.raw.get("n_checks", 0)
             agree += obs.passed == rec.passed
     n = len(records)
-    print(f"programs: {n} recorded programs, {n_checks} checks, sandbox={args.sandbox}")
+    print(f"programs: {n} recorded programs, {n_checks} checks, sandbox={args.sandbox}, "
+          f"bare = python3 {args.bare_flags} script.py")
     print(f"bare whole-script   : {bare_s:7.2f} s  {n / bare_s:7.1f} trials/s  "
           f"{n_checks / bare_s:8.1f} checks/s")
     print(f"sandboxed per-check : {sandbox_s:7.2f} s  {n / sandbox_s:7.1f} trials/s  "
