@@ -59,3 +59,15 @@ def test_image_parts_are_refused_clearly(model):
 def test_missing_gguf_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         parse_model(f"local/{tmp_path}/nope.gguf")
+
+
+def test_same_request_gives_same_reply_whatever_ran_before(model):
+    # llama.cpp's prompt-prefix cache must not leak one request's state into the next:
+    # a loop's draft has to equal the single-shot reply for the same request and seed.
+    msgs = [{"role": "user", "content": "Write a Python function is_even(n)."}]
+    other = [{"role": "user", "content": "Write a Python function is_odd(n)."}]
+    (a,) = model.generate(msgs, max_tokens=24, seed=3)
+    model.generate(other, max_tokens=24, seed=5)
+    (b,) = model.generate(msgs, max_tokens=24, seed=3)
+    (c,) = model.generate(msgs, max_tokens=24, seed=3)
+    assert a.text == b.text == c.text

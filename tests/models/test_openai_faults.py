@@ -232,7 +232,8 @@ def test_usage_is_parsed_from_the_servers_json(fault_server):
     assert c.text == "forty-two"
     assert c.reasoning == "let me think"
     assert c.finish_reason == "length"
-    assert (c.usage.input_tokens, c.usage.output_tokens, c.usage.reasoning_tokens) == (123, 45, 30)
+    # completion_tokens (45) includes the 30 reasoning tokens: each token is counted once
+    assert (c.usage.input_tokens, c.usage.output_tokens, c.usage.reasoning_tokens) == (123, 15, 30)
     assert c.latency_s > 0
     assert not c.cache_hit
 

@@ -22,7 +22,12 @@ ROLES = ("proposer", "reviewer", "selector", "teacher", "student", "judge")
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts as reported by the provider (never estimated by tether)."""
+    """Token counts as reported by the provider (never estimated by tether).
+
+    `output_tokens` excludes `reasoning_tokens` where a provider reports them apart
+    (OpenAI's completion_tokens includes them; tether splits them), so the sum of the
+    two is what was generated. Anthropic reports thinking inside output_tokens.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0

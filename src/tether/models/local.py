@@ -101,6 +101,10 @@ class LocalLlamaModel(SampledModel):
         seed = sample_seed(params.seed, index)
         start = time.perf_counter()
         with self._model.lock:
+            # llama-cpp-python reuses the previous prompt's KV cache when prefixes match,
+            # and that changes the sampled text: the same request (same seed) must give
+            # the same reply whatever ran before it (a loop's draft == single-shot).
+            self._model.llama.reset()
             try:
                 out = self._model.llama.create_chat_completion(
                     messages=plain,

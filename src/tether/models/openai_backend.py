@@ -126,14 +126,18 @@ class OpenAICompatibleModel(SampledModel):
         reasoning = getattr(msg, "reasoning_content", None) or (msg.model_extra or {}).get(
             "reasoning"
         )
+        # completion_tokens already includes the reasoning tokens: split them so the
+        # ledger (which charges output + reasoning) counts each generated token once.
+        reasoning_tokens = getattr(details, "reasoning_tokens", 0) or 0
+        completion_tokens = getattr(usage, "completion_tokens", 0) or 0
         return Completion(
             text=msg.content or "",
             reasoning=reasoning,
             finish_reason=choice.finish_reason,
             usage=Usage(
                 input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                output_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                reasoning_tokens=getattr(details, "reasoning_tokens", 0) or 0,
+                output_tokens=max(completion_tokens - reasoning_tokens, 0),
+                reasoning_tokens=reasoning_tokens,
             ),
             latency_s=latency,
             model_id=self.model_id,
