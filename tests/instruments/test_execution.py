@@ -232,3 +232,11 @@ def test_helper_calls_are_checks_with_operands(fast_env):
     assert "for 3" in d.message
     assert [d.kind for d in obs.defects if d.kind != "failed_check"] == ["setup_error"]
     assert obs.score == pytest.approx(2 / 4)  # 3 checks, 2 pass, 1 setup raised
+
+
+def test_patched_eval_and_exec_do_not_turn_checks_green(fast_env):
+    forged = BUGGY + ("import builtins\nbuiltins.eval = lambda *a, **k: 1\n"
+                      "builtins.exec = lambda *a, **k: None\n")
+    obs = observe(forged, fast_env)
+    assert obs.passed is False and obs.score == pytest.approx(3 / 5)
+    assert {d.location for d in obs.defects} == {"line 4", "line 7"}

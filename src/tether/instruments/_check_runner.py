@@ -54,6 +54,7 @@ _COMPARE = {
 # Captured before any candidate code runs: patching builtins later does not reach us.
 _repr, _str, _write, _dumps, _exit = builtins.repr, builtins.str, os.write, json.dumps, os._exit
 _AssertionError = AssertionError
+_eval, _exec = builtins.eval, builtins.exec  # `builtins.eval = lambda *a: 1` must not pass
 
 
 def _short(text, limit):
@@ -154,14 +155,14 @@ class _Reporter:
 def _run_compare(item, ns):
     """Evaluate `assert left OP right` operand by operand so both sides can be shown."""
     symbol, fn = _COMPARE[item["op"]]
-    left = eval(item["left"], ns)
-    right = eval(item["right"], ns)
+    left = _eval(item["left"], ns)
+    right = _eval(item["right"], ns)
     if fn(left, right):
         return {"status": "passed"}
     message = ""
     if "msg" in item:
         try:
-            message = _short(_str(eval(item["msg"], ns)), MAX_MESSAGE)
+            message = _short(_str(_eval(item["msg"], ns)), MAX_MESSAGE)
         except BaseException as exc:
             message = f"<assert message failed: {_describe(exc)}>"
     return {"status": "failed", "message": message, "op": symbol,
@@ -174,7 +175,7 @@ def _run_item(item, ns, compares):
         if "op" in item:
             out = _run_compare(item, ns)
         else:
-            exec(item["stmt"], ns)
+            _exec(item["stmt"], ns)
             out = {"status": "passed"}
     except _AssertionError as exc:
         out = {"status": "failed", "message": _short(_str(exc), MAX_MESSAGE)}
@@ -193,8 +194,8 @@ def _reevaluate(parts, frame):
     """Both operands of an assert that failed inside a loop or helper, evaluated again in
     its frame (only after it failed; code with side effects may give other values)."""
     try:
-        left = eval(parts["left"], frame.f_globals, frame.f_locals)
-        right = eval(parts["right"], frame.f_globals, frame.f_locals)
+        left = _eval(parts["left"], frame.f_globals, frame.f_locals)
+        right = _eval(parts["right"], frame.f_globals, frame.f_locals)
     except BaseException:
         return {}
     return {"op": _COMPARE[parts["op"]][0], "left": _safe_repr(left),
@@ -228,7 +229,7 @@ def _program_failure(exc):
 def _child_checks(program_code, items, compares, report):
     ns = {"__name__": "__main__", "__builtins__": builtins}
     try:
-        exec(program_code, ns)
+        _exec(program_code, ns)
     except BaseException as exc:
         report.send(_program_failure(exc))
         return
@@ -245,7 +246,7 @@ def _child_script(script_code):
     """The study's verdict: program + checks as one __main__ script; exit status is it."""
     ns = {"__name__": "__main__", "__builtins__": builtins}
     try:
-        exec(script_code, ns)
+        _exec(script_code, ns)
         atexit._run_exitfuncs()  # as the interpreter would at a normal exit
         code = 0
     except SystemExit as exc:
