@@ -104,7 +104,21 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     }
     if (!raw.length) continue;
     const clip = clipOf(el);
-    const cutRects = raw.map((r) => cut(r, clip.all));
+    // An element that clips its own overflow (an ellipsis) shows only what fits its
+    // padding box: the hidden rest can overlap nothing (own_box overflow reports it).
+    const ecs = getComputedStyle(el);
+    let shown = clip.all;
+    if (ecs.overflowX !== 'visible' || ecs.overflowY !== 'visible') {
+      const eb = el.getBoundingClientRect();
+      const pad = {left: eb.left + el.clientLeft, top: eb.top + el.clientTop,
+        right: eb.left + el.clientLeft + el.clientWidth,
+        bottom: eb.top + el.clientTop + el.clientHeight};
+      shown = cut(shown, {left: ecs.overflowX !== 'visible' ? pad.left : -INF,
+        right: ecs.overflowX !== 'visible' ? pad.right : INF,
+        top: ecs.overflowY !== 'visible' ? pad.top : -INF,
+        bottom: ecs.overflowY !== 'visible' ? pad.bottom : INF});
+    }
+    const cutRects = raw.map((r) => cut(r, shown));
     // Partly clipped: some glyph box loses more than EPS px to a hidden/clip ancestor.
     const clipped = raw.some((r) => {
       const c = cut(r, clip.hard);
