@@ -240,3 +240,14 @@ def test_patched_eval_and_exec_do_not_turn_checks_green(fast_env):
     obs = observe(forged, fast_env)
     assert obs.passed is False and obs.score == pytest.approx(3 / 5)
     assert {d.location for d in obs.defects} == {"line 4", "line 7"}
+
+
+def test_program_sees_a_main_module_like_python3_gives_it(fast_env):
+    program = ("import sys, pickle, dataclasses\n"
+               "@dataclasses.dataclass\nclass P:\n    x: int\n"
+               "def roundtrip():\n    return pickle.loads(pickle.dumps(P(3))).x\n"
+               "ARGV = list(sys.argv)\nFILE = __file__\n")
+    checks = ("assert roundtrip() == 3\nassert ARGV == ['candidate.py'] or ARGV == ['script.py']\n"
+              "assert FILE.endswith(('candidate.py', 'script.py'))\n")
+    obs = observe(program, fast_env, checks=checks)
+    assert obs.passed is True, obs.defects

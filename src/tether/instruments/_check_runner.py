@@ -34,6 +34,7 @@ import signal
 import sys
 import time
 import traceback
+import types
 
 MAX_REPR = 300
 MAX_SOURCE = 400
@@ -226,8 +227,19 @@ def _program_failure(exc):
             "traceback": _short("".join(traceback.format_exception(exc)), 4000)}
 
 
+def _main_namespace(filename):
+    """A fresh __main__ module, as `python3 FILE` gives a script: sys.argv, __file__ and
+    sys.modules["__main__"] (pickle, dataclasses and typing look classes up there)."""
+    module = types.ModuleType("__main__")
+    module.__file__ = os.path.abspath(filename)
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    sys.argv = [filename]
+    return module.__dict__
+
+
 def _child_checks(program_code, items, compares, report):
-    ns = {"__name__": "__main__", "__builtins__": builtins}
+    ns = _main_namespace("candidate.py")
     try:
         _exec(program_code, ns)
     except BaseException as exc:
@@ -244,7 +256,7 @@ def _child_checks(program_code, items, compares, report):
 
 def _child_script(script_code):
     """The study's verdict: program + checks as one __main__ script; exit status is it."""
-    ns = {"__name__": "__main__", "__builtins__": builtins}
+    ns = _main_namespace("script.py")
     try:
         _exec(script_code, ns)
         atexit._run_exitfuncs()  # as the interpreter would at a normal exit
