@@ -168,6 +168,11 @@ def test_templates_are_strict_about_variables():
         run([SUBMIT], system_template="You work in {{ wrkdir }}.")
 
 
+def test_a_bad_observation_template_fails_before_any_call():
+    with pytest.raises(ConfigError, match="undefined"):
+        AgentConfig(observation_template="{{ observaton }}")
+
+
 def test_config_rejects_nonsense_limits():
     with pytest.raises(ConfigError):
         AgentConfig(step_limit=0)

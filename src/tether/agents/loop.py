@@ -91,6 +91,9 @@ class AgentConfig:
                 raise ConfigError(f"agent: {name} must be at least 1, got {getattr(self, name)}")
         if self.command_timeout_s <= 0 or (self.wall_time_s is not None and self.wall_time_s <= 0):
             raise ConfigError("agent: timeouts must be positive numbers of seconds")
+        # Templates rendered mid-attempt are checked now, so a typo fails before any call.
+        render(self.observation_template, observation="{}", steps_left=1)
+        render(self.format_error_template, error="e", errors_left=1)
 
 
 @dataclass
@@ -286,6 +289,8 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
         result.exit_reason = "token_budget"
     except ContextLengthExceeded as exc:
         result.exit_reason, result.error = "out_of_context", str(exc)
+    except ConfigError:
+        raise  # a bad template or model spec is the user's to fix, not an agent outcome
     except TetherError as exc:  # sandbox or model API failure: the harness's, not the agent's
         result.exit_reason, result.error = "agent_error", f"{type(exc).__name__}: {exc}"
         result.error_kind = type(exc).__name__
