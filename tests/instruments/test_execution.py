@@ -251,3 +251,18 @@ def test_program_sees_a_main_module_like_python3_gives_it(fast_env):
               "assert FILE.endswith(('candidate.py', 'script.py'))\n")
     obs = observe(program, fast_env, checks=checks)
     assert obs.passed is True, obs.defects
+
+
+def test_sandbox_error_becomes_an_error_observation(monkeypatch):
+    import tether.instruments.sandboxed_python as sp
+    from tether.sandbox import SandboxError
+
+    class BrokenSandbox:
+        def run(self, *args, **kwargs):
+            raise SandboxError("cgroup vanished")
+
+    monkeypatch.setattr(sp, "sandbox_for", lambda name: BrokenSandbox())
+    obs = observe_safely(build_instrument("execution"), Artifact(kind="program", text=CORRECT),
+                         task(), InstrumentEnv(sandbox="bwrap"))
+    assert obs.error == "SandboxError: cgroup vanished"
+    assert obs.score is None and obs.passed is None and obs.defects == []
