@@ -102,3 +102,9 @@ def test_compare_lists_profile_differences_with_reasons():
     assert all(d["reasons"] == {"clipped": d["reference"]} for d in row["differences"])
     text = run(str(PLANTED / "clean.html"), "--compare")
     assert text.exit_code == 0 and "the profiles agree" in text.output
+
+
+def test_modality_aliases_and_unknown_modality():
+    assert run(str(PLANTED / "clean.html"), "--modality", "slides").exit_code == 0
+    res = CliRunner().invoke(main, ["measure", str(PLANTED / "clean.html"), "--modality", "x"])
+    assert res.exit_code == 2 and "unknown modality 'x'" in res.output

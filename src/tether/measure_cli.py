@@ -24,7 +24,6 @@ from tether.instruments.geometry.overlay import pick_location, render_overlay
 from tether.instruments.geometry.profile_diff import diff_profiles
 from tether.instruments.geometry.profiles import (
     MODALITIES,
-    MODALITY_ALIASES,
     PROFILES,
     normalize_modality,
     parse_frames,
@@ -117,8 +116,9 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 
 @click.command("measure")
 @click.argument("target", type=click.Path(exists=True, path_type=Path))
-@click.option("--modality", type=click.Choice(list(MODALITIES) + sorted(MODALITY_ALIASES)),
-              help="canvas kind [default: animation with --frames, else figure]")
+@click.option("--modality", metavar="|".join(MODALITIES),
+              help="canvas kind (the study's plural names work too) "
+                   "[default: animation with --frames, else figure]")
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default="default",
               show_default=True, help="reference = the study's rules, for published numbers")
 @click.option("--frames", help="animation frame times in ms, e.g. 0,1000,2000")
