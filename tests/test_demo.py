@@ -19,10 +19,11 @@ needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap not installed (scripts/setup.sh installs it)")
 
 
-def _demo(tmp_path: Path, answer: str) -> tuple[str, Path]:
+def _demo(tmp_path: Path, answer: str, visual: bool = False) -> tuple[str, Path]:
     spec = "scripted:" + json.dumps([answer] * 8)
     out = tmp_path / "demo-run"
-    res = CliRunner().invoke(main, ["demo", "--model", spec, "--tasks", "1", "--no-visual",
+    res = CliRunner().invoke(main, ["demo", "--model", spec, "--tasks", "1",
+                                    "--visual" if visual else "--no-visual",
                                     "--out", str(out)])
     assert res.exit_code == 0, res.output
     return " ".join(res.output.split()), out
@@ -51,3 +52,23 @@ def test_demo_reports_failures_as_they_are(tmp_path: Path) -> None:
     assert "reviewer" in {c.role for c in reviewed.calls}
     assert reviewed.passed is False and reviewed.metric is not None
     assert reviewed.metric.defects, "failing checks are listed as defects"
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium not installed")
+def test_demo_measures_the_example_pages_and_shows_their_overlays(tmp_path: Path) -> None:
+    text, out = _demo(tmp_path, GOOD, visual=True)
+    assert "bundled example pages, measured" in text
+    with RunStore.open(out) as store:
+        rows = {r["page"]: r for r in store.meta("measured_pages")}
+    assert rows["figure_pipeline_overlap.html"]["counts"] == {"text_overlap": 1}
+    assert all(r["n_defects"] and r["overlay_digest"] and not r["error"] for r in rows.values())
+    overlays = sorted((out / "examples").glob("*.png"))
+    assert len(overlays) == 4 and all(p.read_bytes().startswith(b"\x89PNG") for p in overlays)
+    html = (out / "report.html").read_text()
+    assert "Measured pages" in html
+    shown = [line for line in html.splitlines() if "overlay of" in line]
+    assert len(shown) == 4
+    for line in shown:
+        src = line.split('src="', 1)[1].split('"', 1)[0]
+        assert (out / src).is_file(), src

@@ -11,6 +11,7 @@ report) and writes the report.
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from rich.table import Table
 
 from tether.core.trial import TrialRecord
 from tether.models import DEFAULT_MODEL
+from tether.runs.store import RunStore
 
 BASELINE, REVIEWED = "single_shot", "proposer_reviewer"
 
@@ -86,11 +88,17 @@ def _rate(records: list[TrialRecord], arm: str) -> float | None:
     return sum(judged) / len(judged) if judged else None
 
 
-def measure_examples(console: Console, out: Path) -> list[dict[str, Any]]:
-    """Measure the bundled example pages; overlays are written next to the report."""
+def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[str, Any]]:
+    """Measure the bundled example pages; their overlays go to `out` and to the report."""
     from tether.suites.examples import measure_example_pages
 
     rows = measure_example_pages(out)
+    kept = []
+    for row in rows:
+        png = row.pop("overlay_png_b64", None)
+        digest = store.put_blob(base64.b64decode(png)) if png else None
+        kept.append({**row, "overlay_digest": digest})
+    store.set_meta("measured_pages", kept)
     table = Table(title="bundled example pages, measured (geometry, default profile)")
     for col in ("page", "modality", "defects", "by kind", "overlay"):
         table.add_column(col)
@@ -113,7 +121,7 @@ def measure_examples(console: Console, out: Path) -> list[dict[str, Any]]:
               help="run directory (default: runs/demo-TIMESTAMP)")
 @click.option("--backend", type=click.Choice(["bwrap", "subprocess"]), default="bwrap",
               show_default=True, help="sandbox backend (subprocess is unsafe: tests only)")
-@click.option("--visual/--no-visual", default=False, show_default=True,
+@click.option("--visual/--no-visual", default=True, show_default=True,
               help="also measure the bundled example pages")
 def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backend: str,
          visual: bool) -> None:
@@ -146,7 +154,7 @@ def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backe
         f"{stats['improved']} improved, {stats['regressed']} regressed, "
         f"sign-test p = {stats['p_value']:.3g}", highlight=False)
     if visual:
-        measure_examples(console, run_dir / "examples")
+        measure_examples(console, run_dir / "examples", prepared.store)
     report = build_report(prepared.store, baseline=BASELINE)
     path = write_report(report, prepared.store, run_dir / "report.html")
     prepared.store.close()

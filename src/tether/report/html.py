@@ -72,6 +72,17 @@ def _images(raw: dict[str, Any], store: RunStore, assets: Path) -> list[dict[str
     return found
 
 
+def _measured_pages(meta: dict[str, Any], store: RunStore, assets: Path) -> list[dict]:
+    """Pages measured beside the run (meta `measured_pages`, e.g. the demo's examples)."""
+    pages = []
+    for row in meta.get("measured_pages") or []:
+        images = _images({"overlay_digest": row.get("overlay_digest")}, store, assets)
+        # the index sits one level above the trial pages, so drop the leading "../"
+        pages.append({**row, "images": [{**i, "src": f"{assets.name}/{i['src'][3:]}"}
+                                        for i in images]})
+    return pages
+
+
 def _trial_page(env: Environment, entry: TrialEntry, store: RunStore, assets: Path,
                 index_href: str, numbers: dict[str, Any]) -> None:
     rec = entry.record
@@ -104,8 +115,9 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
     index_href = f"../../{out.name}"
     for entry in report.entries:
         _trial_page(env, entry, store, assets, index_href, numbers)
+    pages = _measured_pages(numbers["run"].get("meta") or {}, store, assets)
     html = env.get_template("index.html.j2").render(
         n=numbers, plots=plots, assets=assets.name, entries=report.entries,
-        compare_values=report.compare_values)
+        compare_values=report.compare_values, pages=pages)
     out.write_text(html)
     return out

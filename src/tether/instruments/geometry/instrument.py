@@ -1,13 +1,16 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...`. Without options the task decides: `task.data["modality"]` and
+frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
 `task.data["frame_times_ms"]`. Score = number of defects (lower is better).
 """
 
 from __future__ import annotations
 
+import base64
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tether.core.artifact import Artifact
@@ -17,6 +20,7 @@ from tether.instruments.base import InstrumentEnv, register_instrument
 from tether.instruments.geometry.browser import BrowserHost, get_browser_host
 from tether.instruments.geometry.defects import observation_from
 from tether.instruments.geometry.measure import measure_html
+from tether.instruments.geometry.overlay import pick_location, render_overlay
 from tether.instruments.geometry.profiles import (
     get_profile,
     normalize_modality,
@@ -33,8 +37,12 @@ class GeometryInstrument:
     higher_is_better = False
 
     def __init__(self, profile: str = "default", modality: str | None = None,
-                 frames: Any = None, host: BrowserHost | None = None) -> None:
+                 frames: Any = None, host: BrowserHost | None = None,
+                 overlay: bool = False) -> None:
         self.profile = get_profile(profile)
+        #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
+        #: keeps it as a blob and the report shows it) to every observation with defects
+        self.overlay = bool(overlay)
         self.modality = normalize_modality(modality) if modality else None
         self.frames = parse_frames(frames)
         self.version = f"1+{self.profile.version}"
@@ -53,7 +61,24 @@ class GeometryInstrument:
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         modality, frames = self.resolve(task)
-        return self.measure(artifact.text, modality, frames)
+        obs = self.measure(artifact.text, modality, frames)
+        if self.overlay and obs.ok and obs.defects:
+            try:
+                png = self.overlay_png(artifact.text, modality, obs)
+            except Exception as exc:  # noqa: BLE001 - the counts stand; only the picture failed
+                obs.raw["overlay_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            else:
+                obs.raw["overlay_png_b64"] = base64.b64encode(png).decode()
+        return obs
+
+    def overlay_png(self, html: str, modality: str, obs: Observation) -> bytes:
+        """The page at the viewport/frame with the most defects, with them drawn."""
+        vp, frame = pick_location(obs, modality)
+        with tempfile.TemporaryDirectory(prefix="tether-overlay-") as tmp:
+            out = Path(tmp) / "overlay.png"
+            self.host.run(render_overlay(self.host, html, modality, self.profile, vp, frame,
+                                         out))
+            return out.read_bytes()
 
     def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None
                 ) -> Observation:
