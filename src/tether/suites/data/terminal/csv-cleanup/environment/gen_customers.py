@@ -15,7 +15,7 @@ for i in range(1, 301):
     user = name.lower().replace(" ", ".").replace("é", "e") + str(rng.randint(1, 60))
     kind = rng.random()
     if kind < 0.08:
-        email = rng.choice([f"{user}@mail", f"{user}mail.com", f"@x.org", f"{user}@.com",
+        email = rng.choice([f"{user}@mail", f"{user}mail.com", "@x.org", f"{user}@.com",
                             f"{user}@mail.", f"{user} @mail.com", f"{user}@@mail.com"])
     elif kind < 0.2 and emails:
         email = rng.choice(emails).upper() if rng.random() < 0.5 else rng.choice(emails)
