@@ -17,3 +17,5 @@ lint: setup
 bench: setup
 	.venv/bin/python benchmarks/bench_sandbox.py
 	.venv/bin/python benchmarks/bench_local.py
+	.venv/bin/python benchmarks/execution.py
+	.venv/bin/python benchmarks/geometry.py
