@@ -47,7 +47,7 @@ PIP="$VENV/bin/pip"
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_INT8=OFF"
 STAMP="$VENV/.llama-cmake-args"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$LLAMA_CMAKE_ARGS" ] \
-   || ! "$VENV/bin/python" -c "import llama_cpp" 2>/dev/null; then
+   || ! "$VENV/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec('llama_cpp') is None)" 2>/dev/null; then
   echo "setup: building llama-cpp-python with pinned CPU flags (about 4 minutes on 2 cores)"
   CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PIP" install -q --no-cache-dir --force-reinstall \
     --no-deps 'llama-cpp-python>=0.3,<0.4'

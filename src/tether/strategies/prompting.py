@@ -23,9 +23,9 @@ def task_messages(task: Task) -> list[Message]:
 
 def to_artifact(task: Task, completion: Completion) -> Artifact:
     """The artifact in a reply; raises `Truncated` when the reply was cut off before it."""
-    artifact = extract_artifact(task.artifact_kind, completion.text,
-                                finish_reason=completion.finish_reason)
     entry = task.data.get("entry_point")
+    artifact = extract_artifact(task.artifact_kind, completion.text,
+                                finish_reason=completion.finish_reason, entry_point=entry)
     if entry:
         artifact.meta.setdefault("entry_point", entry)
     return artifact
