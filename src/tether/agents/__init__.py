@@ -1,5 +1,7 @@
-"""Terminal agents: sandboxed task environments, behaviour labels (loop and turn-BoN)."""
+"""Terminal agents: sandboxed task environments, the bash agent loop, turn-level
+best-of-N (generator-selector) and behaviour labels."""
 
+from tether.agents.actions import FINISH_MARKER, parse_action
 from tether.agents.environment import (
     AgentTimeExceeded,
     CommandResult,
@@ -8,14 +10,24 @@ from tether.agents.environment import (
     VerifierResult,
     run_verifier,
 )
+from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
+from tether.agents.selector import select
 from tether.agents.terminal_spec import TerminalSpec
+from tether.agents.turn_bon import TurnBoNPolicy
 
 __all__ = [
+    "FINISH_MARKER",
+    "AgentConfig",
     "AgentTimeExceeded",
     "CommandResult",
     "EnvironmentSetupError",
+    "SamplePolicy",
     "TerminalEnvironment",
     "TerminalSpec",
+    "TurnBoNPolicy",
     "VerifierResult",
+    "parse_action",
+    "run_attempt",
     "run_verifier",
+    "select",
 ]
