@@ -144,4 +144,7 @@ def draw_all(numbers: dict[str, Any], assets: Path) -> dict[str, Any]:
             rel = f"plots/{name}_{i}.png"
             paired_dots(row, numbers["metric"], assets / rel)
             out[name].append(rel)
+    from tether.report.agent_plots import draw_agents  # its module imports this one
+
+    out["agents"] = draw_agents(numbers.get("agents"), assets)
     return out

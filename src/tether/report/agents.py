@@ -1,0 +1,151 @@
+"""The report's numbers for terminal-agent runs (`agent`, `turn_bon`, `trajectory_bon`).
+
+A trial belongs here when its `extra` has an `end_state` (the agent strategies write it,
+with `turns`, `tokens` = {"<role>_output": n} and `turn_records` = `Turn.to_json()` per
+turn). Per (arm, budget): end-state counts, pass@k and consistency@k for k = 1..seeds,
+turns per attempt, output tokens per role (relative to the baseline arm) and the
+selector's behaviour preference (`tether.agents.behaviours`). Pure functions of the
+trial entries: plots and HTML only read the result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from tether.agents.behaviours import LABEL_TITLES, LabeledTurn, labeled_turns, preference_table
+from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
+from tether.report.values import budget_sort_key
+from tether.stats import consistency_at_k, mean_pass_at_k
+
+if TYPE_CHECKING:
+    from tether.report.data import TrialEntry
+
+#: The agent strategies' end states (tether.strategies.agent.END_STATES; the report does
+#: not import the strategies, a test keeps the two equal).
+AGENT_END_STATES = ("pass", "wrong_submission", "out_of_context", "time_limit", "agent_error")
+#: excluded from pass@k: infrastructure or harness failures, never a fail
+_ERRORED = "agent_error"
+
+
+def is_agent_trial(entry: TrialEntry) -> bool:
+    return "end_state" in entry.record.extra
+
+
+def _groups(entries: Sequence[TrialEntry]) -> dict[tuple[str, str], list[TrialEntry]]:
+    arms = list(dict.fromkeys(e.arm for e in entries))
+    out: dict[tuple[str, str], list[TrialEntry]] = {}
+    for e in sorted(entries, key=lambda e: (arms.index(e.arm), budget_sort_key(e.budget))):
+        out.setdefault((e.arm, e.budget), []).append(e)
+    return out
+
+
+def _scored(e: TrialEntry) -> bool:
+    return e.record.status != "error" and e.record.extra.get("end_state") != _ERRORED
+
+
+def across_seeds(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
+    """pass@k (unbiased, mean over tasks) and consistency@k for k = 1 .. the fewest
+    scored seeds of any task; errored trials are left out. Empty when nothing scored."""
+    per_task: dict[str, list[bool]] = {}
+    for e in group:
+        if _scored(e):
+            per_task.setdefault(e.key[0], []).append(e.record.extra["end_state"] == "pass")
+    if not per_task:
+        return []
+    counts = {t: (len(v), sum(v)) for t, v in per_task.items()}
+    k_max = min(len(v) for v in per_task.values())
+    return [{"k": k, "pass_at_k": mean_pass_at_k(counts, k),
+             "consistency_at_k": consistency_at_k(per_task, k).fraction,
+             "n_tasks": len(per_task)} for k in range(1, k_max + 1)]
+
+
+def turns_summary(group: Sequence[TrialEntry]) -> dict[str, Any]:
+    """Turns per attempt over the trials that report them (errored ones included: a
+    harness failure after some turns still shows how long the attempt ran)."""
+    turns = sorted(int(e.record.extra["turns"]) for e in group
+                   if isinstance(e.record.extra.get("turns"), int))
+    if not turns:
+        return {"values": [], "mean": None, "median": None, "min": None, "max": None}
+    return {"values": turns, "mean": statistics.fmean(turns),
+            "median": statistics.median(turns), "min": turns[0], "max": turns[-1]}
+
+
+def token_means(group: Sequence[TrialEntry]) -> dict[str, float]:
+    """Mean output tokens (reasoning included) per trial by role, and their total."""
+    roles = sorted({k.removesuffix("_output") for e in group
+                    for k in (e.record.extra.get("tokens") or {}) if k.endswith("_output")})
+    n = len(group)
+    out = {role: sum(float((e.record.extra.get("tokens") or {}).get(f"{role}_output", 0))
+                     for e in group) / n for role in roles}
+    out["total"] = sum(out.values())
+    return out
+
+
+def group_turns(group: Sequence[TrialEntry]) -> list[LabeledTurn]:
+    """Labelled turns of every trial in the group (a task's seeds tell trials apart)."""
+    out: list[LabeledTurn] = []
+    for e in group:
+        records = e.record.extra.get("turn_records") or []
+        out += labeled_turns(e.key[0], e.key[1], records)
+    return out
+
+
+def preferences(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
+    """Per label: picked share minus the uniform-pick share, paired bootstrap CI over
+    tasks; only turns with two or more candidates count (empty for N = 1 agents)."""
+    table = preference_table(group_turns(group), n_resamples=N_RESAMPLES,
+                             seed=BOOTSTRAP_SEED, ci=CI)
+    return [{**dataclasses.asdict(p), "title": LABEL_TITLES.get(p.label, p.label)}
+            for p in table]
+
+
+def _baseline_groups(groups: dict[tuple[str, str], list[TrialEntry]],
+                     report_baseline: str) -> dict[str, tuple[str, list[TrialEntry]]]:
+    """budget -> (arm, trials) of the token baseline: the N = 1 `agent` arm, else the
+    report's baseline arm."""
+    def is_plain_agent(g: list[TrialEntry]) -> bool:
+        return all(e.record.spec.strategy == "agent" and e.record.extra.get("n", 1) == 1
+                   for e in g)
+
+    for test in (is_plain_agent, lambda g: g[0].strategy_arm == report_baseline):
+        found = {budget: (arm, g) for (arm, budget), g in groups.items() if test(g)}
+        if found:
+            return found
+    return {}
+
+
+def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[str, Any] | None:
+    """numbers["agents"]: None unless the run has terminal-agent trials."""
+    agent_entries = [e for e in entries if is_agent_trial(e)]
+    if not agent_entries:
+        return None
+    groups = _groups(agent_entries)
+    base = _baseline_groups(groups, report_baseline)
+    base_tokens = {b: (arm, token_means(g)) for b, (arm, g) in base.items()}
+    rows = []
+    for (arm, budget), group in groups.items():
+        counts = {s: 0 for s in AGENT_END_STATES}
+        for e in group:
+            state = str(e.record.extra["end_state"])
+            counts[state] = counts.get(state, 0) + 1
+        tokens = token_means(group)
+        ref = base_tokens.get(budget) or (next(iter(base_tokens.values()))
+                                          if len(base_tokens) == 1 else None)
+        relative = (tokens["total"] / ref[1]["total"]
+                    if ref is not None and ref[1]["total"] > 0 else None)
+        rows.append({
+            "arm": arm, "budget": budget, "n_trials": len(group),
+            "n_scored": sum(1 for e in group if _scored(e)),
+            "end_states": counts,
+            "across_seeds": across_seeds(group),
+            "turns": turns_summary(group),
+            "tokens": tokens,
+            "tokens_baseline": ref[0] if ref is not None else None,
+            "tokens_relative": relative,
+            "preferences": preferences(group),
+        })
+    return {"end_states": list(AGENT_END_STATES), "rows": rows, "ci": CI,
+            "n_resamples": N_RESAMPLES, "bootstrap_seed": BOOTSTRAP_SEED}
