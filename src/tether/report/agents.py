@@ -15,7 +15,13 @@ import statistics
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tether.agents.behaviours import LABEL_TITLES, LabeledTurn, labeled_turns, preference_table
+from tether.agents.behaviours import (
+    LABEL_TITLES,
+    LABELS,
+    LabeledTurn,
+    labeled_turns,
+    preference_table,
+)
 from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
 from tether.report.values import budget_sort_key
 from tether.stats import consistency_at_k, mean_pass_at_k
@@ -96,8 +102,12 @@ def group_turns(group: Sequence[TrialEntry]) -> list[LabeledTurn]:
 def preferences(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
     """Per label: picked share minus the uniform-pick share, paired bootstrap CI over
     tasks; only turns with two or more candidates count (empty for N = 1 agents)."""
-    table = preference_table(group_turns(group), n_resamples=N_RESAMPLES,
-                             seed=BOOTSTRAP_SEED, ci=CI)
+    turns = [t for t in group_turns(group) if len(t.candidate_labels) >= 2]
+    # only labels some candidate has: each label costs a full bootstrap (seconds on big runs)
+    present = [lab for lab in LABELS
+               if any(lab in c for t in turns for c in t.candidate_labels)]
+    table = preference_table(turns, present, n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED,
+                             ci=CI)
     return [{**dataclasses.asdict(p), "title": LABEL_TITLES.get(p.label, p.label)}
             for p in table]
 
