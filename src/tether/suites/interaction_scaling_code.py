@@ -22,7 +22,7 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
-from tether.suites.registry import read_json_file, register_format
+from tether.suites.registry import is_json_task_list, load_json_task_list, register_format
 
 FORMAT = "interaction-scaling/code"
 REQUIRED_KEYS = ("task_id", "description", "test_code")
@@ -39,26 +39,12 @@ _TOP_LEVEL_DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", re.
 
 def sniff(path: Path) -> bool:
     """True for a JSON list whose objects carry the code task keys."""
-    try:
-        data = read_json_file(path)
-    except ConfigError:
-        return False
-    return (isinstance(data, list) and bool(data)
-            and all(isinstance(t, dict) and "test_code" in t for t in data))
+    return is_json_task_list(path, lambda t: "test_code" in t)
 
 
 @register_format(FORMAT, sniff=sniff)
 def load_interaction_scaling_code(path: Path) -> list[Task]:
-    data = read_json_file(path)
-    if not isinstance(data, list):
-        raise ConfigError(f"{path}: expected a JSON list of code task objects, "
-                          f"got {type(data).__name__}")
-    tasks = [_to_task(obj, i, path) for i, obj in enumerate(data)]
-    ids = [t.id for t in tasks]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
-    if dupes:
-        raise ConfigError(f"{path}: duplicate task_id {dupes[0]!r}")
-    return tasks
+    return load_json_task_list(path, "code", _to_task)
 
 
 def _to_task(obj: Any, index: int, path: Path) -> Task:

@@ -21,7 +21,7 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
-from tether.suites.registry import read_json_file, register_format
+from tether.suites.registry import is_json_task_list, load_json_task_list, register_format
 
 FORMAT = "interaction-scaling/visual"
 MODALITIES = ("figure", "slide", "web", "animation")
@@ -45,13 +45,8 @@ _FOLDER_MODALITY = {"diagrams": "figure", "slides": "slide", "webpages": "web",
 
 def sniff(path: Path) -> bool:
     """True for a JSON list of task objects with requirements and no test code."""
-    try:
-        data = read_json_file(path)
-    except ConfigError:
-        return False
-    return (isinstance(data, list) and bool(data)
-            and all(isinstance(t, dict) and "requirements" in t and "test_code" not in t
-                    and "description" in t for t in data))
+    return is_json_task_list(path, lambda t: "requirements" in t and "test_code" not in t
+                             and "description" in t)
 
 
 def modality_of(obj: dict[str, Any], path: Path) -> str:
@@ -74,17 +69,7 @@ def modality_of(obj: dict[str, Any], path: Path) -> str:
 
 @register_format(FORMAT, sniff=sniff)
 def load_interaction_scaling_visual(path: Path) -> list[Task]:
-    data = read_json_file(path)
-    if not isinstance(data, list):
-        raise ConfigError(f"{path}: expected a JSON list of visual task objects, "
-                          f"got {type(data).__name__}")
-    tasks = [to_visual_task(obj, i, path) for i, obj in enumerate(data)]
-    seen: set[str] = set()
-    for t in tasks:
-        if t.id in seen:
-            raise ConfigError(f"{path}: duplicate task_id {t.id!r}")
-        seen.add(t.id)
-    return tasks
+    return load_json_task_list(path, "visual", to_visual_task)
 
 
 def _listish(value: Any) -> Any:

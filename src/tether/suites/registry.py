@@ -161,6 +161,32 @@ def read_json_file(path: Path) -> Any:
                           f"{exc.msg}", hint="fix the JSON syntax") from None
 
 
+def is_json_task_list(path: Path, accept: Callable[[dict[str, Any]], bool]) -> bool:
+    """A format sniffer: a non-empty JSON list whose objects all pass `accept`."""
+    try:
+        data = read_json_file(path)
+    except ConfigError:
+        return False
+    return (isinstance(data, list) and bool(data)
+            and all(isinstance(t, dict) and accept(t) for t in data))
+
+
+def load_json_task_list(path: Path, what: str,
+                        to_task: Callable[[Any, int, Path], Task]) -> list[Task]:
+    """A JSON list of task objects -> Tasks; errors name the file (and the duplicate id)."""
+    data = read_json_file(path)
+    if not isinstance(data, list):
+        raise ConfigError(f"{path}: expected a JSON list of {what} task objects, "
+                          f"got {type(data).__name__}")
+    tasks = [to_task(obj, i, path) for i, obj in enumerate(data)]
+    seen: set[str] = set()
+    for t in tasks:
+        if t.id in seen:
+            raise ConfigError(f"{path}: duplicate task_id {t.id!r}")
+        seen.add(t.id)
+    return tasks
+
+
 def _known_forms_hint() -> str:
     forms = "; ".join(f.pattern for f in SPEC_FORMS)
     suites = ", ".join(sorted(_SUITES)) or "none"
