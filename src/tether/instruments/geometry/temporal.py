@@ -47,12 +47,16 @@ CLOCK_JS = r"""
     try { if (typeof fn === 'function') fn(...args); else (0, eval)(String(fn)); }
     catch (e) { console.error(e); }
   };
+  // Promise continuations (`await`) of a callback must run at the callback's virtual
+  // time, not after the whole advance: otherwise what they start (a CSS transition)
+  // runs on real time until the next step, and counts depend on machine load.
+  const flush = async () => { for (let i = 0; i < 64; i++) await null; };
   const catchAnimations = () => {
     for (const a of document.getAnimations()) {
       if (!anims.has(a)) { anims.set(a, now); a.pause(); }
     }
   };
-  const runTimersUntil = (t) => {
+  const runTimersUntil = async (t) => {
     // A bounded number of callbacks per step: a timer that re-arms itself at delay 0
     // would otherwise never let virtual time move.
     for (let budget = 100000; budget > 0; budget--) {
@@ -66,6 +70,7 @@ CLOCK_JS = r"""
       now = Math.max(now, tm.at);
       if (tm.every) { tm.at += tm.every; tm.order = ++seq; } else timers.delete(id);
       call(tm.fn, tm.args);
+      await flush();
       catchAnimations();
     }
   };
@@ -79,26 +84,29 @@ CLOCK_JS = r"""
   };
   window.__tetherClock = {
     now: () => now,
-    advanceTo(target) {
+    async advanceTo(target) {
+      await flush();
       catchAnimations();
       while (now < target) {
         const tick = Math.min(target, (Math.floor(now / FRAME + 1e-9) + 1) * FRAME);
-        runTimersUntil(tick);
+        await runTimersUntil(tick);
         now = tick;
         if (tick === target && Math.abs(tick / FRAME - Math.round(tick / FRAME)) > 1e-6) break;
         const callbacks = Array.from(rafs.values());
         rafs = new Map();
         for (const cb of callbacks) call(cb, [now]);
+        await flush();
         catchAnimations();
       }
-      runTimersUntil(target);
+      await runTimersUntil(target);
+      await flush();
       catchAnimations();
       seekAll();
       return now;
     },
     // Static pages: the settled layout (finite animations at their end).
-    settle(target) {
-      this.advanceTo(target);
+    async settle(target) {
+      await this.advanceTo(target);
       for (const a of anims.keys()) {
         try {
           const end = a.effect && a.effect.getComputedTiming().endTime;
