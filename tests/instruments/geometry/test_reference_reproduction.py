@@ -14,7 +14,10 @@ from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.instruments.geometry.recorded import load_recorded
 
 pytestmark = pytest.mark.slow
-RETRIES = 3
+# anc_drawer rv sits on a frame boundary (its 200 ms frame gives the recorded 1 defect
+# in about half of the runs alone, the other half 0): 8 alone-runs make a false
+# failure of a correct instrument ~0.4% likely instead of ~12% with 3.
+RETRIES = 8
 
 
 def _counts(host, items):
