@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tether.sandbox import BwrapSandbox, SandboxUnavailable
-
 PASS_IF_DONE = """mkdir -p /logs/verifier
 if [ -f /app/done.txt ]; then echo 1 > /logs/verifier/reward.txt
 else echo 0 > /logs/verifier/reward.txt; fi
@@ -37,10 +33,3 @@ def make_task(root: Path, name: str = "demo", *, setup: str | None = "true\n",
         (d / "solution" / "solve.sh").write_text("#!/bin/bash\n" + solve)
     return d
 
-
-@pytest.fixture(scope="session")
-def bwrap() -> BwrapSandbox:
-    try:
-        return BwrapSandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap sandbox unavailable here: {exc} ({exc.hint})")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.task_factory import bwrap, make_task  # noqa: F401 - bwrap is a fixture
+from tests.agents.task_factory import make_task
 from tether.agents.environment import (
     AgentTimeExceeded,
     EnvironmentSetupError,

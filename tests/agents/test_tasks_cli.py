@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tests.agents.task_factory import bwrap, make_task  # noqa: F401 - bwrap is a fixture
+from tests.agents.task_factory import make_task
 from tether.agents.task_gates import check_task
 from tether.agents.tasks_cli import tasks
 from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from tests.agents.task_factory import bwrap, make_task  # noqa: F401 - bwrap is a fixture
+from tests.agents.task_factory import make_task
 from tether.agents.environment import TerminalEnvironment
 from tether.core.artifact import Artifact
 from tether.instruments.base import InstrumentEnv, build_instrument, observe_safely

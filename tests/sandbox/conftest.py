@@ -11,16 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.sandbox import BwrapSandbox, SandboxUnavailable, UnsafeSubprocessSandbox
-
-
-@pytest.fixture(scope="session")
-def bwrap() -> BwrapSandbox:
-    try:
-        return BwrapSandbox()
-    except SandboxUnavailable as exc:
-        # Only skip when the host truly cannot run bwrap (no binary / no user namespaces).
-        pytest.skip(f"bwrap sandbox unavailable here: {exc} ({exc.hint})")
+from tether.sandbox import UnsafeSubprocessSandbox
 
 
 @pytest.fixture(scope="session")

@@ -7,21 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tether.sandbox import BwrapSandbox, SandboxResult, SandboxUnavailable
+from tether.sandbox import BwrapSandbox, SandboxResult
 
 #: Two at a time: CI has 2 cores, and each run is one short python3 process.
 PARALLEL = 2
 
 RunVerdicts = Callable[[Sequence[tuple[str, str]]], list[SandboxResult]]
 
-
-@pytest.fixture(scope="session")
-def bwrap() -> BwrapSandbox:
-    try:
-        return BwrapSandbox()
-    except SandboxUnavailable as exc:
-        # Only skip when the host truly cannot run bwrap (no binary / no user namespaces).
-        pytest.skip(f"bwrap sandbox unavailable here: {exc} ({exc.hint})")
 
 
 @pytest.fixture(scope="session")

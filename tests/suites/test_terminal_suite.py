@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.agents.task_factory import bwrap  # noqa: F401 - bwrap is a fixture
 from tether.agents.environment import TerminalEnvironment
 from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
 
