@@ -55,8 +55,13 @@ def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
     return parts
 
 
-def _images(raw: dict[str, Any], store: RunStore, assets: Path) -> list[dict[str, str]]:
-    """Screenshots/overlays an instrument stored as blobs (raw `*_digest` keys)."""
+def _images(raw: dict[str, Any], store: RunStore, assets: Path,
+            href: str = "..") -> list[dict[str, str]]:
+    """Screenshots/overlays an instrument stored as blobs (raw `*_digest` keys).
+
+    `href` is the assets folder as seen from the page that shows them (trial pages
+    sit one level inside it).
+    """
     found = []
     for key, digest in sorted(raw.items()):
         if not key.endswith("_digest") or not isinstance(digest, str):
@@ -68,7 +73,7 @@ def _images(raw: dict[str, Any], store: RunStore, assets: Path) -> list[dict[str
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest)
-        found.append({"label": key.removesuffix("_digest"), "src": f"../blobs/{src.name}"})
+        found.append({"label": key.removesuffix("_digest"), "src": f"{href}/blobs/{src.name}"})
     return found
 
 
@@ -76,10 +81,9 @@ def _measured_pages(meta: dict[str, Any], store: RunStore, assets: Path) -> list
     """Pages measured beside the run (meta `measured_pages`, e.g. the demo's examples)."""
     pages = []
     for row in meta.get("measured_pages") or []:
-        images = _images({"overlay_digest": row.get("overlay_digest")}, store, assets)
-        # the index sits one level above the trial pages, so drop the leading "../"
-        pages.append({**row, "images": [{**i, "src": f"{assets.name}/{i['src'][3:]}"}
-                                        for i in images]})
+        images = _images({"overlay_digest": row.get("overlay_digest")}, store, assets,
+                         href=assets.name)
+        pages.append({**row, "images": images})
     return pages
 
 
