@@ -11,15 +11,15 @@ import sys
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from tether import __version__
+from tether.console_output import make_console
 from tether.errors import TetherError
 from tether.models import CACHE_MODES, DEFAULT_MODEL, SPEC_FORMS, parse_model, with_cache
 
-console = Console()
-err_console = Console(stderr=True)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 class TetherGroup(click.Group):

@@ -21,6 +21,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from tether.console_output import make_console
 from tether.core.trial import TrialRecord
 from tether.models import DEFAULT_MODEL
 from tether.runs.store import RunStore
@@ -130,7 +131,7 @@ def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backe
     from tether.report.html import write_report
     from tether.runs.launch import RunRequest, execute, prepare
 
-    console = Console()
+    console = make_console()
     run_dir = Path(out) if out else Path("runs") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     config_path = run_dir.parent / f"{run_dir.name}.config.json"

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from tether.console_output import make_console
 from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.instruments.geometry.instrument import GeometryInstrument
@@ -29,8 +29,8 @@ from tether.instruments.geometry.profiles import (
     parse_frames,
 )
 
-console = Console()
-err_console = Console(stderr=True)
+console = make_console()
+err_console = make_console(stderr=True)
 
 
 def html_files(target: Path) -> list[Path]:
@@ -67,8 +67,10 @@ def print_result(path: Path, obs: Observation) -> None:
                       f"{obs.raw['profile']} profile)", highlight=False)
         return
     counts = ", ".join(f"{k} {v}" for k, v in obs.raw["counts"].items())
-    table = Table(title=f"{path}: {n} defect(s) ({counts})", title_justify="left",
-                  show_lines=False)
+    # The heading is one unwrapped line (soft_wrap) so a long path never splits it: people
+    # and scripts grep for "PATH: N defect(s)".
+    console.print(f"[bold]{path}[/]: {n} defect(s) ({counts})", highlight=False)
+    table = Table(show_lines=False)
     for col in ("kind", "where", "what", "suggested fix"):
         table.add_column(col, overflow="fold")
     by_kind: dict[str, list[Any]] = defaultdict(list)

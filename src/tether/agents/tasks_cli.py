@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from tether.console_output import make_console
 from tether.errors import ConfigError
 
 from .task_gates import GateRow, check_tasks, load_task_dirs
@@ -42,7 +43,7 @@ def check(dirs: tuple[Path, ...], as_json: bool, jobs: int) -> None:
     task_list = load_task_dirs(list(dirs))
     if not task_list:
         raise ConfigError("no task dirs found", hint="pass task dirs or dirs holding them")
-    console = Console(stderr=as_json)
+    console = make_console(stderr=as_json)
     start = time.monotonic()
     with console.status(f"checking {len(task_list)} task(s), {jobs} at a time"):
         rows = check_tasks(task_list, jobs=jobs)

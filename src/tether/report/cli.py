@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from tether.console_output import make_console
 from tether.report.data import build_report
 from tether.report.fmt import effect, pvalue, score
 from tether.report.html import write_report
@@ -45,7 +44,7 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
                               sort_keys=True))
         return
     # Piped output has no terminal width: keep rows on one line rather than wrap at 80.
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = make_console()
     for table in terminal_tables(result.numbers):
         console.print(table)
     click.echo(f"report: {path}")

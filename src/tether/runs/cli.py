@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
+from tether.console_output import make_console
 from tether.errors import ConfigError, TetherError
 from tether.models.cache import CACHE_MODES
 from tether.runs.launch import PreparedRun, RunRequest, execute, prepare
@@ -24,8 +24,8 @@ from tether.runs.progress import RunProgress
 from tether.runs.summary import arm_rows, arm_table, by_status
 
 #: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
-console = Console(width=None if Console().is_terminal else 200)
-err_console = Console(stderr=True, width=None if Console(stderr=True).is_terminal else 200)
+console = make_console()
+err_console = make_console(stderr=True)
 
 EXIT_INTERRUPTED = 130
 

@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from tether.console_output import make_console
+
 from . import BACKENDS, SandboxResult, get_sandbox
 from .base import SandboxError
 
@@ -86,5 +88,5 @@ def exec_cmd(
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:
-        _print_human(result, Console())
+        _print_human(result, make_console())
     sys.exit(0 if result.ok else 1)

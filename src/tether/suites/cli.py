@@ -6,14 +6,14 @@ import json
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from tether.console_output import make_console
 from tether.core.task import Task
 from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
 from tether.suites.tether_format import suite_file_json_schema
 
-console = Console()
+console = make_console()
 
 
 # A plain group: `tether.cli.main` (a TetherGroup) turns errors raised below it into

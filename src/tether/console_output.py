@@ -1,0 +1,16 @@
+"""One way to build the rich consoles the CLIs print through.
+
+Lines are never wrapped (``soft_wrap``): a path or a ``tether run --resume DIR`` hint that a
+narrow or absent terminal split in two could not be copied, grepped or tested. Tables still
+fit the console width, which is 200 columns when the output is not a terminal (CI logs, pipes).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A console for CLI output; ``stderr=True`` for diagnostics and progress."""
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, soft_wrap=True, width=None if probe.is_terminal else 200)
