@@ -9,6 +9,8 @@ last one repeats). A behaviour is a dict:
   {"raw": b"...", "content_type": ...} a 200 with this exact body
   {"drop": True}                       close the socket without any response
   {"text": "...", "usage": {...}, "reasoning_content": "..."}  success with these
+  {"tool_calls": [{"id": ..., "name": ..., "arguments": "..."}]}  success with native
+                                       tool calls (content null unless "text" is given)
 
 Every request body is kept in `server.requests` so tests can count calls and
 inspect seeds.
@@ -117,6 +119,12 @@ class FaultServer:
                 "text", f"reply {number} seed={body.get('seed')} model={body.get('model')}"
             ),
         }
+        if "tool_calls" in step:
+            message["content"] = step.get("text")
+            message["tool_calls"] = [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": c["arguments"]}}
+                for c in step["tool_calls"]]
         if "reasoning_content" in step:
             message["reasoning_content"] = step["reasoning_content"]
         h._send(200, {

@@ -56,7 +56,8 @@ class BudgetExhausted(Exception):
 
 
 def estimate_input_tokens(messages: list[Message]) -> int:
-    return sum(len(text_of(m)) for m in messages) // 2 + 4 * len(messages)
+    chars = sum(len(text_of(m)) + len(str(m.get("tool_calls") or "")) for m in messages)
+    return chars // 2 + 4 * len(messages)
 
 
 class Ledger:

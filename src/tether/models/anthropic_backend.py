@@ -1,13 +1,27 @@
-"""Anthropic Messages API, with extended thinking mapped from `thinking_budget`."""
+"""Anthropic Messages API, with extended thinking mapped from `thinking_budget`.
+
+Native tool calls are translated both ways: OpenAI-shaped tool specs become
+`{"name", "description", "input_schema"}`, an assistant message's `tool_calls` become
+`tool_use` blocks, `tool` messages become `tool_result` blocks of a user turn, and the
+reply's `tool_use` blocks come back as `ToolCall`s with their input as JSON text.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
 
 from tether.errors import ConfigError
-from tether.models.base import Completion, GenerateParams, Message, SampledModel, Usage
+from tether.models.base import (
+    Completion,
+    GenerateParams,
+    Message,
+    SampledModel,
+    ToolCall,
+    Usage,
+)
 from tether.models.errors import (
     AuthenticationError,
     ContextLengthExceeded,
@@ -43,13 +57,82 @@ def _to_anthropic_content(content: Any) -> Any:
     return parts
 
 
+def _tool_use_blocks(message: Message) -> list[dict[str, Any]]:
+    blocks = []
+    for call in message.get("tool_calls") or ():
+        fn = call["function"]
+        try:
+            args = json.loads(fn.get("arguments") or "{}")
+        except json.JSONDecodeError:
+            args = {}  # the model wrote invalid JSON; the reply it got already said so
+        blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
+                       "input": args if isinstance(args, dict) else {}})
+    return blocks
+
+
+def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """(system prompt, chat turns) in the Messages API's shape.
+
+    Consecutive turns of one role are merged, as the API wants roles to alternate
+    (a tool result and the user text after it form one user turn).
+    """
+    system = "\n\n".join(m["content"] if isinstance(m["content"], str) else ""
+                          for m in messages if m["role"] == "system")
+    chat: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "system":
+            continue
+        if m["role"] == "tool":
+            role = "user"
+            blocks: list[dict[str, Any]] = [{"type": "tool_result",
+                                             "tool_use_id": m["tool_call_id"],
+                                             "content": m.get("content") or ""}]
+        else:
+            role = m["role"]
+            content = _to_anthropic_content(m.get("content") or "")
+            blocks = ([{"type": "text", "text": content}] if content else []) \
+                if isinstance(content, str) else list(content)
+            if role == "assistant":
+                blocks += _tool_use_blocks(m)
+        if chat and chat[-1]["role"] == role:
+            chat[-1]["content"] += blocks
+        else:
+            chat.append({"role": role, "content": blocks})
+    return system, chat
+
+
+def to_anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for t in tools:
+        fn = t["function"]
+        out.append({"name": fn["name"], "description": fn.get("description", ""),
+                    "input_schema": fn.get("parameters") or {"type": "object"}})
+    return out
+
+
+def _sampling(params: GenerateParams) -> dict[str, float]:
+    """The sampling options to send: none with thinking (the API fixes temperature 1),
+    otherwise temperature when not the default, else top_p; never both, which the
+    API refuses."""
+    if params.thinking_budget:
+        return {}
+    if params.temperature != 1.0:
+        return {"temperature": params.temperature}
+    if params.top_p != 1.0:
+        return {"top_p": params.top_p}
+    return {}
+
+
 class AnthropicModel(SampledModel):
     """Claude models. Anthropic has no `seed`; samples differ by sampling alone."""
+
+    supports_tools = True
 
     def __init__(
         self,
         model: str,
         *,
+        base_url: str | None = None,
         key_env: str = "ANTHROPIC_API_KEY",
         timeout_s: float = 300.0,
         concurrency: int = 4,
@@ -68,22 +151,19 @@ class AnthropicModel(SampledModel):
         self.model = model
         self.model_id = f"anthropic/{model}"
         self._sdk = anthropic
-        self._client = anthropic.Anthropic(api_key=key, timeout=timeout_s, max_retries=0)
+        self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s,
+                                           max_retries=0)
         self.retry = retry or RetryPolicy()
-        self._slot = endpoint_slot("https://api.anthropic.com", concurrency)
+        self._slot = endpoint_slot(base_url or "https://api.anthropic.com", concurrency)
+        self._sampling_rejected = False
 
     def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
-        system = "\n\n".join(
-            m["content"] if isinstance(m["content"], str) else "" for m in messages
-            if m["role"] == "system"
-        )
-        chat = [
-            {"role": m["role"], "content": _to_anthropic_content(m["content"])}
-            for m in messages if m["role"] != "system"
-        ]
+        system, chat = to_anthropic_messages(messages)
         body: dict[str, Any] = {"model": self.model, "messages": chat}
         if system:
             body["system"] = system
+        if params.tools:
+            body["tools"] = to_anthropic_tools(params.tools)
         if params.stop:
             body["stop_sequences"] = list(params.stop)
         if params.thinking_budget:
@@ -92,21 +172,23 @@ class AnthropicModel(SampledModel):
             body["max_tokens"] = params.max_tokens + params.thinking_budget
         else:
             body["max_tokens"] = params.max_tokens
-            body["temperature"] = params.temperature
-            body["top_p"] = params.top_p
+        sampling = _sampling(params)
         start = time.perf_counter()
 
         def attempt() -> Completion:
             with self._slot:
                 try:
-                    resp = self._client.messages.create(**body)
+                    resp = self._create(body, sampling)
                 except self._sdk.APIError as exc:
                     raise self._classify(exc) from exc
             text = "".join(b.text for b in resp.content if b.type == "text")
             thinking = "".join(getattr(b, "thinking", "") for b in resp.content
                                if b.type == "thinking")
+            calls = tuple(ToolCall(b.id, b.name, json.dumps(b.input)) for b in resp.content
+                          if b.type == "tool_use")
             return Completion(
                 text=text,
+                tool_calls=calls,
                 reasoning=thinking or None,
                 finish_reason=resp.stop_reason,
                 # Anthropic reports thinking inside output_tokens, not separately.
@@ -117,6 +199,22 @@ class AnthropicModel(SampledModel):
             )
 
         return call_with_retries(attempt, self.retry)
+
+    def _create(self, body: dict[str, Any], sampling: dict[str, float]) -> Any:
+        """One Messages request. SDK 1.x dropped the sampling keywords (the API still takes
+        them on most models), so they travel in `extra_body`; a model that rejects them
+        (newer Claude models deprecate `temperature`) is asked again without, and this
+        client stops sending them."""
+        if not sampling or self._sampling_rejected:
+            return self._client.messages.create(**body)
+        try:
+            return self._client.messages.create(**body, extra_body=sampling)
+        except self._sdk.BadRequestError as exc:
+            text = str(exc).lower()
+            if not any(name in text for name in sampling):
+                raise
+            self._sampling_rejected = True
+            return self._client.messages.create(**body)
 
     def _classify(self, exc: Exception) -> Exception:
         a = self._sdk

@@ -2,9 +2,14 @@
 
 Messages are OpenAI-style chat dicts. Content is a string or a list of parts,
 `{"type": "text", "text": ...}` or `{"type": "image_url", "image_url": {"url":
-"data:image/png;base64,..."}}`. Every completion carries the provider's own token
-counts; nothing here keeps a global counter (invariant 2): a caller that wants a
-ledger wraps the model (see `tether.models.recording`).
+"data:image/png;base64,..."}}`. Native tool use is OpenAI-shaped too: `tools` are
+`{"type": "function", "function": {"name", "description", "parameters"}}` specs, an
+assistant message may carry `tool_calls` (`{"id", "type": "function", "function":
+{"name", "arguments"}}`), and a `{"role": "tool", "tool_call_id", "content"}` message
+answers one call. Backends that speak another dialect (Anthropic) translate.
+Every completion carries the provider's own token counts; nothing here keeps a
+global counter (invariant 2): a caller that wants a ledger wraps the model (see
+`tether.models.recording`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from tether.errors import ConfigError
 
 Message = dict[str, Any]
 
@@ -42,8 +49,24 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One native tool call of a reply. `arguments` is the JSON text exactly as the model
+    wrote it (it may be invalid JSON: parsing it is the caller's business)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_message(self) -> dict[str, Any]:
+        """The call as it goes back into an assistant message's `tool_calls`."""
+        return {"id": self.id, "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True)
 class Completion:
-    """One sampled answer. `reasoning` holds thinking text when the provider exposes it."""
+    """One sampled answer. `reasoning` holds thinking text when the provider exposes it;
+    `tool_calls` the native tool calls when the request offered tools."""
 
     text: str
     reasoning: str | None = None
@@ -53,15 +76,26 @@ class Completion:
     model_id: str = ""
     sample_index: int = 0
     cache_hit: bool = False
+    tool_calls: tuple[ToolCall, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        row = asdict(self)
+        row["tool_calls"] = [asdict(c) for c in self.tool_calls]
+        return row
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> Completion:
         row = dict(row)
         row["usage"] = Usage(**row.get("usage", {}))
+        # Rows written before tool calls existed have no such key.
+        row["tool_calls"] = tuple(ToolCall(**c) for c in row.get("tool_calls") or ())
         return cls(**row)
+
+
+def function_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-shaped function tool spec (`parameters` is a JSON schema)."""
+    return {"type": "function",
+            "function": {"name": name, "description": description, "parameters": parameters}}
 
 
 @dataclass(frozen=True)
@@ -74,10 +108,21 @@ class GenerateParams:
     seed: int | None = None
     stop: tuple[str, ...] | None = None
     thinking_budget: int | None = None
+    #: canonical JSON of the tool specs offered (a string keeps the params frozen)
+    tools_json: str | None = None
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        return json.loads(self.tools_json) if self.tools_json else None
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
         row["stop"] = list(self.stop) if self.stop else None
+        del row["tools_json"]
+        # Only present when tools were offered: requests without tools keep the keys
+        # (cache entries, cassettes, recorded hashes) they had before tools existed.
+        if self.tools_json:
+            row["tools"] = self.tools
         return row
 
 
@@ -128,7 +173,13 @@ class Model(Protocol):
         stop: list[str] | None = None,
         thinking_budget: int | None = None,
         role: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> list[Completion]: ...
+
+
+def supports_tools(model: Model) -> bool:
+    """Whether `model` takes `tools=` and answers with native tool calls."""
+    return bool(getattr(model, "supports_tools", False))
 
 
 class SampledModel:
@@ -139,6 +190,8 @@ class SampledModel:
     """
 
     model_id: str = ""
+    #: backends with native tool calls set this and read `params.tools`
+    supports_tools: bool = False
 
     def generate(
         self,
@@ -152,8 +205,14 @@ class SampledModel:
         stop: list[str] | None = None,
         thinking_budget: int | None = None,
         role: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> list[Completion]:
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget)
+        if tools and not self.supports_tools:
+            raise ConfigError(
+                f"{self.model_id} does not take native tool calls",
+                hint="use the text protocol for this model (agent param protocol = \"text\")")
+        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
+                             tools=tools)
         return [self._sample(messages, params, i) for i in range(n)]
 
     def _sample(
@@ -169,6 +228,8 @@ def make_params(
     seed: int | None,
     stop: list[str] | None,
     thinking_budget: int | None,
+    *,
+    tools: list[dict[str, Any]] | None = None,
 ) -> GenerateParams:
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
@@ -179,12 +240,14 @@ def make_params(
         seed=seed,
         stop=tuple(stop) if stop else None,
         thinking_budget=thinking_budget,
+        tools_json=json.dumps(list(tools), sort_keys=True, separators=(",", ":"))
+        if tools else None,
     )
 
 
 def text_of(message: Message) -> str:
     """The text parts of a message joined (images dropped), for text-only backends."""
-    content = message.get("content", "")
+    content = message.get("content") or ""
     if isinstance(content, str):
         return content
     return "".join(p.get("text", "") for p in content if p.get("type") == "text")

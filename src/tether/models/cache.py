@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from tether.models.base import (
     Completion,
@@ -26,6 +26,7 @@ from tether.models.base import (
     make_params,
     request_key,
     sample_seed,
+    supports_tools,
 )
 from tether.models.errors import ReplayMiss
 
@@ -69,6 +70,13 @@ class ResponseStore:
                  json.dumps(completion.to_json()), time.time()),
             )
 
+    def has_tool_requests(self) -> bool:
+        """Whether any stored request offered native tools."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT 1 FROM responses WHERE json_extract(request, '$.params.tools') "
+                "IS NOT NULL LIMIT 1").fetchone() is not None
+
     def model_ids(self) -> list[str]:
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT DISTINCT model_id FROM responses")]
@@ -95,6 +103,7 @@ class CachedModel:
         self.mode = mode
         self.scope = scope
         self.model_id = inner.model_id
+        self.supports_tools = supports_tools(inner)
 
     def generate(
         self,
@@ -108,13 +117,16 @@ class CachedModel:
         stop: list[str] | None = None,
         thinking_budget: int | None = None,
         role: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> list[Completion]:
+        extra: dict[str, Any] = {"tools": tools} if tools else {}
         if self.mode == "off":
             return self.inner.generate(
                 messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
+                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role, **extra,
             )
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget)
+        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
+                             tools=tools)
         out = []
         for i in range(n):
             key = request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
@@ -126,6 +138,7 @@ class CachedModel:
             (fresh,) = self.inner.generate(
                 messages, n=1, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
                 seed=sample_seed(seed, i), stop=stop, thinking_budget=thinking_budget, role=role,
+                **extra,
             )
             fresh = replace(fresh, sample_index=i)
             if self.mode in ("write", "readwrite"):
@@ -147,6 +160,8 @@ class ReplayModel:
         self._recorded = self.store.model_ids()
         self.scope = scope
         self.model_id = f"replay:{path}"
+        # A cassette of a tool-using session replays only if the agent offers tools again.
+        self.supports_tools = self.store.has_tool_requests()
 
     def generate(
         self,
@@ -160,8 +175,10 @@ class ReplayModel:
         stop: list[str] | None = None,
         thinking_budget: int | None = None,
         role: str | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> list[Completion]:
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget)
+        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
+                             tools=tools)
         out = []
         for i in range(n):
             hit = None

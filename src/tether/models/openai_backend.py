@@ -11,7 +11,15 @@ import os
 import time
 from typing import Any
 
-from tether.models.base import Completion, GenerateParams, Message, SampledModel, Usage, sample_seed
+from tether.models.base import (
+    Completion,
+    GenerateParams,
+    Message,
+    SampledModel,
+    ToolCall,
+    Usage,
+    sample_seed,
+)
 from tether.models.errors import (
     AuthenticationError,
     ContextLengthExceeded,
@@ -42,7 +50,14 @@ def _effort(thinking_budget: int) -> str:
 
 
 class OpenAICompatibleModel(SampledModel):
-    """Chat completions over HTTP; one request per sample so each sample has its own seed."""
+    """Chat completions over HTTP; one request per sample so each sample has its own seed.
+
+    Native tool calls are passed through as they are (the message format is OpenAI's);
+    a server that cannot do them (llama.cpp server without --jinja, say) rejects the
+    request, and the error says so.
+    """
+
+    supports_tools = True
 
     def __init__(
         self,
@@ -88,6 +103,8 @@ class OpenAICompatibleModel(SampledModel):
             body["seed"] = seed
         if params.stop:
             body["stop"] = list(params.stop)
+        if params.tools:
+            body["tools"] = params.tools
         if self.reasoning:
             # Reasoning models count thinking inside max_completion_tokens.
             body["max_completion_tokens"] = params.max_tokens + (params.thinking_budget or 0)
@@ -132,6 +149,7 @@ class OpenAICompatibleModel(SampledModel):
         completion_tokens = getattr(usage, "completion_tokens", 0) or 0
         return Completion(
             text=msg.content or "",
+            tool_calls=_tool_calls(msg),
             reasoning=reasoning,
             finish_reason=choice.finish_reason,
             usage=Usage(
@@ -177,3 +195,16 @@ class OpenAICompatibleModel(SampledModel):
                 return ContextLengthExceeded(f"{self.model_id}: {text[:300]}")
             return ModelError(f"{self.model_id}: request rejected ({status}): {text[:300]}")
         return ModelError(f"{self.model_id}: {exc}")
+
+
+def _tool_calls(msg: Any) -> tuple[ToolCall, ...]:
+    """The function calls of a reply message (other tool types are not requested)."""
+    calls = []
+    for i, call in enumerate(getattr(msg, "tool_calls", None) or ()):
+        fn = getattr(call, "function", None)
+        if fn is None:
+            continue
+        # Some servers omit ids; a call needs one for its tool message to answer it.
+        calls.append(ToolCall(id=getattr(call, "id", None) or f"call_{i}",
+                              name=fn.name or "", arguments=fn.arguments or ""))
+    return tuple(calls)

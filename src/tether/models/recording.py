@@ -9,7 +9,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tether.models.base import Completion, Message, Model, Usage, make_params, request_key
+from tether.models.base import (
+    Completion,
+    Message,
+    Model,
+    Usage,
+    make_params,
+    request_key,
+    supports_tools,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,8 @@ class CallRecord:
     cache_hit: bool
     messages: list[Message] = field(repr=False)
     output: str = field(repr=False)
+    #: native tool calls of the reply, as they go back into an assistant message
+    tool_calls: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -36,6 +46,7 @@ class RecordingModel:
         self.log = log
         self.role = role
         self.model_id = inner.model_id
+        self.supports_tools = supports_tools(inner)
 
     def generate(self, messages: list[Message], **kwargs: Any) -> list[Completion]:
         role = kwargs.pop("role", None) or self.role
@@ -43,7 +54,7 @@ class RecordingModel:
         params = make_params(
             kwargs.get("max_tokens", 256), kwargs.get("temperature", 0.0),
             kwargs.get("top_p", 1.0), kwargs.get("seed"), kwargs.get("stop"),
-            kwargs.get("thinking_budget"),
+            kwargs.get("thinking_budget"), tools=kwargs.get("tools"),
         )
         for c in completions:
             self.log.append(
@@ -58,6 +69,7 @@ class RecordingModel:
                     cache_hit=c.cache_hit,
                     messages=messages,
                     output=c.text,
+                    tool_calls=[t.to_message() for t in c.tool_calls],
                 )
             )
         return completions

@@ -148,6 +148,6 @@ def parse_model(spec: str) -> Model:
     if provider == "anthropic":
         from tether.models.anthropic_backend import AnthropicModel
 
-        _allow(spec, options, {"concurrency", "timeout_s", "key_env"})
+        _allow(spec, options, {"concurrency", "timeout_s", "key_env", "base_url"})
         return AnthropicModel(rest, **options)  # type: ignore[arg-type]
     raise UnknownModelError(f"unknown model provider {provider!r} in {spec!r}", hint=_HINT)

@@ -31,8 +31,12 @@ Script = Sequence[str | Completion] | Callable[[list[Message], CallInfo], str | 
 class ScriptedModel(SampledModel):
     """Test double answering from a script. Named so nobody mistakes it for a model."""
 
-    def __init__(self, script: Script, *, model_id: str = "scripted") -> None:
+    def __init__(self, script: Script, *, model_id: str = "scripted",
+                 supports_tools: bool = False) -> None:
         self.model_id = model_id
+        #: a scripted double may stand in for a tool-calling model (answers carry
+        #: `Completion.tool_calls`; `CallInfo.params.tools` says what was offered)
+        self.supports_tools = supports_tools
         self._script = script
         self._calls = 0
         self._lock = threading.Lock()
