@@ -87,3 +87,22 @@ def test_a_run_of_errors_only_still_renders(tmp_path):
     assert (row["errors"], row["score"]["n"], row["score"]["value"]) == (3, 0, None)
     assert report.numbers["paired"] == []
     assert "No other arm to compare" in out.read_text()
+
+
+def test_native_tool_calls_show_on_the_trial_page(tmp_path):
+    from .conftest import make_record
+
+    record = make_record(0, "t", 0, "agent", None)
+    call = {"id": "call_9", "type": "function",
+            "function": {"name": "bash", "arguments": '{"command": "ls /app"}'}}
+    record.calls[0] = record.calls[0].model_copy(update={
+        "output": "", "tool_calls": [call],
+        "messages": [{"role": "assistant", "content": None, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": "call_9", "content": "{\"returncode\": 0}"}]})
+    run = tmp_path / "run"
+    with RunStore(run, create=True) as store:
+        store.commit_trial(record)
+    out = render(run, tmp_path / "report.html")
+    page = next((out.parent / "report_assets" / "trials").glob("*.html")).read_text()
+    assert page.count("[tool call call_9] bash(") == 2  # in the prompt and as the output
+    assert "[answers call_9]" in page

@@ -1,6 +1,8 @@
 """Turning a model reply into one bash action, and a command's result into an observation.
 
-Two reply protocols are accepted:
+Three reply forms are accepted:
+- a native tool call (`Completion.tool_calls`) of the `bash` tool in `BASH_TOOL`, for
+  models whose API takes tools (`parse_native_action`);
 - a tool call written as text, `<tool_call>{"name": "bash", "arguments": {"command": ...}}
   </tool_call>` (the form chat templates of tool-calling open models emit), and
 - the fenced-block protocol for every other model: exactly one ```bash block.
@@ -13,7 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from tether.models.base import ToolCall, function_tool
 
 #: Printed alone as the first line of a command's output, it ends the attempt.
 FINISH_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -23,6 +28,15 @@ OBSERVATION_LIMIT = 10_000
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
 _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
+
+#: The one tool offered to models with native tool calls.
+BASH_TOOL = function_tool(
+    "bash",
+    "Run one bash command (or a short script) in the task's working directory and get its "
+    "return code and output as JSON. Each call runs in a fresh `bash -c`.",
+    {"type": "object",
+     "properties": {"command": {"type": "string", "description": "the command to run"}},
+     "required": ["command"]})
 
 
 class FormatError(Exception):
@@ -34,7 +48,7 @@ class Action:
     """One parsed action: the command to run, and which protocol it came in."""
 
     command: str
-    protocol: str  # "fenced" or "tool_call"
+    protocol: str  # "fenced", "tool_call" (written as text) or "native"
 
 
 def strip_private_reasoning(text: str) -> str:
@@ -72,18 +86,46 @@ def _parse_tool_calls(calls: list[str]) -> Action:
     except json.JSONDecodeError as exc:
         raise FormatError(f"Your tool call is not valid JSON ({exc.msg} at char {exc.pos}). "
                           'Write {"name": "bash", "arguments": {"command": "..."}}.') from None
-    args = call.get("arguments") if isinstance(call, dict) else None
+    if not isinstance(call, dict):
+        raise FormatError('Your tool call must be {"name": "bash", "arguments": '
+                          '{"command": "<non-empty command>"}}.')
+    command = _bash_command(call.get("name"), call.get("arguments"))
+    if command is None:
+        raise FormatError('Your tool call must be {"name": "bash", "arguments": '
+                          '{"command": "<non-empty command>"}}.')
+    return Action(command=command, protocol="tool_call")
+
+
+def _bash_command(name: object, args: object) -> str | None:
+    """The command of a bash call, or None when the call is not a usable one."""
     if isinstance(args, str):  # some templates serialize the arguments twice
         try:
             args = json.loads(args)
         except json.JSONDecodeError:
-            args = None
+            return None
     command = args.get("command") if isinstance(args, dict) else None
-    if not isinstance(call, dict) or call.get("name") != "bash" or not isinstance(command, str) \
-            or not command.strip():
-        raise FormatError('Your tool call must be {"name": "bash", "arguments": '
-                          '{"command": "<non-empty command>"}}.')
-    return Action(command=command.strip(), protocol="tool_call")
+    if name != "bash" or not isinstance(command, str) or not command.strip():
+        return None
+    return command.strip()
+
+
+def parse_native_action(calls: Sequence[ToolCall]) -> Action:
+    """The single bash action among a reply's native tool calls; FormatError otherwise."""
+    if len(calls) != 1:
+        raise FormatError(f"Your reply made {len(calls)} tool calls; make exactly one call "
+                          "of the bash tool per reply.")
+    (call,) = calls
+    if call.name != "bash":
+        raise FormatError(f"There is no tool named {call.name!r}; the only tool is bash.")
+    try:
+        json.loads(call.arguments or "")
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"The arguments of your bash call are not valid JSON ({exc.msg} at "
+                          f'char {exc.pos}). Send {{"command": "..."}}.') from None
+    command = _bash_command(call.name, call.arguments)
+    if command is None:
+        raise FormatError('Your bash call needs a non-empty "command" string argument.')
+    return Action(command=command, protocol="native")
 
 
 def elide(output: str, limit: int = OBSERVATION_LIMIT) -> tuple[str, int]:

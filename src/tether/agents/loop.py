@@ -2,7 +2,10 @@
 
 One attempt is a conversation: the system and instance templates, then per turn the
 chosen reply (assistant) and what came of it (user): the command's JSON observation,
-or the format error when the reply held no single runnable command. Which reply is
+or the format error when the reply held no single runnable command. With native tool
+calls (`AgentConfig.protocol`, "auto" uses them when the generator's API takes tools)
+the bash tool is offered on every call, and what came of a call is a `tool` message
+answering it (every call of a reply is answered, as the APIs require). Which reply is
 chosen is the policy's business (`SamplePolicy`: one sample, the baseline;
 `tether.agents.turn_bon.TurnBoNPolicy`: N samples and a selector), so the loop, the
 limits and the end states are the same for every policy.
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tether.agents.actions import (
+    BASH_TOOL,
     FINISH_MARKER,
     OBSERVATION_LIMIT,
     FormatError,
@@ -32,6 +36,7 @@ from tether.agents.actions import (
     is_submission,
     observation_json,
     parse_action,
+    parse_native_action,
     strip_private_reasoning,
 )
 from tether.agents.environment import AgentTimeExceeded, CommandResult
@@ -45,7 +50,7 @@ from tether.agents.templates import (
 )
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError, TetherError
-from tether.models.base import Completion, Message
+from tether.models.base import Completion, Message, ToolCall, supports_tools
 from tether.models.errors import ContextLengthExceeded
 from tether.strategies.base import TrialContext
 
@@ -53,6 +58,7 @@ EXIT_REASONS = ("submitted", "step_limit", "wall_time", "token_budget", "format_
                 "out_of_context", "agent_error")
 #: The role of the calls that propose actions (falls back to the proposer's model).
 GENERATOR_ROLE = "generator"
+PROTOCOLS = ("auto", "tool_calls", "text")
 
 
 class Environment(Protocol):
@@ -84,8 +90,13 @@ class AgentConfig:
     instance_template: str = AGENT_INSTANCE
     observation_template: str = AGENT_OBSERVATION
     format_error_template: str = AGENT_FORMAT_ERROR
+    #: "auto" (native tool calls when the generator supports them), "tool_calls" or "text"
+    protocol: str = "auto"
 
     def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(f"agent: protocol must be one of {', '.join(PROTOCOLS)}, "
+                              f"got {self.protocol!r}")
         for name in ("step_limit", "max_tokens", "max_format_errors", "observation_limit"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"agent: {name} must be at least 1, got {getattr(self, name)}")
@@ -93,7 +104,8 @@ class AgentConfig:
             raise ConfigError("agent: timeouts must be positive numbers of seconds")
         # Templates rendered mid-attempt are checked now, so a typo fails before any call.
         render(self.observation_template, observation="{}", steps_left=1)
-        render(self.format_error_template, error="e", errors_left=1)
+        for native in (False, True):
+            render(self.format_error_template, error="e", errors_left=1, tool_calls=native)
 
 
 @dataclass
@@ -105,21 +117,41 @@ class Candidate:
     error: str | None
     output_tokens: int
     finish_reason: str | None = None
+    #: the reply's native tool calls (empty for the text protocols)
+    tool_calls: tuple[ToolCall, ...] = ()
 
     @classmethod
     def from_completion(cls, completion: Completion) -> Candidate:
         tokens = completion.usage.output_tokens + completion.usage.reasoning_tokens
+        text = strip_private_reasoning(completion.text)
+        calls = completion.tool_calls
         try:
-            action = parse_action(completion.text, finish_reason=completion.finish_reason)
+            action = (parse_native_action(calls) if calls else
+                      parse_action(completion.text, finish_reason=completion.finish_reason))
         except FormatError as exc:
-            return cls(strip_private_reasoning(completion.text), None, str(exc), tokens,
-                       completion.finish_reason)
-        return cls(strip_private_reasoning(completion.text), action.command, None, tokens,
-                   completion.finish_reason)
+            return cls(text, None, str(exc), tokens, completion.finish_reason, calls)
+        return cls(text, action.command, None, tokens, completion.finish_reason, calls)
+
+    @property
+    def shown(self) -> str:
+        """The candidate as a reader (the selector) sees it: its text and its tool calls."""
+        calls = "\n".join(f"[bash tool call] {c.arguments}" for c in self.tool_calls)
+        return "\n".join(part for part in (self.text, calls) if part)
+
+    def assistant_message(self) -> Message:
+        """The reply as it goes back into the conversation."""
+        if not self.tool_calls:
+            return {"role": "assistant", "content": self.text}
+        return {"role": "assistant", "content": self.text or None,
+                "tool_calls": [c.to_message() for c in self.tool_calls]}
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "command": self.command, "error": self.error,
-                "output_tokens": self.output_tokens, "finish_reason": self.finish_reason}
+        row: dict[str, Any] = {"text": self.text, "command": self.command, "error": self.error,
+                               "output_tokens": self.output_tokens,
+                               "finish_reason": self.finish_reason}
+        if self.tool_calls:
+            row["tool_calls"] = [c.to_message() for c in self.tool_calls]
+        return row
 
 
 @dataclass
@@ -211,9 +243,22 @@ class SamplePolicy:
 def sample_candidates(ctx: TrialContext, messages: list[Message], n: int,
                       config: AgentConfig, role: str = GENERATOR_ROLE) -> list[Candidate]:
     """n i.i.d. replies to the conversation, each parsed as the baseline would."""
+    tools = {"tools": [BASH_TOOL]} if native_tools(ctx, config, role) else {}
     completions = ctx.generate(role, messages, n=n, max_tokens=config.max_tokens,
-                               temperature=config.temperature, top_p=config.top_p)
+                               temperature=config.temperature, top_p=config.top_p, **tools)
     return [Candidate.from_completion(c) for c in completions]
+
+
+def native_tools(ctx: TrialContext, config: AgentConfig, role: str = GENERATOR_ROLE) -> bool:
+    """Whether this attempt's generator calls the bash tool natively."""
+    if config.protocol == "text":
+        return False
+    able = supports_tools(ctx.model(role))
+    if config.protocol == "tool_calls" and not able:
+        raise ConfigError(f"agent: protocol \"tool_calls\" but {ctx.model(role).model_id} "
+                          "does not take native tool calls",
+                          hint='use protocol = "auto" or "text" for this model')
+    return able
 
 
 def first_messages(ctx: TrialContext, config: AgentConfig, workdir: str) -> list[Message]:
@@ -224,7 +269,20 @@ def first_messages(ctx: TrialContext, config: AgentConfig, workdir: str) -> list
 
 def template_variables(ctx: TrialContext, config: AgentConfig, workdir: str) -> dict[str, Any]:
     return {"task": ctx.task.prompt, "workdir": workdir, "step_limit": config.step_limit,
-            "command_timeout_s": config.command_timeout_s, "finish_marker": FINISH_MARKER}
+            "command_timeout_s": config.command_timeout_s, "finish_marker": FINISH_MARKER,
+            "tool_calls": native_tools(ctx, config)}
+
+
+def answer(chosen: Candidate, text: str) -> list[Message]:
+    """What the environment says back to the chosen reply: one `tool` message per native
+    call (the first call carries `text`; with several calls, a format error, each one
+    is told it did not run), or one user message for a text-protocol reply."""
+    if not chosen.tool_calls:
+        return [{"role": "user", "content": text}]
+    first, *rest = chosen.tool_calls
+    return [{"role": "tool", "tool_call_id": first.id, "content": text},
+            *({"role": "tool", "tool_call_id": c.id,
+               "content": "Not run: one bash call per reply."} for c in rest)]
 
 
 def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: AgentConfig,
@@ -233,6 +291,7 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
     start = time.monotonic()
     deadline = start + config.wall_time_s if config.wall_time_s else math.inf
     messages = first_messages(ctx, config, workdir)
+    native = native_tools(ctx, config)
     result = AttemptResult(exit_reason="step_limit")
     format_errors = 0
 
@@ -252,16 +311,16 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
             chosen = decision.chosen
             step = len(result.turns) + 1
             # Rebound, never appended to: each call's record keeps the list it was sent.
-            messages = [*messages, {"role": "assistant", "content": chosen.text}]
+            messages = [*messages, chosen.assistant_message()]
             if chosen.command is None:
                 format_errors += 1
                 result.turns.append(Turn(step, decision, None, format_error=chosen.error))
                 if format_errors >= config.max_format_errors:
                     result.exit_reason = "format_errors"
                     break
-                messages = [*messages, {"role": "user", "content": render(
+                messages = [*messages, *answer(chosen, render(
                     config.format_error_template, error=chosen.error,
-                    errors_left=config.max_format_errors - format_errors)}]
+                    errors_left=config.max_format_errors - format_errors, tool_calls=native))]
                 continue
             format_errors = 0
             try:
@@ -279,10 +338,10 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
             if is_submission(ran.output):
                 result.exit_reason = "submitted"
                 break
-            messages = [*messages, {"role": "user", "content": render(
+            messages = [*messages, *answer(chosen, render(
                 config.observation_template,
                 observation=observation_shown(ran, config.observation_limit),
-                steps_left=config.step_limit - step)}]
+                steps_left=config.step_limit - step))]
     except AgentTimeExceeded:
         result.exit_reason = "wall_time"
     except BudgetExhausted:

@@ -1,5 +1,8 @@
 """The agent's and the selectors' prompts, as jinja2 templates rendered with StrictUndefined.
 
+Agent templates get `tool_calls` (true when the model calls the bash tool natively, false
+for the fenced-block text protocol) besides the variables their docs name.
+
 StrictUndefined makes a misspelt variable an error at the first render instead of a
 silently empty prompt. Every template can be replaced through the strategy params
 (`system_template`, `instance_template`, ...); `render` checks them the same way.
@@ -19,7 +22,14 @@ _JINJA = Environment(undefined=StrictUndefined, keep_trailing_newline=False,
 AGENT_SYSTEM = """\
 You are an engineer working in a Linux shell. You solve the task by running bash
 commands one at a time, in the directory {{ workdir }}.
+{% if tool_calls %}
+Every reply holds a short thought and then EXACTLY ONE call of the bash tool with the
+one command to run next. Its result comes back as JSON with the return code and output.
 
+Rules:
+- One bash call per reply, no more and no fewer. It runs in a fresh `bash -c`:
+  `cd` and variables do not carry over, files do.
+{%- else %}
 Every reply holds a short thought and then EXACTLY ONE fenced block with the one
 command to run next:
 
@@ -30,6 +40,7 @@ your command here
 Rules:
 - One ```bash block per reply, no more and no fewer. It runs in a fresh `bash -c`:
   `cd` and variables do not carry over, files do.
+{%- endif %}
 - Each command may run for at most {{ command_timeout_s }} seconds. There is no
   network. Do not start interactive programs (editors, pagers, REPLs).
 - Edit files with shell tools (cat <<'EOF' > file, sed -i, python3 scripts).
@@ -51,7 +62,8 @@ AGENT_OBSERVATION = """\
 
 AGENT_FORMAT_ERROR = """\
 Format error: {{ error }}
-Reply with one short thought and exactly one ```bash block. \
+Reply with one short thought and exactly one \
+{% if tool_calls %}call of the bash tool{% else %}```bash block{% endif %}. \
 ({{ errors_left }} more format error(s) in a row end the attempt.)"""
 
 SELECTOR_SYSTEM = """\
@@ -82,7 +94,7 @@ SELECTOR_USER = """\
 <candidates>
 {% for c in candidates -%}
 <candidate index="{{ loop.index0 }}">
-{{ c.text }}
+{{ c.shown }}
 {% if c.command is none %}(cannot run: {{ c.error }})
 {% endif -%}
 </candidate>

@@ -65,6 +65,8 @@ class CallRow(BaseModel):
     cache_hit: bool
     messages: list[dict[str, Any]]
     output: str
+    #: native tool calls of the reply (OpenAI-shaped, as they go back into the chat)
+    tool_calls: list[dict[str, Any]] = []
 
 
 class ObservationRow(BaseModel):

@@ -40,8 +40,11 @@ def environment() -> Environment:
 def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
     """A chat message as text and image parts (OpenAI-style content lists included)."""
     content = message.get("content")
+    calls = [{"kind": "text", "text": tool_call_text(c)} for c in message.get("tool_calls") or ()]
+    if message.get("role") == "tool":
+        calls.insert(0, {"kind": "text", "text": f"[answers {message.get('tool_call_id')}]"})
     if isinstance(content, str) or content is None:
-        return [{"kind": "text", "text": content or ""}]
+        return ([{"kind": "text", "text": content}] if content or not calls else []) + calls
     parts = []
     for part in content if isinstance(content, list) else [content]:
         if isinstance(part, dict) and part.get("type") == "text":
@@ -52,7 +55,13 @@ def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
             parts.append({"kind": "image" if ok else "text", "text": url if ok else "[image]"})
         else:
             parts.append({"kind": "text", "text": _tojson(part)})
-    return parts
+    return parts + calls
+
+
+def tool_call_text(call: dict[str, Any]) -> str:
+    """A native tool call as one readable line: `[tool call id] name(arguments)`."""
+    fn = call.get("function") or {}
+    return f"[tool call {call.get('id', '')}] {fn.get('name', '?')}({fn.get('arguments', '')})"
 
 
 def _images(raw: dict[str, Any], store: RunStore, assets: Path,
@@ -95,7 +104,8 @@ def _trial_page(env: Environment, entry: TrialEntry, store: RunStore, assets: Pa
                     for o in rec.observations]
     metric_images = _images(rec.metric.raw, store, assets) if rec.metric else []
     calls = [{"call": c, "messages": [{"role": m.get("role", "?"), "parts": _message_parts(m)}
-                                      for m in c.messages]} for c in rec.calls]
+                                      for m in c.messages],
+              "tool_calls": [tool_call_text(t) for t in c.tool_calls]} for c in rec.calls]
     artifact_text = store.artifact_text(rec.artifact) if rec.artifact else None
     html = env.get_template("trial.html.j2").render(
         rec=rec, entry=entry, calls=calls, observations=observations,

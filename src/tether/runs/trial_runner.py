@@ -32,7 +32,8 @@ def call_row(rec: CallRecord) -> CallRow:
                    usage=Spend(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
                                reasoning_tokens=u.reasoning_tokens),
                    latency_s=rec.latency_s, cache_hit=rec.cache_hit,
-                   messages=list(rec.messages), output=rec.output)
+                   messages=list(rec.messages), output=rec.output,
+                   tool_calls=list(rec.tool_calls))
 
 
 def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,

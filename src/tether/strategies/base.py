@@ -88,8 +88,12 @@ class TrialContext:
     def generate(self, role: str, messages: list[Message], *, max_tokens: int = 1024,
                  n: int = 1, temperature: float = 0.0, top_p: float = 1.0,
                  stop: list[str] | None = None,
-                 thinking_budget: int | None = None) -> list[Completion]:
+                 thinking_budget: int | None = None,
+                 tools: list[dict[str, Any]] | None = None) -> list[Completion]:
         """One budgeted, recorded, seeded call. `max_tokens` may be lowered to fit the budget.
+
+        `tools` offers native tools (only to a model whose `supports_tools` is true;
+        see `tether.models.base`); the replies' calls are in `Completion.tool_calls`.
 
         Raises BudgetExhausted when not even one token fits (the ledger marks itself
         exhausted, which the runner turns into the end state `budget_exhausted`).
@@ -109,7 +113,8 @@ class TrialContext:
         try:
             completions = recorder.generate(
                 messages, n=n, max_tokens=answer_tokens, temperature=temperature, top_p=top_p,
-                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role)
+                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
+                **({"tools": tools} if tools else {}))
             for c in completions:
                 usage = usage + c.usage
         finally:
