@@ -159,3 +159,21 @@ def test_turn_bon_selects_among_tool_call_candidates_and_runs_only_the_pick():
     assert set(env.files) == {"b.txt"}
     assert '[bash tool call] {"command": "touch a.txt"}' in shown[0]
     assert result.exit_reason == "submitted"
+
+
+@pytest.mark.parametrize("choice,sent", [("auto", None), ("required", "required"),
+                                         ("bash", "bash")])
+def test_tool_choice_is_sent_only_when_not_the_default(choice, sent):
+    seen = []
+
+    def script(messages, info):
+        seen.append(info.params.tool_choice)
+        return SUBMIT
+
+    run(script, tool_choice=choice)
+    assert seen == [sent]
+
+
+def test_unknown_tool_choice_is_a_config_error():
+    with pytest.raises(ConfigError, match="tool_choice must be one of"):
+        AgentConfig(tool_choice="python")

@@ -151,3 +151,11 @@ def test_a_model_that_rejects_temperature_is_asked_again_without_it(server, mode
     model.generate([{"role": "user", "content": "hi"}], temperature=0.0)
     assert c.text == "ok"
     assert [("temperature" in r) for r in server.requests] == [True, False, False]
+
+
+@pytest.mark.parametrize("choice,sent", [("required", {"type": "any"}),
+                                         ("bash", {"type": "tool", "name": "bash"})])
+def test_tool_choice_in_anthropic_terms(server, model, choice, sent):
+    server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
+    model.generate([{"role": "user", "content": "hi"}], tools=[BASH], tool_choice=choice)
+    assert server.requests[0]["tool_choice"] == sent

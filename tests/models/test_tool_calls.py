@@ -119,3 +119,20 @@ def test_recording_keeps_the_calls_and_hashes_the_tools():
                                "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
     params = make_params(256, 0.0, 1.0, None, None, None, tools=[BASH])
     assert row.request_hash == request_key("scripted", MSG, params)
+
+
+@pytest.mark.parametrize("choice,sent", [
+    ("required", "required"), ("auto", "auto"),
+    ("bash", {"type": "function", "function": {"name": "bash"}})])
+def test_openai_tool_choice(fault_server, choice, sent):
+    make(fault_server).generate(MSG, tools=[BASH], tool_choice=choice)
+    assert fault_server.requests[0]["tool_choice"] == sent
+
+
+def test_tool_choice_changes_the_key_only_when_set():
+    base = make_params(64, 0.0, 1.0, 1, None, None, tools=[BASH])
+    forced = make_params(64, 0.0, 1.0, 1, None, None, tools=[BASH], tool_choice="bash")
+    assert "tool_choice" not in base.to_json() and forced.to_json()["tool_choice"] == "bash"
+    assert request_key("m", MSG, base) != request_key("m", MSG, forced)
+    with pytest.raises(ValueError, match="tool_choice needs tools"):
+        make_params(64, 0.0, 1.0, 1, None, None, tool_choice="bash")

@@ -83,3 +83,19 @@ def test_every_arm_runs_a_trial_within_its_budget(config):
             spent = sum(c.usage.output_tokens for c in record.calls if c.role == role)
             assert spent <= int(share * total)
     assert len(seen) == len(exp.strategies) * len(exp.budgets)
+
+
+@pytest.mark.parametrize("config", ["turn_bon.toml", "agent_tool_calls.toml"])
+def test_terminal_experiments_validate_and_every_arm_builds(config):
+    from tether.strategies.base import build_strategy
+
+    exp = load_experiment(EXPERIMENTS / config)
+    assert exp.suites == ["terminal"]
+    for arm in exp.strategies:
+        assert build_strategy(arm.name, arm.params).name == arm.name
+
+
+def test_tool_call_experiment_compares_the_two_protocols_on_one_model():
+    exp = load_experiment(EXPERIMENTS / "agent_tool_calls.toml")
+    assert [a.params["protocol"] for a in exp.strategies] == ["text", "tool_calls"]
+    assert exp.models[0].proposer.startswith("openai-compatible/")

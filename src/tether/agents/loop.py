@@ -59,6 +59,7 @@ EXIT_REASONS = ("submitted", "step_limit", "wall_time", "token_budget", "format_
 #: The role of the calls that propose actions (falls back to the proposer's model).
 GENERATOR_ROLE = "generator"
 PROTOCOLS = ("auto", "tool_calls", "text")
+TOOL_CHOICES = ("auto", "required", "bash")
 
 
 class Environment(Protocol):
@@ -92,11 +93,17 @@ class AgentConfig:
     format_error_template: str = AGENT_FORMAT_ERROR
     #: "auto" (native tool calls when the generator supports them), "tool_calls" or "text"
     protocol: str = "auto"
+    #: with native tool calls: "auto" (the model may answer without a call), "required",
+    #: or "bash" (force the bash call: small models served with a grammar need it)
+    tool_choice: str = "auto"
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:
             raise ConfigError(f"agent: protocol must be one of {', '.join(PROTOCOLS)}, "
                               f"got {self.protocol!r}")
+        if self.tool_choice not in TOOL_CHOICES:
+            raise ConfigError(f"agent: tool_choice must be one of {', '.join(TOOL_CHOICES)}, "
+                              f"got {self.tool_choice!r}")
         for name in ("step_limit", "max_tokens", "max_format_errors", "observation_limit"):
             if int(getattr(self, name)) < 1:
                 raise ConfigError(f"agent: {name} must be at least 1, got {getattr(self, name)}")
@@ -142,7 +149,9 @@ class Candidate:
         """The reply as it goes back into the conversation."""
         if not self.tool_calls:
             return {"role": "assistant", "content": self.text}
-        return {"role": "assistant", "content": self.text or None,
+        # "" rather than null: OpenAI takes both, but some OpenAI-compatible servers
+        # (llama-cpp-python's) reject a null assistant content.
+        return {"role": "assistant", "content": self.text,
                 "tool_calls": [c.to_message() for c in self.tool_calls]}
 
     def to_json(self) -> dict[str, Any]:
@@ -243,7 +252,11 @@ class SamplePolicy:
 def sample_candidates(ctx: TrialContext, messages: list[Message], n: int,
                       config: AgentConfig, role: str = GENERATOR_ROLE) -> list[Candidate]:
     """n i.i.d. replies to the conversation, each parsed as the baseline would."""
-    tools = {"tools": [BASH_TOOL]} if native_tools(ctx, config, role) else {}
+    tools: dict[str, Any] = {}
+    if native_tools(ctx, config, role):
+        tools["tools"] = [BASH_TOOL]
+        if config.tool_choice != "auto":  # "auto" is every API's default: not sent
+            tools["tool_choice"] = config.tool_choice
     completions = ctx.generate(role, messages, n=n, max_tokens=config.max_tokens,
                                temperature=config.temperature, top_p=config.top_p, **tools)
     return [Candidate.from_completion(c) for c in completions]

@@ -101,6 +101,11 @@ def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, 
     return system, chat
 
 
+#: OpenAI's tool_choice words in the Messages API's terms (a tool's name forces that tool).
+_ANTHROPIC_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"},
+                     "none": {"type": "none"}}
+
+
 def to_anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for t in tools:
@@ -164,6 +169,9 @@ class AnthropicModel(SampledModel):
             body["system"] = system
         if params.tools:
             body["tools"] = to_anthropic_tools(params.tools)
+        if params.tool_choice:
+            body["tool_choice"] = _ANTHROPIC_CHOICE.get(
+                params.tool_choice, {"type": "tool", "name": params.tool_choice})
         if params.stop:
             body["stop_sequences"] = list(params.stop)
         if params.thinking_budget:

@@ -110,6 +110,8 @@ class GenerateParams:
     thinking_budget: int | None = None
     #: canonical JSON of the tool specs offered (a string keeps the params frozen)
     tools_json: str | None = None
+    #: None (the provider's default, "auto"), "auto", "required", or a tool's name to force
+    tool_choice: str | None = None
 
     @property
     def tools(self) -> list[dict[str, Any]] | None:
@@ -119,6 +121,8 @@ class GenerateParams:
         row = asdict(self)
         row["stop"] = list(self.stop) if self.stop else None
         del row["tools_json"]
+        if self.tool_choice is None:
+            del row["tool_choice"]
         # Only present when tools were offered: requests without tools keep the keys
         # (cache entries, cassettes, recorded hashes) they had before tools existed.
         if self.tools_json:
@@ -174,6 +178,7 @@ class Model(Protocol):
         thinking_budget: int | None = None,
         role: str | None = None,
         tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> list[Completion]: ...
 
 
@@ -206,13 +211,14 @@ class SampledModel:
         thinking_budget: int | None = None,
         role: str | None = None,
         tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> list[Completion]:
         if tools and not self.supports_tools:
             raise ConfigError(
                 f"{self.model_id} does not take native tool calls",
                 hint="use the text protocol for this model (agent param protocol = \"text\")")
         params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools)
+                             tools=tools, tool_choice=tool_choice)
         return [self._sample(messages, params, i) for i in range(n)]
 
     def _sample(
@@ -230,9 +236,12 @@ def make_params(
     thinking_budget: int | None,
     *,
     tools: list[dict[str, Any]] | None = None,
+    tool_choice: str | None = None,
 ) -> GenerateParams:
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+    if tool_choice is not None and not tools:
+        raise ValueError("tool_choice needs tools")
     return GenerateParams(
         max_tokens=max_tokens,
         temperature=temperature,
@@ -242,6 +251,7 @@ def make_params(
         thinking_budget=thinking_budget,
         tools_json=json.dumps(list(tools), sort_keys=True, separators=(",", ":"))
         if tools else None,
+        tool_choice=tool_choice,
     )
 
 

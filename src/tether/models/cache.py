@@ -118,15 +118,18 @@ class CachedModel:
         thinking_budget: int | None = None,
         role: str | None = None,
         tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> list[Completion]:
         extra: dict[str, Any] = {"tools": tools} if tools else {}
+        if tool_choice is not None:
+            extra["tool_choice"] = tool_choice
         if self.mode == "off":
             return self.inner.generate(
                 messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
                 seed=seed, stop=stop, thinking_budget=thinking_budget, role=role, **extra,
             )
         params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools)
+                             tools=tools, tool_choice=tool_choice)
         out = []
         for i in range(n):
             key = request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
@@ -176,9 +179,10 @@ class ReplayModel:
         thinking_budget: int | None = None,
         role: str | None = None,
         tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> list[Completion]:
         params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools)
+                             tools=tools, tool_choice=tool_choice)
         out = []
         for i in range(n):
             hit = None

@@ -105,6 +105,10 @@ class OpenAICompatibleModel(SampledModel):
             body["stop"] = list(params.stop)
         if params.tools:
             body["tools"] = params.tools
+        if params.tool_choice in ("auto", "required", "none"):
+            body["tool_choice"] = params.tool_choice
+        elif params.tool_choice:
+            body["tool_choice"] = {"type": "function", "function": {"name": params.tool_choice}}
         if self.reasoning:
             # Reasoning models count thinking inside max_completion_tokens.
             body["max_completion_tokens"] = params.max_tokens + (params.thinking_budget or 0)

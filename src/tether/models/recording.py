@@ -55,6 +55,7 @@ class RecordingModel:
             kwargs.get("max_tokens", 256), kwargs.get("temperature", 0.0),
             kwargs.get("top_p", 1.0), kwargs.get("seed"), kwargs.get("stop"),
             kwargs.get("thinking_budget"), tools=kwargs.get("tools"),
+            tool_choice=kwargs.get("tool_choice"),
         )
         for c in completions:
             self.log.append(

@@ -89,11 +89,13 @@ class TrialContext:
                  n: int = 1, temperature: float = 0.0, top_p: float = 1.0,
                  stop: list[str] | None = None,
                  thinking_budget: int | None = None,
-                 tools: list[dict[str, Any]] | None = None) -> list[Completion]:
+                 tools: list[dict[str, Any]] | None = None,
+                 tool_choice: str | None = None) -> list[Completion]:
         """One budgeted, recorded, seeded call. `max_tokens` may be lowered to fit the budget.
 
         `tools` offers native tools (only to a model whose `supports_tools` is true;
-        see `tether.models.base`); the replies' calls are in `Completion.tool_calls`.
+        see `tether.models.base`), `tool_choice` ("auto", "required" or a tool's name)
+        says whether a call is optional; the replies' calls are in `Completion.tool_calls`.
 
         Raises BudgetExhausted when not even one token fits (the ledger marks itself
         exhausted, which the runner turns into the end state `budget_exhausted`).
@@ -114,7 +116,7 @@ class TrialContext:
             completions = recorder.generate(
                 messages, n=n, max_tokens=answer_tokens, temperature=temperature, top_p=top_p,
                 seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
-                **({"tools": tools} if tools else {}))
+                **tool_kwargs(tools, tool_choice))
             for c in completions:
                 usage = usage + c.usage
         finally:
@@ -199,3 +201,13 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.strategies.{info.name}")
+
+
+def tool_kwargs(tools: list[dict[str, Any]] | None,
+                tool_choice: str | None) -> dict[str, Any]:
+    """The tool arguments of a call, left out when unused: a model double with a narrower
+    `generate` signature keeps working for calls that offer no tools."""
+    out: dict[str, Any] = {"tools": tools} if tools else {}
+    if tools and tool_choice is not None:
+        out["tool_choice"] = tool_choice
+    return out
