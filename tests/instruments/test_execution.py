@@ -266,3 +266,40 @@ def test_sandbox_error_becomes_an_error_observation(monkeypatch):
                          task(), InstrumentEnv(sandbox="bwrap"))
     assert obs.error == "SandboxError: cgroup vanished"
     assert obs.score is None and obs.passed is None and obs.defects == []
+
+
+HANGS_ON_NONE = "def add(a, b):\n    while a is None:\n        pass\n    return a + b\n"
+
+
+def test_a_hanging_check_is_cut_off_and_the_later_checks_still_run(fast_env):
+    obs = observe(HANGS_ON_NONE, fast_env, timeout_s=8, check_timeout_s=1)
+    assert obs.raw["outcome"] == "completed" and obs.passed is False
+    by_line = {it["line"]: it["status"] for it in obs.raw["items"] if it["kind"] == "check"}
+    assert by_line == {3: "passed", 4: "passed", 5: "passed", 7: "timeout", 8: "passed"}
+    (hung,) = [d for d in obs.defects if d.kind == "check_timeout"]
+    assert hung.location == "line 7" and "per-check limit of 1 s" in hung.message
+    assert obs.score == pytest.approx(4 / 5)
+    assert len(obs.raw["phase"]["hung_checks"]) == 1
+
+
+def test_a_slow_check_that_finishes_within_the_task_limit_still_passes(fast_env):
+    slow = "import time\ndef add(a, b):\n    if a is None:\n        time.sleep(1.5)\n" \
+           "    return (a or 0) + b\n"
+    obs = observe(slow, fast_env, timeout_s=8, check_timeout_s=1)
+    assert obs.passed is True and obs.score == 1.0 and obs.defects == []
+    assert [it["line"] for it in obs.raw["items"] if it.get("slow")] == [7]
+    assert obs.raw["whole_script"]["passed"] is True
+
+
+def test_after_three_hanging_checks_the_rest_do_not_run(fast_env):
+    checks = "".join(f"assert add(None, {i}) == {i}\n" for i in range(5))
+    obs = observe(HANGS_ON_NONE, fast_env, checks=checks, timeout_s=20, check_timeout_s=0.5)
+    assert obs.raw["outcome"] == "too_many_hung_checks" and obs.passed is False
+    statuses = [it["status"] for it in obs.raw["items"]]
+    assert statuses == ["timeout"] * 3 + ["not_run"] * 2
+    assert obs.defects[0].kind == "too_many_hung_checks"
+
+
+def test_a_per_check_limit_above_the_task_limit_changes_nothing(fast_env):
+    obs = observe(HANGS_ON_NONE, fast_env, timeout_s=1, check_timeout_s=5)
+    assert obs.raw["outcome"] == "timeout" and obs.defects[0].location == "line 7"

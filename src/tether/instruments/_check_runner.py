@@ -15,6 +15,11 @@ tree and writes what happened to a results file. Nothing here trusts the candida
   (inside the sandbox's pid namespace: all candidate processes), so nothing is left
   alive to rewrite the file.
 
+* A check that runs past the per-check limit is cut off and marked "timeout"; a fresh
+  child runs the program again, the setup statements, and the checks not yet run, so
+  one hanging check does not hide the verdicts of the others (at most MAX_HUNG times,
+  all within the phase's own deadline).
+
 Residual risk (stated, not hidden): code that deliberately finds the report pipe
 inside its own process can misreport its own per-check results, as it could in any
 in-process test harness; it cannot forge the proof, the whole-script exit status or a
@@ -40,6 +45,7 @@ MAX_REPR = 300
 MAX_SOURCE = 400
 MAX_MESSAGE = 500
 MAX_REPORT_BYTES = 32 * 1024 * 1024  # a child flooding its report pipe is cut off
+MAX_HUNG = 3  # checks cut off at the per-check limit before the rest are left not_run
 _COMPARE = {
     ast.Eq: ("==", lambda a, b: a == b),
     ast.NotEq: ("!=", lambda a, b: a != b),
@@ -238,7 +244,9 @@ def _main_namespace(filename):
     return module.__dict__
 
 
-def _child_checks(program_code, items, compares, report):
+def _child_checks(program_code, items, compares, report, skip=frozenset()):
+    """Run the program, then each item in order. `skip`: checks already run or cut off
+    by an earlier child (setup statements always run again: later checks need them)."""
     ns = _main_namespace("candidate.py")
     try:
         _exec(program_code, ns)
@@ -247,6 +255,8 @@ def _child_checks(program_code, items, compares, report):
         return
     report.send({"event": "program_ok"})
     for index, item in enumerate(items):
+        if index in skip:
+            continue
         report.send({"event": "start", "index": index})
         record = _run_item(item, ns, compares)
         record.update(event="item", index=index)
@@ -298,19 +308,34 @@ def _fork(secret, body):
     return pid, read_fd
 
 
-def _wait(pid, read_fd, deadline):
-    """Collect a child's reports until it exits or the deadline passes."""
+def _wait(pid, read_fd, deadline, item_timeout_s=None):
+    """Collect a child's reports until it exits or the deadline passes.
+
+    With `item_timeout_s`, an item that started and has not reported within it gets the
+    child killed; `exit_info["hung_item"]` is then its index.
+    """
     chunks, size, timed_out, status = [], 0, False, None
+    pending, running, hung = b"", None, None  # running: (index, started at)
     while status is None:
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
+        if running is not None and item_timeout_s is not None and hung is None \
+                and now - running[1] > item_timeout_s and left > 0:
+            hung = running[0]
+            _killpg(pid)
         if left <= 0 or size > MAX_REPORT_BYTES:
-            timed_out = timed_out or left <= 0
+            timed_out = timed_out or (left <= 0 and hung is None)
             _killpg(pid)
         ready, _, _ = select.select([read_fd], [], [], max(0.0, min(left, 0.05)))
         if ready and size <= MAX_REPORT_BYTES:
             chunk = os.read(read_fd, 65536)
             chunks.append(chunk)
             size += len(chunk)
+            if item_timeout_s is not None:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    running = _track_item(line, running)
         done, raw = os.waitpid(pid, os.WNOHANG)
         if done:
             status = raw
@@ -331,11 +356,28 @@ def _wait(pid, read_fd, deadline):
         except ValueError:
             pass
     exit_info = {"timed_out": timed_out}
+    if hung is not None:
+        exit_info["hung_item"] = hung
     if os.WIFSIGNALED(status):
         exit_info["signal"] = os.WTERMSIG(status)
     else:
         exit_info["exit_code"] = os.WEXITSTATUS(status)
     return events, exit_info
+
+
+def _track_item(line, running):
+    """The item in progress after one report line: set by "start", cleared by its record."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return running
+    if not isinstance(event, dict):
+        return running
+    if event.get("event") == "start":
+        return (event.get("index"), time.monotonic())
+    if event.get("event") == "item":
+        return None
+    return running
 
 
 def _killpg(pid):
@@ -354,24 +396,41 @@ def _set_dumpable(flag):
         pass
 
 
-def _phase_checks(secret, program_code, items, compares, timeout_s):
+def _phase_checks(secret, program_code, items, compares, timeout_s, check_timeout_s=None):
     start = time.monotonic()
-    pid, fd = _fork(secret, lambda rep: _child_checks(program_code, items, compares, rep))
-    events, exit_info = _wait(pid, fd, start + timeout_s)
+    deadline = start + timeout_s
     results = [dict(status="not_run") for _ in items]
-    phase = {"program": None, "done": False, "in_progress": None}
-    for ev in events:
-        kind = ev.pop("event", None)
-        if kind == "item" and 0 <= ev.get("index", -1) < len(items):
-            results[ev.pop("index")] = ev
-            phase["in_progress"] = None
-        elif kind == "start":
-            phase["in_progress"] = ev.get("index")
-        elif kind == "done":
-            phase["done"] = True
-        elif kind in ("program_ok", "program_error", "program_exit", "import_error"):
-            phase["program"] = dict(ev, kind=kind)
-    phase.update(exit_info, duration_s=round(time.monotonic() - start, 6))
+    hung = []
+    while True:
+        skip = frozenset(hung) | frozenset(
+            i for i, r in enumerate(results)
+            if items[i]["kind"] == "check" and r["status"] != "not_run")
+        pid, fd = _fork(secret, lambda rep, skip=skip: _child_checks(
+            program_code, items, compares, rep, skip))
+        events, exit_info = _wait(pid, fd, deadline, check_timeout_s)
+        phase = {"program": None, "done": False, "in_progress": None}
+        for ev in events:
+            kind = ev.pop("event", None)
+            if kind == "item" and 0 <= ev.get("index", -1) < len(items):
+                results[ev.pop("index")] = ev
+                phase["in_progress"] = None
+            elif kind == "start":
+                phase["in_progress"] = ev.get("index")
+            elif kind == "done":
+                phase["done"] = True
+            elif kind in ("program_ok", "program_error", "program_exit", "import_error"):
+                phase["program"] = dict(ev, kind=kind)
+        index = exit_info.pop("hung_item", None)
+        if index is None or not 0 <= index < len(items):
+            break
+        results[index] = {"status": "timeout", "duration_s": check_timeout_s,
+                          "message": f"did not finish within the per-check limit of "
+                                     f"{check_timeout_s:g} s"}
+        hung.append(index)
+        if len(hung) >= MAX_HUNG or time.monotonic() >= deadline:
+            phase.update(in_progress=None, exited_after_hung=True)
+            break
+    phase.update(exit_info, hung_checks=hung, duration_s=round(time.monotonic() - start, 6))
     return phase, results
 
 
@@ -388,6 +447,8 @@ def _outcome(phase):
     program = phase["program"] or {}
     if phase["timed_out"]:
         return "timeout"
+    if phase.get("exited_after_hung"):  # its last child was killed by us, not a crash
+        return "too_many_hung_checks" if len(phase["hung_checks"]) >= MAX_HUNG else "timeout"
     if program.get("kind") in ("program_error", "program_exit", "import_error"):
         return program["kind"]
     if "signal" in phase:
@@ -415,6 +476,7 @@ def main():
     with open(plan["checks_file"], encoding="utf-8", errors="replace") as fh:
         checks = fh.read()
     timeout_s = float(plan["timeout_s"])
+    check_timeout_s = plan.get("check_timeout_s")
     result = {"version": 1}
     try:
         items, compares = plan_items(checks)
@@ -432,13 +494,16 @@ def main():
                   for it in items]
         result["items"] = public
         if program_code is not None:
-            phase, records = _phase_checks(secret, program_code, items, compares, timeout_s)
+            phase, records = _phase_checks(secret, program_code, items, compares, timeout_s,
+                                           check_timeout_s)
             for item, record in zip(public, records, strict=True):
                 item.update(record)
             result["phase"] = phase
             result["outcome"] = _outcome(phase)
+            # A check cut off at the per-check limit may only be slow: the whole script,
+            # under the study's own limit, decides (see execution.py).
             all_ok = result["outcome"] == "completed" and all(
-                r["status"] == "passed" for r in records)
+                r["status"] in ("passed", "timeout") for r in records)
             if all_ok or plan.get("whole_script") == "always":
                 script = _compile_script(program + "\n" + checks)
                 result["whole_script"] = (

@@ -10,7 +10,11 @@ program is staged as solution.py and the task's test files run under pytest.
 
 Options: `checks=hidden|visible` (which of the task's checks), `memory_mb`,
 `whole_script=auto|always` (auto runs the whole script only when every check passed,
-since only then can it change the verdict).
+since only then can it change the verdict), `check_timeout_s` (10; a task's own
+`check_timeout_s` wins): a check running longer is cut off so the others still run. A
+cut-off check is only slow if the whole script still finishes within the task's limit
+(it then counts as passed, marked `slow`); otherwise it is a `check_timeout` defect.
+The verdict is thus the study's whole-script verdict either way.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ _OUTCOME_TEXT = {
     "timeout": "the run exceeded its time limit",
     "crashed": "the program crashed (killed by a signal)",
     "exited_early": "the process exited before all checks ran",
+    "too_many_hung_checks": "several checks ran past the per-check limit; the rest did not run",
     "no_proof": "the check runner did not finish (no proof that the checks ran)",
 }
 
@@ -46,7 +51,7 @@ class ExecutionInstrument:
     grounded = True
 
     def __init__(self, checks: str = "hidden", memory_mb: int = 1024,
-                 whole_script: str = "auto") -> None:
+                 whole_script: str = "auto", check_timeout_s: float = 10.0) -> None:
         if checks not in ("hidden", "visible"):
             raise ConfigError(f"execution: checks={checks!r}", hint="use checks=hidden|visible")
         if whole_script not in ("auto", "always"):
@@ -55,6 +60,9 @@ class ExecutionInstrument:
         self.checks = checks
         self.memory_mb = int(memory_mb)
         self.whole_script = whole_script
+        self.check_timeout_s = float(check_timeout_s)
+        if self.check_timeout_s <= 0:
+            raise ConfigError(f"execution: check_timeout_s={check_timeout_s!r} must be > 0")
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         key = "checks" if self.checks == "hidden" else "visible_checks"
@@ -70,7 +78,9 @@ class ExecutionInstrument:
         else:
             raw = run_check_runner(artifact.text, str(checks), sandbox=env.sandbox,
                                    timeout_s=timeout_s, memory_mb=self.memory_mb,
-                                   whole_script=self.whole_script)
+                                   whole_script=self.whole_script,
+                                   check_timeout_s=float(task.data.get(
+                                       "check_timeout_s", self.check_timeout_s)))
             obs = observation_from_runner(raw, self.name, self.version)
         obs.raw["checks"] = self.checks
         return obs.model_copy(update={"duration_s": time.monotonic() - start})
@@ -82,23 +92,24 @@ def observation_from_runner(raw: dict[str, Any], name: str = "execution",
     outcome = raw.get("outcome", "no_proof")
     if outcome == "checks_error":
         raise ConfigError(f"the task's checks do not parse: {raw.get('message')}")
-    items = raw.get("items", [])
+    whole = raw.get("whole_script") or {}
+    items = [_settle_slow(it, bool(whole.get("passed"))) for it in raw.get("items", [])]
+    raw = dict(raw, items=items)
     checks = [it for it in items if it.get("kind") == "check"]
     n_passed = sum(it.get("status") == "passed" for it in checks)
-    whole = raw.get("whole_script") or {}
     all_items_ok = bool(items) and all(it.get("status") == "passed" for it in items)
     passed = bool(raw.get("proof")) and outcome == "completed" and all_items_ok \
         and bool(whole.get("passed"))
     # A setup statement that raised (a print of a crashing call, say) counts as a failed
     # item too, so the score is 1.0 only when every statement of the checks ran cleanly.
-    n_failed_setup = sum(it.get("kind") == "setup" and it.get("status") in ("failed", "error")
+    n_failed_setup = sum(it.get("kind") == "setup" and it.get("status") in _FAILED
                          for it in items)
     if checks or n_failed_setup:
         score = n_passed / (len(checks) + n_failed_setup)
     else:
         score = 1.0 if passed else 0.0
     defects = _outcome_defects(raw, outcome, items)
-    defects += [_item_defect(it) for it in items if it.get("status") in ("failed", "error")]
+    defects += [_item_defect(it) for it in items if it.get("status") in _FAILED]
     if outcome == "completed" and all_items_ok and whole and not whole.get("passed"):
         defects.append(Defect(
             kind="whole_script_failed",
@@ -138,10 +149,26 @@ def _outcome_defects(raw: dict[str, Any], outcome: str, items: list[dict]) -> li
     return [Defect(kind=outcome, message=message, location=location, evidence=evidence)]
 
 
+_FAILED = ("failed", "error", "timeout")
+
+
+def _settle_slow(item: dict[str, Any], whole_passed: bool) -> dict[str, Any]:
+    """A check cut off at the per-check limit passed after all if the whole script ran to
+    exit 0 within the task's limit (it was slow, not hanging)."""
+    if item.get("status") == "timeout" and whole_passed:
+        return dict(item, status="passed", slow=True)
+    return item
+
+
 def _item_defect(item: dict[str, Any]) -> Defect:
     source = item.get("source", "")
     first = source.splitlines()[0] if source else ""
     line = item.get("line")
+    if item.get("status") == "timeout":
+        return Defect(kind="check_timeout", location=f"line {line}",
+                      message=f"`{first}` {item.get('message', 'timed out')} (an infinite loop "
+                              "or a very slow path in the program?)",
+                      evidence={"source": source})
     if item.get("kind") == "setup":
         return Defect(kind="setup_error", message=f"setup statement raised {item.get('message')}",
                       location=f"line {line}", evidence={"source": source})

@@ -65,7 +65,8 @@ def results_name(nonce: str) -> str:
 
 def run_check_runner(program: str, checks: str, *, sandbox: str = "bwrap",
                      timeout_s: float = STUDY_TIMEOUT_S, memory_mb: int = 1024,
-                     whole_script: str = "auto") -> dict[str, Any]:
+                     whole_script: str = "auto",
+                     check_timeout_s: float | None = None) -> dict[str, Any]:
     """Run the per-check runner once; return its verified results plus process facts.
 
     The returned dict has "proof": True only when the results file carries this run's
@@ -75,6 +76,9 @@ def run_check_runner(program: str, checks: str, *, sandbox: str = "bwrap",
     nonce = secrets.token_hex(16)
     plan = {"program_file": "candidate.py", "checks_file": "checks.py",
             "timeout_s": timeout_s, "whole_script": whole_script,
+            # A per-check limit only helps below the phase's own limit.
+            "check_timeout_s": check_timeout_s
+            if check_timeout_s is not None and check_timeout_s < timeout_s else None,
             "isolated": sandbox == "bwrap"}
     files = {RUNNER_FILE: runner_source(), PLAN_FILE: json.dumps(plan),
              "candidate.py": program, "checks.py": checks}
