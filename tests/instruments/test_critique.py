@@ -10,8 +10,9 @@ from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, build_instrument
-from tether.instruments.critique import critique_messages, parse_critique
+from tether.instruments.critique import CritiqueInstrument, critique_messages, parse_critique
 from tether.models.registry import parse_model
+from tether.models.scripted import ScriptedModel
 
 TASK = Task(id="t", suite="test", prompt="Write add(a, b).", metric="execution",
             data={"checks": "assert add(1, 2) == 3  # HIDDEN"})
@@ -57,3 +58,25 @@ def test_model_object_accepted_and_model_required():
     assert obs.passed is True and obs.defects == []
     with pytest.raises(ConfigError):
         build_instrument("critique")
+
+
+def test_pages_get_the_page_reviewers_prompt_and_programs_keep_theirs():
+    page = critique_messages(TASK, "<div>slide</div>", "html")
+    assert "HTML/CSS pages" in page[0]["content"] and "```html\n<div>slide</div>" in \
+        page[1]["content"]
+    assert "Python" not in page[0]["content"]
+    program = critique_messages(TASK, "x = 1")
+    assert program == critique_messages(TASK, "x = 1", "program")
+    assert "Python programs" in program[0]["content"]
+
+
+def test_observe_sends_an_html_artifact_with_the_page_prompt():
+    seen = []
+
+    def script(messages, info):
+        seen.append(messages)
+        return "[]"
+
+    inst = CritiqueInstrument(model=ScriptedModel(script))
+    obs = inst.observe(Artifact(kind="html", text="<p>hi</p>"), TASK, InstrumentEnv())
+    assert obs.passed and "HTML/CSS pages" in seen[0][0]["content"]

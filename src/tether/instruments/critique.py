@@ -1,4 +1,5 @@
-"""`critique`: a model reads the program (never runs it) and lists defects. Ungrounded.
+"""`critique`: a model reads the artifact (never runs or renders it) and lists defects.
+Ungrounded. Programs and HTML pages get their own reviewer prompt.
 
 Strategies that spend a budget build the request with `critique_messages`, make the
 call through their ledger, and turn the reply into defects with `parse_critique`; the
@@ -32,9 +33,30 @@ CRITIQUE_INSTRUCTIONS = (
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
 
 
-def critique_messages(task: Task, program: str) -> list[Message]:
-    """The request a critique makes: the task prompt and the program, nothing hidden."""
-    user = (f"Task:\n{task.prompt}\n\nProgram:\n```python\n{program}\n```\n\n"
+#: Pages (figures, slides, web pages, animations) are read as source, never rendered:
+#: this is the ungrounded reviewer the geometry channel is compared against.
+PAGE_CRITIQUE_SYSTEM = (
+    "You review HTML/CSS pages (figures, slides, web pages, animations) by reading their "
+    "source, without rendering them. Find real defects: text that overlaps other text, "
+    "content clipped or outside the canvas, unreadable contrast, requirements of the task "
+    "that are missing. Do not report code style."
+)
+PAGE_CRITIQUE_INSTRUCTIONS = (
+    "Reply with JSON only: a list of objects "
+    '{"location": "element or CSS selector", "cause": "what is wrong", '
+    '"change": "the concrete fix"}. Reply [] if the page is correct.'
+)
+
+
+def critique_messages(task: Task, text: str, kind: str = "program") -> list[Message]:
+    """The request a critique makes: the task prompt and the artifact, nothing hidden.
+    An `html` artifact gets the page reviewer's prompt, anything else the program's."""
+    if kind == "html":
+        user = (f"Task:\n{task.prompt}\n\nPage:\n```html\n{text}\n```\n\n"
+                f"{PAGE_CRITIQUE_INSTRUCTIONS}")
+        return [{"role": "system", "content": PAGE_CRITIQUE_SYSTEM},
+                {"role": "user", "content": user}]
+    user = (f"Task:\n{task.prompt}\n\nProgram:\n```python\n{text}\n```\n\n"
             f"{CRITIQUE_INSTRUCTIONS}")
     return [{"role": "system", "content": CRITIQUE_SYSTEM}, {"role": "user", "content": user}]
 
@@ -103,7 +125,8 @@ class CritiqueInstrument:
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         start = time.monotonic()
-        (completion,) = self.model.generate(critique_messages(task, artifact.text), n=1,
+        (completion,) = self.model.generate(critique_messages(task, artifact.text,
+                                                              artifact.kind), n=1,
                                             max_tokens=self.max_tokens, temperature=0.0,
                                             role="reviewer")
         defects = parse_critique(completion.text)

@@ -147,8 +147,8 @@ def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
     """
     report = FeedbackReport(channel=channel.name)
     if channel.critique:
-        (reply,) = ctx.generate("reviewer", critique_messages(ctx.task, artifact.text),
-                                max_tokens=critique_max_tokens)
+        request = critique_messages(ctx.task, artifact.text, artifact.kind)
+        (reply,) = ctx.generate("reviewer", request, max_tokens=critique_max_tokens)
         # parse_critique keeps an unreadable reply as one defect holding its text
         report.critique = list(parse_critique(reply.text))
     if channel.screenshot_vlm:
