@@ -159,3 +159,14 @@ def test_tool_choice_in_anthropic_terms(server, model, choice, sent):
     server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
     model.generate([{"role": "user", "content": "hi"}], tools=[BASH], tool_choice=choice)
     assert server.requests[0]["tool_choice"] == sent
+
+
+def test_spec_with_base_url_builds_a_working_client(server, monkeypatch):
+    from tether.models import parse_model
+
+    monkeypatch.setenv("TETHER_TEST_ANTHROPIC_KEY", "sk-test")
+    server.replies = [(200, message([{"type": "text", "text": "from the proxy"}]))]
+    model = parse_model(f"anthropic/claude-test;base_url={server.base_url};"
+                        "key_env=TETHER_TEST_ANTHROPIC_KEY")
+    (c,) = model.generate([{"role": "user", "content": "hi"}])
+    assert c.text == "from the proxy" and server.requests[0]["model"] == "claude-test"

@@ -6,7 +6,8 @@ Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`):
   openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
   openai-compatible/MODEL@BASE_URL   vLLM, SGLang, Ollama, llama.cpp server...
                                      (`;key_env=VAR` names the key's env variable)
-  anthropic/MODEL                    Anthropic (key from ANTHROPIC_API_KEY)
+  anthropic/MODEL                    Anthropic (key from ANTHROPIC_API_KEY;
+                                     `;base_url=URL` for a proxy or gateway)
   scripted:["a", "b"]                test double answering from a JSON list
   scripted:FILE.json                 test double answering from a JSON list in a file
   scripted:module:function           test double answering from a Python callable
@@ -37,11 +38,12 @@ SPEC_FORMS = (
     SpecForm("local/smollm2-135m", "embedded SmolLM2-135M-Instruct via llama.cpp (default)",
              "extra 'local'"),
     SpecForm("local/PATH.gguf", "any GGUF file via llama.cpp in-process", "extra 'local'"),
-    SpecForm("openai/MODEL", "OpenAI chat completions", "OPENAI_API_KEY"),
-    SpecForm("openai-compatible/MODEL@BASE_URL", "vLLM, SGLang, Ollama, llama.cpp server",
-             "a running server; ;key_env=VAR for a key"),
-    SpecForm("anthropic/MODEL", "Anthropic messages, extended thinking", "ANTHROPIC_API_KEY, "
-             "extra 'anthropic'"),
+    SpecForm("openai/MODEL", "OpenAI chat completions, native tool calls", "OPENAI_API_KEY"),
+    SpecForm("openai-compatible/MODEL@BASE_URL", "vLLM, SGLang, Ollama, llama.cpp server; "
+             "native tool calls where the server has them", "a running server; ;key_env=VAR "
+             "for a key"),
+    SpecForm("anthropic/MODEL", "Anthropic messages, extended thinking, native tool calls",
+             "ANTHROPIC_API_KEY, extra 'anthropic'; ;base_url=URL for a proxy"),
     SpecForm("scripted:[...] | scripted:FILE.json | scripted:mod:fn", "TEST DOUBLE: fixed "
              "responses", "nothing"),
     SpecForm("replay:CASSETTE", "serves a recorded cassette, fails on unseen requests",
