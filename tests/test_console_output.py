@@ -1,0 +1,20 @@
+"""CLI consoles never wrap a line, whatever the terminal (or its absence) is."""
+
+from __future__ import annotations
+
+from tether.console_output import make_console
+
+
+def test_off_a_terminal_lines_are_not_wrapped_and_tables_get_200_columns(capsys):
+    console = make_console()
+    assert console.width == 200 and console.soft_wrap
+    path = "/a/" + "very_long_directory_name/" * 12 + "page.html"
+    console.print(f"[bold]{path}[/]: 3 defect(s) (overflow 2, out_of_bounds 1)")
+    out = capsys.readouterr().out
+    assert out == f"{path}: 3 defect(s) (overflow 2, out_of_bounds 1)\n"
+
+
+def test_stderr_console_writes_to_stderr(capsys):
+    make_console(stderr=True).print("hint: tether run --resume /x")
+    captured = capsys.readouterr()
+    assert captured.err == "hint: tether run --resume /x\n" and captured.out == ""
