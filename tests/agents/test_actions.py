@@ -105,3 +105,10 @@ def test_finish_marker_must_be_the_first_line_alone():
     assert not is_submission(f"done {FINISH_MARKER}")
     assert not is_submission(f"building...\n{FINISH_MARKER}")
     assert not is_submission("")
+
+
+def test_text_tool_call_with_a_raw_newline_in_the_command():
+    from tether.agents.actions import parse_action
+
+    text = '<tool_call>{"name": "bash", "arguments": {"command": "ls\npwd"}}</tool_call>'
+    assert parse_action(text).command == "ls\npwd"

@@ -177,3 +177,9 @@ def test_tool_choice_is_sent_only_when_not_the_default(choice, sent):
 def test_unknown_tool_choice_is_a_config_error():
     with pytest.raises(ConfigError, match="tool_choice must be one of"):
         AgentConfig(tool_choice="python")
+
+
+def test_a_raw_newline_inside_the_command_string_is_accepted():
+    raw = '{"command": "cat <<EOF > a.txt\nhello\nEOF"}'  # not escaped: strict JSON refuses
+    action = parse_native_action((ToolCall("x", "bash", raw),))
+    assert action.command == "cat <<EOF > a.txt\nhello\nEOF" and action.protocol == "native"

@@ -82,7 +82,7 @@ def _parse_tool_calls(calls: list[str]) -> Action:
     if len(calls) != 1:
         raise FormatError(f"Your reply has {len(calls)} tool calls; make exactly one bash call.")
     try:
-        call = json.loads(calls[0])
+        call = json.loads(calls[0], strict=False)
     except json.JSONDecodeError as exc:
         raise FormatError(f"Your tool call is not valid JSON ({exc.msg} at char {exc.pos}). "
                           'Write {"name": "bash", "arguments": {"command": "..."}}.') from None
@@ -100,7 +100,9 @@ def _bash_command(name: object, args: object) -> str | None:
     """The command of a bash call, or None when the call is not a usable one."""
     if isinstance(args, str):  # some templates serialize the arguments twice
         try:
-            args = json.loads(args)
+            # strict=False: a raw newline or tab inside the command string (models write
+            # multi-line commands that way) is what they meant, not a format error.
+            args = json.loads(args, strict=False)
         except json.JSONDecodeError:
             return None
     command = args.get("command") if isinstance(args, dict) else None
@@ -118,7 +120,7 @@ def parse_native_action(calls: Sequence[ToolCall]) -> Action:
     if call.name != "bash":
         raise FormatError(f"There is no tool named {call.name!r}; the only tool is bash.")
     try:
-        json.loads(call.arguments or "")
+        json.loads(call.arguments or "", strict=False)
     except json.JSONDecodeError as exc:
         raise FormatError(f"The arguments of your bash call are not valid JSON ({exc.msg} at "
                           f'char {exc.pos}). Send {{"command": "..."}}.') from None
