@@ -163,3 +163,23 @@ def test_registry() -> None:
         build_strategy("no_such_strategy")
     with pytest.raises(ConfigError, match="bad parameters"):
         build_strategy("single_shot", {"colour": "blue"})
+
+
+def test_offered_tool_specs_count_as_input_when_configured() -> None:
+    from tether.core.budget import estimate_input_tokens
+    from tether.models.base import function_tool
+    from tether.models.scripted import ScriptedModel
+
+    tool = function_tool("bash", "Run a command. " * 20, {"type": "object"})
+    assert estimate_input_tokens(MESSAGES, [tool]) > estimate_input_tokens(MESSAGES) + 100
+    allowed = []
+
+    def script(messages, info):
+        allowed.append(info.params.max_tokens)
+        return "ok"
+
+    for tools in (None, [tool]):
+        ctx = TrialContext(spec(total=400, count="input+output"), TASK,
+                           {"proposer": ScriptedModel(script, supports_tools=True)})
+        ctx.generate("proposer", MESSAGES, max_tokens=1000, tools=tools)
+    assert allowed[1] < allowed[0] - 100  # the specs' share of the cap is not given out

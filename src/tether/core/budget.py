@@ -12,7 +12,9 @@ for text, so the cap holds.
 
 from __future__ import annotations
 
+import json
 import threading
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -55,8 +57,12 @@ class BudgetExhausted(Exception):
     """No room for another call: the trial ends with end state `budget_exhausted`."""
 
 
-def estimate_input_tokens(messages: list[Message]) -> int:
+def estimate_input_tokens(messages: list[Message],
+                          tools: list[dict[str, Any]] | None = None) -> int:
+    """A cautious (high) guess of a request's input tokens: 2 characters a token, plus the
+    tool specs offered, which providers count as input too."""
     chars = sum(len(text_of(m)) + len(str(m.get("tool_calls") or "")) for m in messages)
+    chars += len(json.dumps(tools)) if tools else 0
     return chars // 2 + 4 * len(messages)
 
 
@@ -86,7 +92,8 @@ class Ledger:
             room = min(room, int(self.spec.total * self.spec.shares[role]) - self.charged(role))
         return room
 
-    def reserve(self, role: str, messages: list[Message], max_tokens: int, n: int = 1) -> int:
+    def reserve(self, role: str, messages: list[Message], max_tokens: int, n: int = 1,
+                tools: list[dict[str, Any]] | None = None) -> int:
         """Return the max_tokens a call of n samples may use, or raise BudgetExhausted."""
         with self._lock:
             room = self._room(role)
@@ -94,7 +101,7 @@ class Ledger:
                 self._reserved += max_tokens * n
                 return max_tokens
             if self.spec.count == "input+output":
-                room -= estimate_input_tokens(messages) * n
+                room -= estimate_input_tokens(messages, tools) * n
             per_sample = min(max_tokens, room // n)
             if per_sample < 1:
                 self.exhausted = True

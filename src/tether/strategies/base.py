@@ -100,7 +100,7 @@ class TrialContext:
         Raises BudgetExhausted when not even one token fits (the ledger marks itself
         exhausted, which the runner turns into the end state `budget_exhausted`).
         """
-        allowed = self.ledger.reserve(role, messages, max_tokens, n)
+        allowed = self.ledger.reserve(role, messages, max_tokens, n, tools=tools)
         with self._lock:
             seed = self.spec.seed * SEED_STRIDE * SEED_STRIDE + next(self._call_index) * SEED_STRIDE
         answer_tokens = allowed
