@@ -166,3 +166,24 @@ def test_non_agent_run_has_no_agents_section(pass_report, pass_run):
     with RunStore.open(pass_run) as store:
         assert build_report(store).numbers["agents"] is None
     assert not list((pass_report.parent / "report_assets" / "plots").glob("agents_*"))
+
+
+def test_action_counts_per_arm(agent_report):
+    numbers, out = agent_report
+    assert _row(numbers, "agent")["actions"] == {"turns": 33, "ran": 33, "format_errors": 0,
+                                                 "native_share": 0.0}
+    assert _row(numbers, "turn_bon")["actions"]["turns"] == 12
+    assert "33 / 0, of 33" in out.read_text()
+
+
+def test_action_counts_see_native_calls_and_format_errors():
+    from tether.report.agents import action_counts
+
+    call = {"id": "a", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+    native = {"text": "", "command": "ls", "tool_calls": [call]}
+    text = {"text": "no block", "command": None, "error": "no bash block"}
+    records = [{"command": "ls", "format_error": None, "candidates": [native, text]},
+               {"command": None, "format_error": "no bash block", "candidates": [text]}]
+    assert action_counts(records) == {"turns": 2, "ran": 1, "format_errors": 1,
+                                      "native_share": 1 / 3}
+    assert action_counts([])["native_share"] is None

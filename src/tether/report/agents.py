@@ -90,6 +90,17 @@ def token_means(group: Sequence[TrialEntry]) -> dict[str, float]:
     return out
 
 
+def action_counts(turn_records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How the replies fared: turns, commands run, format errors, and the share of sampled
+    candidates that came as native tool calls (the protocol comparison's numbers)."""
+    candidates = [c for t in turn_records for c in t.get("candidates") or ()]
+    native = sum(1 for c in candidates if c.get("tool_calls"))
+    return {"turns": len(turn_records),
+            "ran": sum(1 for t in turn_records if t.get("command") is not None),
+            "format_errors": sum(1 for t in turn_records if t.get("format_error")),
+            "native_share": native / len(candidates) if candidates else None}
+
+
 def group_turns(group: Sequence[TrialEntry]) -> list[LabeledTurn]:
     """Labelled turns of every trial in the group (a task's seeds tell trials apart)."""
     out: list[LabeledTurn] = []
@@ -152,6 +163,8 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             "end_states": counts,
             "across_seeds": across_seeds(group),
             "turns": turns_summary(group),
+            "actions": action_counts([t for e in group
+                                      for t in e.record.extra.get("turn_records") or ()]),
             "tokens": tokens,
             "tokens_baseline": ref[0] if ref is not None else None,
             "tokens_relative": relative,
