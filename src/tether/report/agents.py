@@ -23,7 +23,7 @@ from tether.agents.behaviours import (
     preference_table,
 )
 from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
-from tether.report.values import budget_sort_key
+from tether.report.values import arm_budget_groups
 from tether.stats import consistency_at_k, mean_pass_at_k
 
 if TYPE_CHECKING:
@@ -38,14 +38,6 @@ _ERRORED = "agent_error"
 
 def is_agent_trial(entry: TrialEntry) -> bool:
     return "end_state" in entry.record.extra
-
-
-def _groups(entries: Sequence[TrialEntry]) -> dict[tuple[str, str], list[TrialEntry]]:
-    arms = list(dict.fromkeys(e.arm for e in entries))
-    out: dict[tuple[str, str], list[TrialEntry]] = {}
-    for e in sorted(entries, key=lambda e: (arms.index(e.arm), budget_sort_key(e.budget))):
-        out.setdefault((e.arm, e.budget), []).append(e)
-    return out
 
 
 def _scored(e: TrialEntry) -> bool:
@@ -143,7 +135,7 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
     agent_entries = [e for e in entries if is_agent_trial(e)]
     if not agent_entries:
         return None
-    groups = _groups(agent_entries)
+    groups = arm_budget_groups(agent_entries)
     base = _baseline_groups(groups, report_baseline)
     base_tokens = {b: (arm, token_means(g)) for b, (arm, g) in base.items()}
     rows = []

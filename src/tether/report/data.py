@@ -21,9 +21,9 @@ from tether.report.agents import agent_numbers
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
 from tether.report.values import (
     MetricMode,
+    arm_budget_groups,
     arm_label,
     budget_label,
-    budget_sort_key,
     has_single_shot,
     metric_mode,
     model_setup_labels,
@@ -85,15 +85,6 @@ def entries_of(records: Sequence[TrialRecord], mode: MetricMode,
                        trial_value(r, mode), single_shot_value(r, mode)) for r in records]
 
 
-def _groups(entries: list[TrialEntry]) -> dict[tuple[str, str], list[TrialEntry]]:
-    """(arm, budget) -> trials; arms in order of first appearance, budgets ascending."""
-    arms = list(dict.fromkeys(e.arm for e in entries))
-    out: dict[tuple[str, str], list[TrialEntry]] = {}
-    for e in sorted(entries, key=lambda e: (arms.index(e.arm), budget_sort_key(e.budget))):
-        out.setdefault((e.arm, e.budget), []).append(e)
-    return out
-
-
 def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 
@@ -149,7 +140,7 @@ def across_seeds(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any] | 
 
 def summary_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict[str, Any]]:
     rows = []
-    for (arm, budget), group in _groups(entries).items():
+    for (arm, budget), group in arm_budget_groups(entries).items():
         states = Counter(e.record.status for e in group)
         n = len(group)
         rows.append({
@@ -205,7 +196,7 @@ def paired_rows(entries: list[TrialEntry], baseline: str, mode: MetricMode) -> l
     """Every other (arm, budget) against the baseline arm of the same model setup at the
     same budget; when the baseline ran at a single budget only (single-shot usually
     does), against that one."""
-    groups = _groups(entries)
+    groups = arm_budget_groups(entries)
     rows = []
     for (arm, budget), group in groups.items():
         first = group[0]
@@ -228,7 +219,7 @@ def paired_rows(entries: list[TrialEntry], baseline: str, mode: MetricMode) -> l
 def within_trial_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict]:
     """Single-shot draft vs the delivered artifact inside the same trials."""
     rows = []
-    for (arm, budget), group in _groups(entries).items():
+    for (arm, budget), group in arm_budget_groups(entries).items():
         if not any(has_single_shot(e.record) for e in group):
             continue
         pairs = [Pair(e.key[0], e.key[1], e.single_shot, e.value) for e in group]
@@ -253,7 +244,7 @@ def compare_runs(entries: list[TrialEntry], mode: MetricMode, other: RunStore) -
         "paired": [], "agreement": None,
     }
     if other_mode.name == mode.name:
-        for (arm, budget), group in _groups(matched).items():
+        for (arm, budget), group in arm_budget_groups(matched).items():
             pairs = [Pair(e.key[0], e.key[1], e.value, values[e.record.trial_id])
                      for e in group]
             out["paired"].append({"baseline": "this run", "arm": arm, "budget": budget,

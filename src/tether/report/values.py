@@ -12,9 +12,9 @@ An errored trial has no value (invariant 6): it is counted as an error, never as
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from tether.core.observation import Observation
 from tether.core.trial import TrialRecord
@@ -114,6 +114,26 @@ def budget_label(record: TrialRecord) -> str:
 def budget_sort_key(label: str) -> tuple[int, int, str]:
     """Numeric budgets ascending, then anything else (``unlimited``) last."""
     return (0, int(label), "") if label.isdigit() else (1, 0, label)
+
+
+class _ArmBudget(Protocol):
+    @property
+    def arm(self) -> str: ...
+    @property
+    def budget(self) -> str: ...
+
+
+_E = TypeVar("_E", bound=_ArmBudget)
+
+
+def arm_budget_groups(entries: Iterable[_E]) -> dict[tuple[str, str], list[_E]]:
+    """(arm, budget) -> entries; arms in order of first appearance, budgets ascending."""
+    entries = list(entries)
+    arms = list(dict.fromkeys(e.arm for e in entries))
+    out: dict[tuple[str, str], list[_E]] = {}
+    for e in sorted(entries, key=lambda e: (arms.index(e.arm), budget_sort_key(e.budget))):
+        out.setdefault((e.arm, e.budget), []).append(e)
+    return out
 
 
 def model_setup_labels(records: Sequence[TrialRecord],
