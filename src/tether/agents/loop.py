@@ -252,13 +252,12 @@ class SamplePolicy:
 def sample_candidates(ctx: TrialContext, messages: list[Message], n: int,
                       config: AgentConfig, role: str = GENERATOR_ROLE) -> list[Candidate]:
     """n i.i.d. replies to the conversation, each parsed as the baseline would."""
-    tools: dict[str, Any] = {}
-    if native_tools(ctx, config, role):
-        tools["tools"] = [BASH_TOOL]
-        if config.tool_choice != "auto":  # "auto" is every API's default: not sent
-            tools["tool_choice"] = config.tool_choice
+    native = native_tools(ctx, config, role)
+    # "auto" is every API's default tool choice: not sent, so requests keep one key.
+    choice = config.tool_choice if native and config.tool_choice != "auto" else None
     completions = ctx.generate(role, messages, n=n, max_tokens=config.max_tokens,
-                               temperature=config.temperature, top_p=config.top_p, **tools)
+                               temperature=config.temperature, top_p=config.top_p,
+                               tools=[BASH_TOOL] if native else None, tool_choice=choice)
     return [Candidate.from_completion(c) for c in completions]
 
 
@@ -274,16 +273,18 @@ def native_tools(ctx: TrialContext, config: AgentConfig, role: str = GENERATOR_R
     return able
 
 
-def first_messages(ctx: TrialContext, config: AgentConfig, workdir: str) -> list[Message]:
-    variables = template_variables(ctx, config, workdir)
+def first_messages(ctx: TrialContext, config: AgentConfig, workdir: str,
+                   native: bool) -> list[Message]:
+    variables = template_variables(ctx, config, workdir, native)
     return [{"role": "system", "content": render(config.system_template, **variables)},
             {"role": "user", "content": render(config.instance_template, **variables)}]
 
 
-def template_variables(ctx: TrialContext, config: AgentConfig, workdir: str) -> dict[str, Any]:
+def template_variables(ctx: TrialContext, config: AgentConfig, workdir: str,
+                       native: bool) -> dict[str, Any]:
     return {"task": ctx.task.prompt, "workdir": workdir, "step_limit": config.step_limit,
             "command_timeout_s": config.command_timeout_s, "finish_marker": FINISH_MARKER,
-            "tool_calls": native_tools(ctx, config)}
+            "tool_calls": native}
 
 
 def answer(chosen: Candidate, text: str) -> list[Message]:
@@ -303,8 +304,8 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
     """Run one attempt to its exit reason. Raises only for harness bugs."""
     start = time.monotonic()
     deadline = start + config.wall_time_s if config.wall_time_s else math.inf
-    messages = first_messages(ctx, config, workdir)
     native = native_tools(ctx, config)
+    messages = first_messages(ctx, config, workdir, native)
     result = AttemptResult(exit_reason="step_limit")
     format_errors = 0
 

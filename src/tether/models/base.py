@@ -182,6 +182,16 @@ class Model(Protocol):
     ) -> list[Completion]: ...
 
 
+def tool_kwargs(tools: list[dict[str, Any]] | None,
+                tool_choice: str | None) -> dict[str, Any]:
+    """The tool arguments for an inner `generate`, left out when unused: a model double
+    with a narrower signature keeps working for calls that offer no tools."""
+    out: dict[str, Any] = {"tools": tools} if tools else {}
+    if tool_choice is not None:
+        out["tool_choice"] = tool_choice  # without tools, make_params says it is wrong
+    return out
+
+
 def supports_tools(model: Model) -> bool:
     """Whether `model` takes `tools=` and answers with native tool calls."""
     return bool(getattr(model, "supports_tools", False))

@@ -27,6 +27,7 @@ from tether.models.base import (
     request_key,
     sample_seed,
     supports_tools,
+    tool_kwargs,
 )
 from tether.models.errors import ReplayMiss
 
@@ -120,9 +121,7 @@ class CachedModel:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
     ) -> list[Completion]:
-        extra: dict[str, Any] = {"tools": tools} if tools else {}
-        if tool_choice is not None:
-            extra["tool_choice"] = tool_choice
+        extra = tool_kwargs(tools, tool_choice)
         if self.mode == "off":
             return self.inner.generate(
                 messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,

@@ -27,7 +27,7 @@ from tether.core.task import Task
 from tether.core.trial import ObservationRow, TrialSpec
 from tether.errors import ConfigError
 from tether.instruments.base import Instrument, InstrumentEnv, build_instrument, observe_safely
-from tether.models.base import Completion, Message, Model, Usage
+from tether.models.base import Completion, Message, Model, Usage, tool_kwargs
 from tether.models.recording import CallRecord, RecordingModel
 
 #: Seeds of one call's samples are `seed + i` (see models.base.sample_seed); calls are
@@ -201,13 +201,3 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.strategies.{info.name}")
-
-
-def tool_kwargs(tools: list[dict[str, Any]] | None,
-                tool_choice: str | None) -> dict[str, Any]:
-    """The tool arguments of a call, left out when unused: a model double with a narrower
-    `generate` signature keeps working for calls that offer no tools."""
-    out: dict[str, Any] = {"tools": tools} if tools else {}
-    if tools and tool_choice is not None:
-        out["tool_choice"] = tool_choice
-    return out
