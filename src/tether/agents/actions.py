@@ -86,10 +86,8 @@ def _parse_tool_calls(calls: list[str]) -> Action:
     except json.JSONDecodeError as exc:
         raise FormatError(f"Your tool call is not valid JSON ({exc.msg} at char {exc.pos}). "
                           'Write {"name": "bash", "arguments": {"command": "..."}}.') from None
-    if not isinstance(call, dict):
-        raise FormatError('Your tool call must be {"name": "bash", "arguments": '
-                          '{"command": "<non-empty command>"}}.')
-    command = _bash_command(call.get("name"), call.get("arguments"))
+    command = (_bash_command(call.get("name"), call.get("arguments"))
+               if isinstance(call, dict) else None)
     if command is None:
         raise FormatError('Your tool call must be {"name": "bash", "arguments": '
                           '{"command": "<non-empty command>"}}.')
@@ -120,11 +118,12 @@ def parse_native_action(calls: Sequence[ToolCall]) -> Action:
     if call.name != "bash":
         raise FormatError(f"There is no tool named {call.name!r}; the only tool is bash.")
     try:
-        json.loads(call.arguments or "", strict=False)
+        args = json.loads(call.arguments or "", strict=False)
     except json.JSONDecodeError as exc:
         raise FormatError(f"The arguments of your bash call are not valid JSON ({exc.msg} at "
                           f'char {exc.pos}). Send {{"command": "..."}}.') from None
-    command = _bash_command(call.name, call.arguments)
+    # Parsed once above; a JSON string here is not unwrapped again (unlike text calls).
+    command = _bash_command(call.name, args if isinstance(args, dict) else None)
     if command is None:
         raise FormatError('Your bash call needs a non-empty "command" string argument.')
     return Action(command=command, protocol="native")

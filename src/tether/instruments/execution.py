@@ -42,6 +42,8 @@ _OUTCOME_TEXT = {
     "too_many_hung_checks": "several checks ran past the per-check limit; the rest did not run",
     "no_proof": "the check runner did not finish (no proof that the checks ran)",
 }
+#: item statuses that fail: a check's assert, an exception, a cut-off that was not slow
+_FAILED = ("failed", "error", "timeout")
 
 
 @register_instrument("execution")
@@ -147,9 +149,6 @@ def _outcome_defects(raw: dict[str, Any], outcome: str, items: list[dict]) -> li
         evidence = {"returncode": raw.get("returncode"), "killed_reason": raw.get("killed_reason")}
     evidence["stderr_tail"] = raw.get("stderr_tail", "")[-600:]
     return [Defect(kind=outcome, message=message, location=location, evidence=evidence)]
-
-
-_FAILED = ("failed", "error", "timeout")
 
 
 def _settle_slow(item: dict[str, Any], whole_passed: bool) -> dict[str, Any]:
