@@ -314,11 +314,11 @@ def _wait(pid, read_fd, deadline, item_timeout_s=None):
     With `item_timeout_s`, an item that started and has not reported within it gets the
     child killed; `exit_info["hung_item"]` is then its index.
     """
-    chunks, size, timed_out, status = [], 0, False, None
-    pending, running, hung = b"", None, None  # running: (index, started at)
+    reports, size, timed_out, status, hung = _Reports(), 0, False, None, None
     while status is None:
         now = time.monotonic()
         left = deadline - now
+        running = reports.running
         if running is not None and item_timeout_s is not None and hung is None \
                 and now - running[1] > item_timeout_s and left > 0:
             hung = running[0]
@@ -329,13 +329,8 @@ def _wait(pid, read_fd, deadline, item_timeout_s=None):
         ready, _, _ = select.select([read_fd], [], [], max(0.0, min(left, 0.05)))
         if ready and size <= MAX_REPORT_BYTES:
             chunk = os.read(read_fd, 65536)
-            chunks.append(chunk)
+            reports.feed(chunk)
             size += len(chunk)
-            if item_timeout_s is not None:
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    running = _track_item(line, running)
         done, raw = os.waitpid(pid, os.WNOHANG)
         if done:
             status = raw
@@ -343,18 +338,12 @@ def _wait(pid, read_fd, deadline, item_timeout_s=None):
     os.set_blocking(read_fd, False)
     try:
         while size <= MAX_REPORT_BYTES and (chunk := os.read(read_fd, 65536)):
-            chunks.append(chunk)
+            reports.feed(chunk)
             size += len(chunk)
     except BlockingIOError:
         pass
     os.close(read_fd)
-    buf = b"".join(chunks)
-    events = []
-    for line in buf.decode("utf-8", "replace").splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            pass
+    events = reports.close()
     exit_info = {"timed_out": timed_out}
     if hung is not None:
         exit_info["hung_item"] = hung
@@ -365,19 +354,42 @@ def _wait(pid, read_fd, deadline, item_timeout_s=None):
     return events, exit_info
 
 
-def _track_item(line, running):
-    """The item in progress after one report line: set by "start", cleared by its record."""
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return running
-    if not isinstance(event, dict):
-        return running
-    if event.get("event") == "start":
-        return (event.get("index"), time.monotonic())
-    if event.get("event") == "item":
-        return None
-    return running
+class _Reports:
+    """A child's report lines, each parsed once as it arrives: the events so far, and the
+    item in progress ((index, started at), set by "start" and cleared by its record)."""
+
+    def __init__(self):
+        self.events = []
+        self.running = None
+        self._partial = []  # pieces of the unfinished last line (kept apart: no quadratic
+        #                     re-joining while a flooding child sends no newline)
+
+    def feed(self, chunk):
+        if b"\n" not in chunk:
+            self._partial.append(chunk)
+            return
+        first, *lines, last = chunk.split(b"\n")
+        for line in [b"".join(self._partial) + first, *lines]:
+            self._parse(line)
+        self._partial = [last]
+
+    def close(self):
+        self._parse(b"".join(self._partial))
+        self._partial = []
+        return self.events
+
+    def _parse(self, line):
+        for text in line.decode("utf-8", "replace").splitlines():
+            try:
+                event = json.loads(text)
+            except ValueError:
+                continue
+            self.events.append(event)
+            if isinstance(event, dict):
+                if event.get("event") == "start":
+                    self.running = (event.get("index"), time.monotonic())
+                elif event.get("event") == "item":
+                    self.running = None
 
 
 def _killpg(pid):
