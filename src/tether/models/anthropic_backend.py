@@ -167,7 +167,7 @@ class AnthropicModel(SampledModel):
         body: dict[str, Any] = {"model": self.model, "messages": chat}
         if system:
             body["system"] = system
-        if params.tools:
+        if params.tools_json:
             body["tools"] = to_anthropic_tools(params.tools)
         if params.tool_choice:
             body["tool_choice"] = _ANTHROPIC_CHOICE.get(

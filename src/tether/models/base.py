@@ -115,6 +115,7 @@ class GenerateParams:
 
     @property
     def tools(self) -> list[dict[str, Any]] | None:
+        """The specs, parsed anew on each access (test `tools_json` for presence)."""
         return json.loads(self.tools_json) if self.tools_json else None
 
     def to_json(self) -> dict[str, Any]:

@@ -103,7 +103,7 @@ class OpenAICompatibleModel(SampledModel):
             body["seed"] = seed
         if params.stop:
             body["stop"] = list(params.stop)
-        if params.tools:
+        if params.tools_json:
             body["tools"] = params.tools
         if params.tool_choice in ("auto", "required", "none"):
             body["tool_choice"] = params.tool_choice
