@@ -9,10 +9,12 @@ demo: setup
 
 test: setup
 	.venv/bin/ruff check src tests benchmarks
+	.venv/bin/lint-imports
 	.venv/bin/python -m pytest -q
 
 lint: setup
 	.venv/bin/ruff check src tests benchmarks
+	.venv/bin/lint-imports
 
 bench: setup
 	.venv/bin/python benchmarks/bench_sandbox.py

@@ -30,7 +30,7 @@ from pathlib import Path
 from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv, build_instrument
-from tether.recorded import load_records, load_task_checks
+from tether.studies.interaction_scaling.recorded_programs import load_records, load_task_checks
 
 DEFAULT_REF = Path(__file__).resolve().parents[2] / "shared/reference/interaction-scaling"
 

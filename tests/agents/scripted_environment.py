@@ -11,8 +11,8 @@ import shlex
 import time
 from collections.abc import Callable
 
-from tether.agents.environment import CommandResult
 from tether.sandbox import SandboxError
+from tether.terminal.environment import CommandResult
 
 
 class ScriptedEnvironment:

@@ -9,13 +9,13 @@ import pytest
 from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
+from tether.context import TrialContext
 from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.models.errors import ContextLengthExceeded
 from tether.models.scripted import ScriptedModel
-from tether.strategies.base import TrialContext
 
 SUBMIT = f"Done.\n```bash\necho {FINISH_MARKER}\n```"
 
@@ -184,7 +184,7 @@ def test_each_recorded_call_keeps_the_messages_it_was_sent():
 
 
 def test_the_environment_saying_time_is_up_ends_the_attempt():
-    from tether.agents.environment import AgentTimeExceeded
+    from tether.terminal.environment import AgentTimeExceeded
 
     def handler(command):
         raise AgentTimeExceeded("agent timeout of 120s spent")

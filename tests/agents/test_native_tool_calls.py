@@ -11,13 +11,13 @@ from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import BASH_TOOL, FINISH_MARKER, FormatError, parse_native_action
 from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
 from tether.agents.turn_bon import TurnBoNPolicy
+from tether.context import TrialContext
 from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.models.base import Completion, ToolCall
 from tether.models.scripted import ScriptedModel
-from tether.strategies.base import TrialContext
 
 
 def call(cmd: str, call_id: str = "c1", thought: str = "") -> Completion:

@@ -10,10 +10,10 @@ from tether.agents.selector import (
     parse_selection,
     select,
 )
+from tether.context import TrialContext
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.models.scripted import ScriptedModel
-from tether.strategies.base import TrialContext
 
 
 def scripted_context(selector_script) -> TrialContext:

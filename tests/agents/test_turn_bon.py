@@ -8,15 +8,15 @@ import pytest
 
 from tests.agents.scripted_environment import ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
-from tether.agents.environment import TerminalEnvironment
 from tether.agents.loop import AgentConfig, run_attempt
-from tether.agents.terminal_spec import TerminalSpec
 from tether.agents.turn_bon import TurnBoNPolicy
+from tether.context import TrialContext
 from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.models.scripted import ScriptedModel
-from tether.strategies.base import TrialContext
+from tether.terminal.environment import TerminalEnvironment
+from tether.terminal.spec import TerminalSpec
 
 SUBMIT = f"Finished.\n```bash\necho {FINISH_MARKER}\n```"
 

@@ -11,8 +11,12 @@ from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, build_instrument
 from tether.instruments.critique import CritiqueInstrument, critique_messages, parse_critique
+from tether.models.recording import CallRecord
 from tether.models.registry import parse_model
 from tether.models.scripted import ScriptedModel
+from tether.runs.standalone_generate import recorded_generate
+
+from .bound_generate import bound_env
 
 TASK = Task(id="t", suite="test", prompt="Write add(a, b).", metric="execution",
             data={"checks": "assert add(1, 2) == 3  # HIDDEN"})
@@ -41,23 +45,27 @@ def test_unparseable_reply_is_one_defect_not_an_error():
     assert d.message.startswith("The function subtracts") and d.evidence["unparsed"]
 
 
-def test_observe_with_a_scripted_model_is_ungrounded():
+def test_observe_with_a_named_model_is_ungrounded_and_every_call_is_recorded():
     reply = '[{"location": "add", "cause": "wrong operator", "change": "a + b"}]'
     inst = build_instrument(f"critique;model=scripted:{json.dumps([reply])}")
-    obs = inst.observe(Artifact(kind="program", text="def add(a, b): return a - b"), TASK,
-                       InstrumentEnv(sandbox="subprocess"))
+    log: list[CallRecord] = []
+    env = InstrumentEnv(sandbox="subprocess", generate=recorded_generate(log, role="metric"))
+    obs = inst.observe(Artifact(kind="program", text="def add(a, b): return a - b"), TASK, env)
     assert obs.grounded is False and obs.passed is False and obs.score is None
     assert obs.defects[0].message == "wrong operator"
+    assert [(c.role, c.output) for c in log] == [("metric", reply)]
 
 
-def test_model_object_accepted_and_model_required():
-    from tether.instruments.critique import CritiqueInstrument
-
-    inst = CritiqueInstrument(model=parse_model('scripted:["[]"]'))
-    obs = inst.observe(Artifact(kind="program", text="x = 1"), TASK, InstrumentEnv())
-    assert obs.passed is True and obs.defects == []
+def test_the_instrument_owns_no_model_and_needs_a_bound_generate():
+    inst = build_instrument("critique")  # the role's model serves it inside a trial
+    log: list[CallRecord] = []
+    obs = inst.observe(Artifact(kind="program", text="x = 1"), TASK,
+                       bound_env(parse_model('scripted:["[]"]'), log))
+    assert obs.passed is True and obs.defects == [] and len(log) == 1
+    with pytest.raises(ConfigError, match="no budgeted generate"):
+        inst.observe(Artifact(kind="program", text="x = 1"), TASK, InstrumentEnv())
     with pytest.raises(ConfigError):
-        build_instrument("critique")
+        CritiqueInstrument(model=parse_model('scripted:["[]"]'))  # a model object: refused
 
 
 def test_pages_get_the_page_reviewers_prompt_and_programs_keep_theirs():
@@ -77,6 +85,7 @@ def test_observe_sends_an_html_artifact_with_the_page_prompt():
         seen.append(messages)
         return "[]"
 
-    inst = CritiqueInstrument(model=ScriptedModel(script))
-    obs = inst.observe(Artifact(kind="html", text="<p>hi</p>"), TASK, InstrumentEnv())
+    inst = CritiqueInstrument()
+    obs = inst.observe(Artifact(kind="html", text="<p>hi</p>"), TASK,
+                       bound_env(ScriptedModel(script)))
     assert obs.passed and "HTML/CSS pages" in seen[0][0]["content"]

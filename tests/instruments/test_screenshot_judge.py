@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from tests.instruments.bound_generate import bound_env
 from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.errors import ConfigError
@@ -15,6 +16,8 @@ from tether.instruments.base import InstrumentEnv, build_instrument
 from tether.instruments.screenshot_judge import ScreenshotJudge, parse_judgement
 from tether.models import ScriptedModel
 from tether.models.base import Message
+from tether.models.recording import CallRecord
+from tether.runs.standalone_generate import recorded_generate
 
 TASK = Task(id="slide", suite="t", prompt="A slide titled Hello", artifact_kind="html",
             metric="geometry", data={"modality": "slide",
@@ -32,8 +35,12 @@ def test_real_screenshot_reaches_the_judge_and_the_reply_scores() -> None:
         return json.dumps({"checks": [{"index": 0, "met": True, "reason": "title ok"},
                                       {"index": 1, "met": False, "reason": "one column"}]})
 
-    judge = ScreenshotJudge(model=ScriptedModel(vlm, model_id="scripted-vlm"))
-    obs = judge.observe(Artifact(kind="html", text=HTML), TASK, InstrumentEnv())
+    judge = ScreenshotJudge()
+    log: list[CallRecord] = []
+    obs = judge.observe(Artifact(kind="html", text=HTML), TASK,
+                        bound_env(ScriptedModel(vlm, model_id="scripted-vlm"), log,
+                                  role="metric"))
+    assert [(c.role, c.model_id) for c in log] == [("metric", "scripted-vlm")]
     assert obs.grounded is False and obs.error is None
     assert obs.score == 0.5 and obs.passed is False
     assert [d.location for d in obs.defects] == ["requirement 1"]
@@ -47,7 +54,10 @@ def test_unreadable_reply_is_an_error_not_a_score() -> None:
     if not shutil.which("chromium"):
         pytest.skip("Debian chromium is not installed (scripts/setup.sh installs it)")
     judge = build_instrument('screenshot_judge;model=scripted:["looks great to me"]')
-    obs = judge.observe(Artifact(kind="html", text=HTML), TASK, InstrumentEnv())
+    log: list[CallRecord] = []
+    obs = judge.observe(Artifact(kind="html", text=HTML), TASK,
+                        InstrumentEnv(generate=recorded_generate(log, role="metric")))
+    assert len(log) == 1  # the unreadable reply's call is recorded all the same
     assert obs.error and obs.score is None and obs.passed is None
 
 
@@ -60,6 +70,14 @@ def test_parse_judgement_requires_every_requirement() -> None:
         parse_judgement("no json here", 1)
 
 
-def test_judge_without_a_model_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="vision model"):
-        build_instrument("screenshot_judge")
+def test_judge_without_a_model_cannot_score_outside_a_trial() -> None:
+    if not shutil.which("chromium"):
+        pytest.skip("Debian chromium is not installed (scripts/setup.sh installs it)")
+    judge = build_instrument("screenshot_judge")  # inside a trial the role's model serves it
+    log: list[CallRecord] = []
+    env = InstrumentEnv(generate=recorded_generate(log, role="metric"))
+    with pytest.raises(ConfigError, match="needs its model named"):
+        judge.observe(Artifact(kind="html", text=HTML), TASK, env)
+    assert log == []
+    with pytest.raises(ConfigError, match="model spec"):
+        build_instrument("screenshot_judge;model=3")

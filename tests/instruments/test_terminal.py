@@ -5,10 +5,10 @@ from __future__ import annotations
 import warnings
 
 from tests.agents.task_factory import make_task
-from tether.agents.environment import TerminalEnvironment
 from tether.core.artifact import Artifact
 from tether.instruments.base import InstrumentEnv, build_instrument, observe_safely
-from tether.suites.harbor import load_harbor_task
+from tether.terminal.environment import TerminalEnvironment
+from tether.terminal.harbor import load_harbor_task
 
 
 def _artifact(app_dir) -> Artifact:

@@ -13,7 +13,9 @@ import pytest
 
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Defect, Observation
-from tether.core.trial import CallRow, ObservationRow, Spend, TrialRecord, TrialSpec
+from tether.core.trial import ObservationRow, TrialRecord, TrialSpec
+from tether.models.base import Usage
+from tether.models.recording import CallRecord
 from tether.runs.store import RunStore
 
 HOSTILE = "<script>alert('x')</script>"
@@ -52,8 +54,8 @@ def make_record(index: int, task: str, seed: int, strategy: str, budget: int | N
                              raw={**({"n_defects": n_defects} if n_defects is not None else {}),
                                   **(raw or {})})
     out_tokens = 100 if budget is None else budget // 5
-    call = CallRow(role="proposer", model_id="scripted", request_hash=f"{index:064x}",
-                   sample_index=0, usage=Spend(input_tokens=50, output_tokens=out_tokens),
+    call = CallRecord(role="proposer", model_id="scripted", request_hash=f"{index:064x}",
+                   sample_index=0, usage=Usage(input_tokens=50, output_tokens=out_tokens),
                    latency_s=0.01, cache_hit=index % 2 == 0,
                    messages=[{"role": "user", "content": f"solve {task} {HOSTILE}"}],
                    output=f"answer {HOSTILE}")
@@ -64,7 +66,7 @@ def make_record(index: int, task: str, seed: int, strategy: str, budget: int | N
         error_kind="sandbox" if status == "error" else None,
         error_message="sandbox failed to start" if status == "error" else None,
         calls=[call], observations=observations, metric=metric,
-        spend={"proposer": Spend(input_tokens=50, output_tokens=out_tokens)},
+        spend={"proposer": Usage(input_tokens=50, output_tokens=out_tokens)},
         extra=extra or {}, wall_s=0.5)
 
 

@@ -7,7 +7,8 @@ import io
 from rich.console import Console
 
 from tether.core.observation import Observation
-from tether.core.trial import Spend, TrialRecord, TrialSpec
+from tether.core.trial import TrialRecord, TrialSpec
+from tether.models.base import Usage
 from tether.runs.progress import RunProgress
 
 SPEC = TrialSpec(suite="s", task_id="t", strategy="single_shot", models={"proposer": "x"})
@@ -18,7 +19,7 @@ def record(status: str = "ok", passed: bool | None = True) -> TrialRecord:
         instrument="scripted_check", version="1", grounded=True, score=float(passed),
         passed=passed)
     return TrialRecord(trial_id="x", index=0, spec=SPEC, status=status, metric=metric,
-                       spend={"proposer": Spend(input_tokens=3, output_tokens=2)})
+                       spend={"proposer": Usage(input_tokens=3, output_tokens=2)})
 
 
 def test_plain_lines_off_a_terminal_with_running_numbers() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tether.sandbox.cli import sandbox
+from tether.cli.sandbox import sandbox
 
 
 def test_exec_json_subprocess(tmp_path: Path) -> None:

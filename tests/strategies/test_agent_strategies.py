@@ -181,7 +181,8 @@ def test_trajectory_bon_selector_picks_an_attempt(envs):
 # --- end to end on the real sandbox: bundled Harbor tasks, bwrap, the hidden verifier ---
 
 def bundled(task_id: str):
-    from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
+    from tether.suites.harbor import BUNDLED_TERMINAL
+    from tether.terminal.harbor import load_harbor_task
 
     return load_harbor_task(BUNDLED_TERMINAL / task_id, suite="terminal")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted, BudgetSpec
 from tether.core.observation import Observation
@@ -13,7 +14,7 @@ from tether.errors import ConfigError
 from tether.instruments.base import register_instrument
 from tether.models.base import sample_seed
 from tether.models.scripted import CallInfo, ScriptedModel
-from tether.strategies.base import TrialContext, build_strategy, strategy_names
+from tether.strategies.base import build_strategy, strategy_names
 
 TASK = Task(id="t", suite="s", prompt="Say alpha", metric="scripted_counting_check",
             artifact_kind="text", data={"expect": "alpha"})

@@ -17,13 +17,16 @@ from tether.strategies.feedback import (
 
 @pytest.mark.parametrize("value, expected", [
     ("none", Channel("none")),
-    ("critique", Channel("critique", critique=True)),
-    ("critique+lint", Channel("critique+lint", critique=True, instruments=("static",))),
-    ("critique+execution", Channel("critique+execution", True, ("execution",))),
+    ("critique", Channel("critique", ("critique",))),
+    ("critique+lint", Channel("critique+lint", ("critique", "static"))),
+    ("critique+execution", Channel("critique+execution", ("critique", "execution"))),
     ("critique+execution;checks=visible",
-     Channel("critique+execution;checks=visible", True, ("execution;checks=visible",))),
-    ("execution", Channel("execution", instruments=("execution",))),
-    (["critique", "geometry"], Channel("critique+geometry", True, ("geometry",))),
+     Channel("critique+execution;checks=visible", ("critique", "execution;checks=visible"))),
+    ("execution", Channel("execution", ("execution",))),
+    (["critique", "geometry"], Channel("critique+geometry", ("critique", "geometry"))),
+    ("critique;model=scripted:[]", Channel("critique;model=scripted:[]",
+                                           ("critique;model=scripted:[]",))),
+    ("screenshot_vlm", Channel("screenshot_vlm", ("screenshot_judge",))),
 ])
 def test_parse_channel(value, expected):
     assert parse_channel(value) == expected

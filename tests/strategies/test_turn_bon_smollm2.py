@@ -13,7 +13,8 @@ from tether.core.budget import BudgetSpec
 from tether.core.trial import TrialSpec
 from tether.runs.trial_runner import run_trial
 from tether.strategies.agent import END_STATES
-from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
+from tether.suites.harbor import BUNDLED_TERMINAL
+from tether.terminal.harbor import load_harbor_task
 
 pytest.importorskip("llama_cpp")
 pytestmark = pytest.mark.slow

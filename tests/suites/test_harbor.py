@@ -5,16 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.agents.task_factory import make_task
-from tether.agents.terminal_spec import TerminalSpec
 from tether.errors import ConfigError
 from tether.suites import load_suite
-from tether.suites.harbor import (
-    BUNDLED_TERMINAL,
-    expand_task_dirs,
-    load_harbor_dir,
-    load_harbor_task,
-    load_terminal_suite,
-)
+from tether.suites.harbor import BUNDLED_TERMINAL, load_terminal_suite
+from tether.terminal.harbor import expand_task_dirs, load_harbor_dir, load_harbor_task
+from tether.terminal.spec import TerminalSpec
 
 FULL_TOML = """version = "1.0"
 [metadata]

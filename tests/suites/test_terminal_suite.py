@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tether.agents.environment import TerminalEnvironment
-from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
+from tether.suites.harbor import BUNDLED_TERMINAL
+from tether.terminal.environment import TerminalEnvironment
+from tether.terminal.harbor import load_harbor_task
 
 WRONG_ANSWERS = {
     # grep also matches the quoted region "north, east"

@@ -2,7 +2,10 @@
 best-of-N (generator-selector) and behaviour labels."""
 
 from tether.agents.actions import FINISH_MARKER, parse_action
-from tether.agents.environment import (
+from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
+from tether.agents.selector import select
+from tether.agents.turn_bon import TurnBoNPolicy
+from tether.terminal.environment import (
     AgentTimeExceeded,
     CommandResult,
     EnvironmentSetupError,
@@ -10,10 +13,7 @@ from tether.agents.environment import (
     VerifierResult,
     run_verifier,
 )
-from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
-from tether.agents.selector import select
-from tether.agents.terminal_spec import TerminalSpec
-from tether.agents.turn_bon import TurnBoNPolicy
+from tether.terminal.spec import TerminalSpec
 
 __all__ = [
     "FINISH_MARKER",

@@ -39,7 +39,6 @@ from tether.agents.actions import (
     parse_native_action,
     strip_private_reasoning,
 )
-from tether.agents.environment import AgentTimeExceeded, CommandResult
 from tether.agents.selector import Selection
 from tether.agents.templates import (
     AGENT_FORMAT_ERROR,
@@ -48,11 +47,12 @@ from tether.agents.templates import (
     AGENT_SYSTEM,
     render,
 )
+from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError, TetherError
 from tether.models.base import Completion, Message, ToolCall, supports_tools
 from tether.models.errors import ContextLengthExceeded
-from tether.strategies.base import TrialContext
+from tether.terminal.environment import AgentTimeExceeded, CommandResult
 
 EXIT_REASONS = ("submitted", "step_limit", "wall_time", "token_budget", "format_errors",
                 "out_of_context", "agent_error")

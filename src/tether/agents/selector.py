@@ -16,9 +16,9 @@ from typing import Any
 
 from tether.agents.actions import strip_private_reasoning
 from tether.agents.templates import SELECTOR_RETRY, render
+from tether.context import TrialContext
 from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
-from tether.strategies.base import TrialContext
 
 SELECTION_SCHEMA: dict[str, Any] = {
     "type": "object",

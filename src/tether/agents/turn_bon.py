@@ -19,9 +19,9 @@ from tether.agents.loop import (
 )
 from tether.agents.selector import DEFAULT_RETRIES, SCHEMA_TEXT, select
 from tether.agents.templates import SELECTOR_SYSTEM, SELECTOR_USER, render
+from tether.context import TrialContext
 from tether.errors import ConfigError
 from tether.models.base import Message
-from tether.strategies.base import TrialContext
 
 SELECTOR_ROLE = "selector"
 

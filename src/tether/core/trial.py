@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Observation
+from tether.models.base import Usage
+from tether.models.recording import CallRecord
 
 #: How a trial ended. `error` is infrastructure or harness failure (never a score);
 #: the others are the model's outcome and score as not passing when nothing passed.
@@ -49,26 +51,6 @@ class TrialSpec(BaseModel):
         return self.label or self.strategy
 
 
-class Spend(BaseModel):
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-
-
-class CallRow(BaseModel):
-    role: str | None
-    model_id: str
-    request_hash: str
-    sample_index: int
-    usage: Spend
-    latency_s: float
-    cache_hit: bool
-    messages: list[dict[str, Any]]
-    output: str
-    #: native tool calls of the reply (OpenAI-shaped, as they go back into the chat)
-    tool_calls: list[dict[str, Any]] = []
-
-
 class ObservationRow(BaseModel):
     """An observation made during the trial, with what it was for and what it saw."""
 
@@ -84,12 +66,14 @@ class TrialRecord(BaseModel):
     status: str
     error_kind: str | None = None
     error_message: str | None = None
-    calls: list[CallRow] = Field(default_factory=list)
+    #: every model call of the trial, in order (one type with the recorder's records)
+    calls: list[CallRecord] = Field(default_factory=list)
     observations: list[ObservationRow] = Field(default_factory=list)
     artifact: str | None = None  # digest of the delivered artifact
     artifact_kind: str | None = None
     metric: Observation | None = None
-    spend: dict[str, Spend] = Field(default_factory=dict)
+    #: what the ledger charged per role (metric calls are recorded, never charged)
+    spend: dict[str, Usage] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
     wall_s: float = 0.0
 

@@ -14,16 +14,43 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from tether.core.artifact import Artifact
+from tether.core.budget import BudgetExhausted
 from tether.core.observation import Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
+from tether.models.base import Completion, Message
+
+
+class Generate(Protocol):
+    """A model call bound by the caller to a role, a ledger and a call log.
+
+    Instruments that need a model (critique, the screenshot judge) never own one: the
+    framework hands them this callable, as inspect_ai hands `generate` to its solvers.
+    Inside a trial it is the trial context's budgeted, recorded call (role `reviewer`
+    for feedback, `metric` for the score, which is recorded but never charged to the
+    strategy's budget); outside one (`tether rescore`) it records into the rescore's
+    own log. `model` is a model spec that replaces the role's model for this call.
+    """
+
+    def __call__(self, messages: list[Message], *, model: str | None = None,
+                 max_tokens: int = 1024, temperature: float = 0.0) -> list[Completion]: ...
 
 
 @dataclass(frozen=True)
 class InstrumentEnv:
-    """Where instruments run: the sandbox backend model-written code goes into."""
+    """Where instruments run: the sandbox backend model-written code goes into, and the
+    bound `generate` a model-backed instrument calls (None where no call may be made)."""
 
     sandbox: str = "bwrap"
+    generate: Generate | None = None
+
+    def require_generate(self, instrument: str) -> Generate:
+        """The bound generate; ConfigError when the caller bound none."""
+        if self.generate is None:
+            raise ConfigError(f"the {instrument} instrument calls a model, and no budgeted "
+                              "generate was bound to it",
+                              hint="use it inside a trial (tether run) or in tether rescore")
+        return self.generate
 
 
 class Instrument(Protocol):
@@ -79,11 +106,22 @@ def build_instrument(spec: str) -> Instrument:
 
 
 def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,
-                   env: InstrumentEnv) -> Observation:
-    """Observe; an instrument that raises yields an error observation, never a score."""
+                   env: InstrumentEnv,
+                   reraise: tuple[type[BaseException], ...] = ()) -> Observation:
+    """Observe; an instrument that raises yields an error observation, never a score.
+
+    BudgetExhausted (a bound model call found no room) and the exception types in
+    `reraise` propagate instead: they end the caller's loop or trial, not the observation.
+    """
     start = time.monotonic()
     try:
         obs = instrument.observe(artifact, task, env)
+    except BudgetExhausted:
+        # A model-backed instrument's bound call found no room: the loop ends there (the
+        # strategy delivers its best so far), it is not an instrument failure.
+        raise
+    except reraise:
+        raise
     except Exception as exc:  # noqa: BLE001 - any failure of the instrument is an error row
         obs = Observation(instrument=instrument.name, version=instrument.version,
                           grounded=instrument.grounded,

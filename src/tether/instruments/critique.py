@@ -1,10 +1,9 @@
 """`critique`: a model reads the artifact (never runs or renders it) and lists defects.
 Ungrounded. Programs and HTML pages get their own reviewer prompt.
 
-Strategies that spend a budget build the request with `critique_messages`, make the
-call through their ledger, and turn the reply into defects with `parse_critique`; the
-instrument's own `observe` (for rescoring and ad-hoc use) makes the call directly on
-the model it was given and records nothing itself.
+The instrument owns no model: it calls the `generate` its environment binds (the
+trial's budgeted, recorded call, role `reviewer` as feedback). `critique` alone uses
+the role's model; `critique;model=SPEC` names another one, still charged to the role.
 """
 
 from __future__ import annotations
@@ -111,24 +110,19 @@ class CritiqueInstrument:
     version = "1"
     grounded = False
 
-    def __init__(self, model: Any = None, max_tokens: int = 1024) -> None:
-        if model is None:
-            raise ConfigError("the critique instrument needs a model",
-                              hint="write critique;model=SPEC, e.g. "
-                                   "critique;model=local/smollm2-135m")
-        if isinstance(model, str):
-            from tether.models.registry import parse_model
-
-            model = parse_model(model)
+    def __init__(self, model: str | None = None, max_tokens: int = 512) -> None:
+        if model is not None and not isinstance(model, str):
+            raise ConfigError("critique;model= takes a model spec",
+                              hint="e.g. critique;model=local/smollm2-135m")
         self.model = model
         self.max_tokens = int(max_tokens)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         start = time.monotonic()
-        (completion,) = self.model.generate(critique_messages(task, artifact.text,
-                                                              artifact.kind), n=1,
-                                            max_tokens=self.max_tokens, temperature=0.0,
-                                            role="reviewer")
+        generate = env.require_generate(self.name)
+        (completion,) = generate(critique_messages(task, artifact.text, artifact.kind),
+                                 model=self.model, max_tokens=self.max_tokens)
+        # parse_critique keeps an unreadable reply as one defect holding its text
         defects = parse_critique(completion.text)
         return Observation(
             instrument=self.name, version=self.version, grounded=False,

@@ -3,8 +3,9 @@
 This is the field's default judge and tether's ungrounded comparator: the model
 sees pixels and gives an opinion, it measures nothing (`grounded = False`). It is
 usable as a metric (`--metric screenshot_judge;model=SPEC`, or in `tether rescore`)
-and as a reviewer channel: strategies build the same messages with
-`judge_messages` and make the call through their budget ledger.
+and as a feedback channel part (`feedback = "screenshot_judge;model=SPEC"`). It owns no
+model: it calls the `generate` its environment binds (role `reviewer` as feedback,
+charged to the budget; role `metric` as the score, recorded and never charged).
 
 Each requirement of `task.data["requirements"]` becomes a binary check; the score
 is the fraction judged met, `passed` is all of them met. A reply that cannot be
@@ -23,7 +24,7 @@ from tether.core.observation import Defect, Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
-from tether.models.base import Message, Model
+from tether.models.base import Message
 
 CANVAS = (1920, 1080)
 SYSTEM = (
@@ -107,23 +108,18 @@ def screenshot(html: str, modality: str, frame_ms: int | None = None) -> bytes:
 
 @register_instrument("screenshot_judge")
 class ScreenshotJudge:
-    """Metric or reviewer channel; `model` is a spec (or a Model for library use)."""
+    """Metric or feedback part; `model` is a spec (default: the bound role's model)."""
 
     name = "screenshot_judge"
     version = "1"
     grounded = False
 
-    def __init__(self, model: str | Model | None = None, max_tokens: int = 1024) -> None:
-        if model is None:
-            raise ConfigError("screenshot_judge needs a vision model",
-                              hint="write screenshot_judge;model=SPEC, e.g. "
-                                   "screenshot_judge;model=openai/gpt-4o-mini")
-        if isinstance(model, str):
-            from tether.models.registry import parse_model
-
-            model = parse_model(model)
+    def __init__(self, model: str | None = None, max_tokens: int = 1024) -> None:
+        if model is not None and not isinstance(model, str):
+            raise ConfigError("screenshot_judge;model= takes a model spec",
+                              hint="e.g. screenshot_judge;model=openai/gpt-4o-mini")
         self.model = model
-        self.max_tokens = max_tokens
+        self.max_tokens = int(max_tokens)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         reqs = task.data.get("requirements") or []
@@ -132,8 +128,9 @@ class ScreenshotJudge:
         modality = task.data.get("modality", "figure")
         frames = task.data.get("frame_times_ms") or []
         png = screenshot(artifact.text, modality, frames[-1] if frames else None)
-        (reply,) = self.model.generate(judge_messages(task, png), max_tokens=self.max_tokens,
-                                       temperature=0.0, seed=0, role="judge")
+        generate = env.require_generate(self.name)
+        (reply,) = generate(judge_messages(task, png), model=self.model,
+                            max_tokens=self.max_tokens)
         try:
             checks = parse_judgement(reply.text, len(reqs))
         except (ValueError, json.JSONDecodeError) as exc:

@@ -3,7 +3,7 @@
 The artifact of a terminal attempt is the shell transcript (kind "shell"); what is
 judged is the state it left behind, whose host path the strategy puts in
 `artifact.meta["app_dir"]`. The verifier runs `bash /tests/test.sh` in a fresh
-sandbox over a copy of that directory (see `tether.agents.environment.run_verifier`).
+sandbox over a copy of that directory (see `tether.terminal.environment.run_verifier`).
 
 score = the reward; passed = reward >= 1. A verifier that writes no reward, times
 out, or whose sandbox fails is an error observation (no score): an agent error, never
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tether.agents.environment import run_verifier
-from tether.agents.terminal_spec import TerminalSpec
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv, register_instrument
+from tether.terminal.environment import run_verifier
+from tether.terminal.spec import TerminalSpec
 
 
 @register_instrument("terminal_verifier")

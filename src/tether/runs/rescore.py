@@ -1,6 +1,9 @@
 """Rescoring: the delivered artifacts of a finished run, scored by another instrument.
 
-No model is called. The new run holds copies of the original trials (same ids and
+No strategy model is called. A model-backed metric (`screenshot_judge;model=SPEC`)
+calls through a `generate` bound to a rescoring log: its calls are recorded under the
+role `metric` and stored with the rescored trial, like every call of a trial. The new
+run holds copies of the original trials (same ids and
 specs, so `tether report --compare` pairs them) whose metric is the new
 instrument's observation. The original run's metric observations stay in each
 record, relabelled `metric:original`, and `extra["rescored_from"]` keeps the old
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from tether.core.observation import Observation
@@ -18,6 +22,8 @@ from tether.core.task import Task
 from tether.core.trial import ObservationRow, TrialRecord
 from tether.errors import ConfigError
 from tether.instruments.base import Instrument, InstrumentEnv, build_instrument, observe_safely
+from tether.models.recording import CallRecord
+from tether.runs.standalone_generate import recorded_generate
 from tether.runs.store import RunStore
 
 ORIGINAL = "metric:original"
@@ -64,10 +70,13 @@ def rescore_record(record: TrialRecord, task: Task | None, store: RunStore,
         return record.model_copy(update={
             **update, "metric": None, "status": "error", "error_kind": "harness:rescore",
             "error_message": f"{what} not found in {store.dir}"}, deep=True)
+    log: list[CallRecord] = []
+    bound = replace(env, generate=recorded_generate(log, role="metric"))
     obs = observe_safely(instrument, artifact, task.model_copy(update={"metric": metric_spec}),
-                         env)
+                         bound)
     rows.append(ObservationRow(purpose="metric", artifact=record.artifact, observation=obs))
     update["metric"] = obs
+    update["calls"] = [*record.calls, *log]
     if obs.error:
         update.update(status="error", error_kind="instrument", error_message=obs.error)
     elif record.status == "error":  # the original metric had failed; this one did not

@@ -11,29 +11,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from tether.context import TrialContext
 from tether.core.artifact import Artifact, Truncated
 from tether.core.budget import BudgetExhausted
 from tether.core.task import Task
-from tether.core.trial import CallRow, Spend, TrialRecord, TrialSpec
+from tether.core.trial import TrialRecord, TrialSpec
 from tether.errors import TetherError
 from tether.instruments.base import InstrumentEnv
 from tether.models.base import Model
-from tether.models.recording import CallRecord
 from tether.models.registry import parse_model
-from tether.strategies.base import StrategyResult, TrialContext, build_strategy
+from tether.strategies.base import StrategyResult, build_strategy
 
 ModelFactory = Callable[[str], Model]
-
-
-def call_row(rec: CallRecord) -> CallRow:
-    u = rec.usage
-    return CallRow(role=rec.role, model_id=rec.model_id, request_hash=rec.request_hash,
-                   sample_index=rec.sample_index,
-                   usage=Spend(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                               reasoning_tokens=u.reasoning_tokens),
-                   latency_s=rec.latency_s, cache_hit=rec.cache_hit,
-                   messages=list(rec.messages), output=rec.output,
-                   tool_calls=list(rec.tool_calls))
 
 
 def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
@@ -81,14 +70,12 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
     record = TrialRecord(
         trial_id=spec.trial_id, index=index, spec=spec, status=status,
         error_kind=error_kind, error_message=error_message,
-        calls=[call_row(c) for c in ctx.calls] if ctx else [],
+        calls=list(ctx.calls) if ctx else [],
         observations=list(ctx.observations) if ctx else [],
         artifact=result.artifact.digest if result.artifact else None,
         artifact_kind=result.artifact.kind if result.artifact else None,
         metric=metric,
-        spend={role: Spend(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                           reasoning_tokens=u.reasoning_tokens)
-               for role, u in (ctx.ledger.spent.items() if ctx else [])},
+        spend=dict(ctx.ledger.spent) if ctx else {},
         extra=result.extra,
         wall_s=time.monotonic() - start,
     )

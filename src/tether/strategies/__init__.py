@@ -1,12 +1,12 @@
 """Strategies: how compute is spent on one task (one strategy per module)."""
 
+from tether.context import TrialContext
 from tether.strategies.base import (
-    Strategy,
-    StrategyResult,
-    TrialContext,
-    build_strategy,
-    register_strategy,
-    strategy_names,
+           Strategy,
+           StrategyResult,
+           build_strategy,
+           register_strategy,
+           strategy_names,
 )
 
 __all__ = ["Strategy", "StrategyResult", "TrialContext", "build_strategy",

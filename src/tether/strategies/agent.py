@@ -23,7 +23,6 @@ from contextlib import AbstractContextManager
 from dataclasses import fields
 from typing import Any
 
-from tether.agents.environment import TerminalEnvironment
 from tether.agents.loop import (
     AgentConfig,
     AttemptResult,
@@ -32,9 +31,11 @@ from tether.agents.loop import (
     SamplePolicy,
     run_attempt,
 )
+from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.observation import Observation
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
+from tether.terminal.environment import TerminalEnvironment
 
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]

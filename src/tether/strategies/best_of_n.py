@@ -31,11 +31,12 @@ import json
 import re
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.strategies.attempts import Attempt, fenced, sample
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.keep_best import rank_key
 from tether.strategies.prompting import task_messages
 

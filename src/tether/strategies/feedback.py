@@ -1,25 +1,30 @@
 """Feedback channels: what a loop learns about a failing artifact, as text for a model.
 
 A channel is configuration, never a fork of a strategy. It is written as parts
-joined by `+` (or given as a list of parts):
+joined by `+` (or given as a list of parts); every part is an instrument spec:
   none                      nothing: the reviewer sees only the task and the program
-  critique                  a critique call: a model reads the program without running
-                            it and lists defects (role `reviewer`, so it is charged to
-                            the reviewing share of the budget; ungrounded)
+  critique                  the `critique` instrument: a model reads the program without
+                            running it and lists defects (ungrounded)
   lint                      alias of the `static` instrument (ruff + ast)
-  screenshot_vlm            a VLM reads a screenshot of the rendered page and answers
-                            the task's requirements (role `reviewer`, budgeted;
-                            ungrounded: the field's default judge used as feedback)
+  screenshot_vlm            alias of `screenshot_judge`: a VLM reads a screenshot of the
+                            rendered page and answers the task's requirements
+                            (ungrounded: the field's default judge used as feedback)
   any instrument spec       e.g. `execution` (the task's HIDDEN checks, as the
                             interaction-scaling study fed its reviewer),
                             `execution;checks=visible` (only the checks shown in the
-                            prompt), `static;select=E,F`, or a visual instrument
-                            (`geometry`, `screenshot_vlm`) for other modalities.
+                            prompt), `static;select=E,F`, `critique;model=SPEC`, or a
+                            visual instrument (`geometry`) for other modalities.
 So `critique+execution` is a critique call plus the execution observation.
+
+Model-backed parts (critique, screenshot judge) call the `generate` the trial binds for
+feedback: role `reviewer`, charged to the reviewing share of the budget before the call
+and recorded (invariant 2); `;model=SPEC` picks another model for the same role. A
+model-backed part without its own `max_tokens` gets the strategy's reviewer token cap.
 
 The metric is never the channel: a trial is always scored by the task's metric
 instrument (invariant 1). When a channel part is the metric's own spec, the cached
-metric observation is reused instead of running the instrument twice.
+metric observation is reused instead of running the instrument twice, except for a
+model-backed metric: its feedback calls are reviewer calls, charged to the budget.
 
 Execution share -> feedback cycles: a budget share named `execution` buys feedback
 cycles, not tokens (no call is charged to an `execution` role):
@@ -33,49 +38,51 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Defect, Observation
-from tether.instruments.critique import critique_messages, parse_critique
-from tether.strategies.base import TrialContext
+from tether.instruments.base import parse_spec
 
 #: Text a model sees when a channel gives nothing but the verdict is known.
 NO_DETAILS = "The current version does not meet the task's requirements yet."
 
-ALIASES = {"lint": "static"}
+ALIASES = {"lint": "static", "screenshot_vlm": "screenshot_judge"}
+#: Instruments that call a model through the bound generate (their replies cost tokens).
+MODEL_BACKED = frozenset({"critique", "screenshot_judge"})
 
 
 @dataclass(frozen=True)
 class Channel:
-    """A feedback channel: an optional critique call plus instrument observations."""
+    """A feedback channel: the instrument specs whose observations a loop is shown."""
 
     name: str
-    critique: bool = False
     instruments: tuple[str, ...] = ()
-    screenshot_vlm: bool = False
 
     @property
     def empty(self) -> bool:
-        return not self.critique and not self.instruments and not self.screenshot_vlm
+        return not self.instruments
+
+
+def _canonical(part: str) -> str:
+    head, sep, rest = part.partition(";")
+    return ALIASES.get(head.strip(), head.strip()) + sep + rest
 
 
 def parse_channel(value: str | list[str] | tuple[str, ...]) -> Channel:
     """`"critique+lint"` or `["critique", "execution;checks=visible"]` -> Channel."""
     parts = value.split("+") if isinstance(value, str) else list(value)
-    critique, vlm, instruments = False, False, []
-    for raw in parts:
-        part = raw.strip()
-        if part in ("", "none"):
-            continue
-        if part == "critique":
-            critique = True
-        elif part == "screenshot_vlm":
-            vlm = True
-        else:
-            instruments.append(ALIASES.get(part, part))
+    instruments = [_canonical(p.strip()) for p in parts if p.strip() not in ("", "none")]
     name = value if isinstance(value, str) else "+".join(parts)
-    return Channel(name=name, critique=critique, instruments=tuple(instruments),
-                   screenshot_vlm=vlm)
+    return Channel(name=name, instruments=tuple(instruments))
+
+
+def _with_token_cap(spec: str, max_tokens: int) -> str:
+    """A model-backed part without its own `max_tokens` gets the strategy's cap."""
+    name, options = parse_spec(spec)
+    if name in MODEL_BACKED and "max_tokens" not in options:
+        return f"{spec};max_tokens={max_tokens}"
+    return spec
 
 
 @dataclass
@@ -84,23 +91,9 @@ class FeedbackReport:
 
     channel: str
     observations: list[Observation] = field(default_factory=list)
-    critique: list[Defect] | None = None
-    #: the screenshot VLM's unmet requirements (None when the channel has no VLM part)
-    vlm: list[Defect] | None = None
 
     def text(self, max_chars: int = 4000) -> str:
-        sections = []
-        if self.critique is not None:
-            lines = [f"- {_defect_line(d)}" for d in self.critique] or ["- no defects named"]
-            sections.append("A reviewer reading the code (without running it) noted:\n"
-                            + "\n".join(lines))
-        if self.vlm is not None:
-            lines = [f"- {d.message}" for d in self.vlm] or ["- every requirement looks met"]
-            sections.append("A reviewer looking at a screenshot of the rendered page judged "
-                            "these requirements unmet:\n" + "\n".join(lines))
-        for obs in self.observations:
-            sections.append(format_observation(obs))
-        text = "\n\n".join(s for s in sections if s)
+        text = "\n\n".join(s for s in (format_observation(o) for o in self.observations) if s)
         if len(text) > max_chars:
             text = text[:max_chars] + f"\n[... feedback cut at {max_chars} characters]"
         return text
@@ -117,6 +110,14 @@ def format_observation(obs: Observation) -> str:
     if obs.error:
         # An instrument failure is said as such, never as "no defects" (invariant 6).
         return f"The {obs.instrument} check could not run: {obs.error}"
+    if obs.instrument == "critique":
+        lines = [f"- {_defect_line(d)}" for d in obs.defects] or ["- no defects named"]
+        return ("A reviewer reading the code (without running it) noted:\n"
+                + "\n".join(lines))
+    if obs.instrument == "screenshot_judge":
+        lines = [f"- {d.message}" for d in obs.defects] or ["- every requirement looks met"]
+        return ("A reviewer looking at a screenshot of the rendered page judged these "
+                "requirements unmet:\n" + "\n".join(lines))
     if obs.passed:
         return f"{obs.instrument}: passed."
     if obs.instrument == "geometry":
@@ -140,24 +141,21 @@ def format_observation(obs: Observation) -> str:
 
 def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
             critique_max_tokens: int = 512) -> FeedbackReport:
-    """Run the channel on `artifact`: the critique call (budgeted) and the instruments.
+    """Observe `artifact` with every instrument of the channel, in order.
 
-    Raises BudgetExhausted when the critique call does not fit; the caller ends the
-    loop and delivers its best so far.
+    Model-backed parts make their call through the trial (role `reviewer`, budgeted and
+    recorded); BudgetExhausted from such a call propagates, so the caller ends the loop
+    and delivers its best so far.
     """
     report = FeedbackReport(channel=channel.name)
-    if channel.critique:
-        request = critique_messages(ctx.task, artifact.text, artifact.kind)
-        (reply,) = ctx.generate("reviewer", request, max_tokens=critique_max_tokens)
-        # parse_critique keeps an unreadable reply as one defect holding its text
-        report.critique = list(parse_critique(reply.text))
-    if channel.screenshot_vlm:
-        report.vlm = screenshot_review(ctx, artifact, max_tokens=critique_max_tokens)
     for spec in channel.instruments:
-        if spec == ctx.task.metric:
+        if spec == ctx.task.metric and parse_spec(spec)[0] not in MODEL_BACKED:
+            # a grounded metric's cached observation is reused; a model's opinion as
+            # feedback is a reviewer call of its own, charged to the budget
             report.observations.append(ctx.metric(artifact))
         else:
-            report.observations.append(ctx.observe(spec, artifact, purpose="feedback"))
+            report.observations.append(ctx.observe(_with_token_cap(spec, critique_max_tokens),
+                                                   artifact, purpose="feedback"))
     return report
 
 
@@ -168,29 +166,3 @@ def feedback_cycles(budget: BudgetSpec, *, max_iterations: int, cycle_tokens: in
         return max_iterations
     bought = max(1, round(share * budget.total / max(cycle_tokens, 1)))
     return min(max_iterations, bought)
-
-
-def screenshot_review(ctx: TrialContext, artifact: Artifact, *,
-                      max_tokens: int = 512) -> list[Defect]:
-    """The screenshot VLM as a channel: a budgeted reviewer call on a real screenshot.
-
-    An unreadable reply is kept as one defect holding its text (like an unreadable
-    critique): the loop goes on, and the metric still decides what is delivered.
-    """
-    from tether.instruments.screenshot_judge import (
-        judge_messages,
-        judgement_observation,
-        parse_judgement,
-        screenshot,
-    )
-
-    task = ctx.task
-    frames = task.data.get("frame_times_ms") or []
-    png = screenshot(artifact.text, str(task.data.get("modality", "figure")),
-                     frames[-1] if frames else None)
-    (reply,) = ctx.generate("reviewer", judge_messages(task, png), max_tokens=max_tokens)
-    try:
-        checks = parse_judgement(reply.text, len(task.data.get("requirements") or []))
-    except ValueError as exc:
-        return [Defect(kind="unreadable_review", message=f"{exc}: {reply.text[:500]}")]
-    return judgement_observation(task, checks).defects

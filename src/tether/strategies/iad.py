@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.strategies.attempts import revision_messages, sample, shorter_retry, single_shot_draft
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest, rank_key
 

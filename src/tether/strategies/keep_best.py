@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.observation import Observation
 from tether.strategies.attempts import Attempt
-from tether.strategies.base import StrategyResult, TrialContext
+from tether.strategies.base import StrategyResult
 
 
 def rank_key(obs: Observation | None) -> tuple[int, float]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from tether.context import TrialContext
 from tether.core.artifact import Artifact, extract_artifact
 from tether.core.task import Task
 from tether.models.base import Completion, Message
-from tether.strategies.base import TrialContext
 
 
 def task_messages(task: Task) -> list[Message]:

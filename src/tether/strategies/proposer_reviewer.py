@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.strategies.attempts import (
     Attempt,
@@ -33,7 +34,7 @@ from tether.strategies.attempts import (
     shorter_retry,
     single_shot_draft,
 )
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
 from tether.strategies.review import Review, parse_review, reviewer_messages

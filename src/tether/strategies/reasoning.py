@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.artifact import Truncated
 from tether.core.budget import BudgetExhausted, estimate_input_tokens
 from tether.errors import ConfigError
 from tether.models.base import Message, Model
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages, to_artifact
 
 MODES = ("auto", "native", "prompt")

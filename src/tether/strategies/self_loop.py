@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
@@ -30,7 +31,7 @@ from tether.strategies.attempts import (
     sample,
     single_shot_draft,
 )
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
 from tether.strategies.prompting import task_messages

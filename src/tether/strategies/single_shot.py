@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from tether.context import TrialContext
 from tether.core.artifact import Truncated
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import draft, task_messages
 
 

@@ -21,6 +21,7 @@ from tether.agents.templates import (
     render,
 )
 from tether.agents.turn_bon import SELECTOR_ROLE, transcript_rows
+from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
@@ -32,7 +33,7 @@ from tether.strategies.agent import (
     terminal_environment,
     verify,
 )
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 
 PICKS = ("selector", "oracle")
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from tether.agents.turn_bon import TurnBoNPolicy
+from tether.context import TrialContext
 from tether.strategies.agent import (
     agent_config,
     run_one,
     terminal_environment,
 )
-from tether.strategies.base import StrategyResult, TrialContext, register_strategy
+from tether.strategies.base import StrategyResult, register_strategy
 
 _POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retries",
                   "transcript_chars", "selector_system", "selector_user")

@@ -1,202 +1,24 @@
-"""Harbor task directories -> tether Tasks.
+"""Registers Harbor task directories as a suite format and tether's own terminal suite.
 
-A Harbor task is a directory: `instruction.md` (the prompt), `task.toml` (timeouts,
-resources, metadata), `environment/`, `tests/test.sh` (the verifier, which writes
-/logs/verifier/reward.txt) and optionally `solution/solve.sh` (the oracle).
-
-tether runs tasks in a bubblewrap sandbox over the host's read-only system, not in a
-container: the environment is `environment/files/` (copied into /app) plus
-`environment/setup.sh` (run inside the sandbox). A task that only describes its
-environment as a container image (a Dockerfile, a compose file or
-`[environment].docker_image`, and no setup.sh) is refused with a clear message.
+The loader itself lives in `tether.terminal.harbor` (a terminal-task concern); this
+module only ties it to the suite registry.
 """
 
 from __future__ import annotations
 
-import re
-import tomllib
 from pathlib import Path
-from typing import Any
 
-from tether.agents.terminal_spec import (
-    DEFAULT_AGENT_TIMEOUT_S,
-    DEFAULT_MEMORY_MB,
-    DEFAULT_SETUP_TIMEOUT_S,
-    DEFAULT_VERIFIER_TIMEOUT_S,
-    TerminalSpec,
-)
 from tether.core.task import Task
-from tether.errors import ConfigError
-
-METRIC = "terminal_verifier"
-ARTIFACT_KIND = "shell"
-LAYOUT_HINT = (
-    "a Harbor task dir holds instruction.md, task.toml, environment/ (files/, setup.sh), "
-    "tests/test.sh and optionally solution/solve.sh"
-)
-CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", "compose.yaml")
-# Limits we accept from task.toml; a task asking for more is capped (the sandbox is
-# per command, not a VM) rather than refused.
-MAX_MEMORY_MB = 8192
-
-
-def is_task_dir(path: Path) -> bool:
-    return path.is_dir() and (path / "instruction.md").is_file()
-
-
-def expand_task_dirs(paths: list[Path]) -> list[Path]:
-    """Each path that is a task dir, or the task dirs directly inside it (sorted)."""
-    out: list[Path] = []
-    for path in paths:
-        if not path.is_dir():
-            raise ConfigError(f"{path}: not a directory", hint=LAYOUT_HINT)
-        if is_task_dir(path):
-            out.append(path)
-            continue
-        inner = sorted(p for p in path.iterdir() if is_task_dir(p))
-        if not inner:
-            raise ConfigError(f"{path}: neither a task dir nor a dir of task dirs",
-                              hint=LAYOUT_HINT)
-        out.extend(inner)
-    return out
-
-
-def load_harbor_task(task_dir: Path | str, suite: str = "harbor") -> Task:
-    """One task dir as a Task (id = dir name); ConfigError names file, key, expectation."""
-    task_dir = Path(task_dir).resolve()
-    if not task_dir.is_dir():
-        raise ConfigError(f"{task_dir}: task dir not found", hint=LAYOUT_HINT)
-    instruction = task_dir / "instruction.md"
-    if not instruction.is_file():
-        raise ConfigError(f"{instruction}: missing (the task's prompt)", hint=LAYOUT_HINT)
-    prompt = instruction.read_text(encoding="utf-8").strip()
-    if not prompt:
-        raise ConfigError(f"{instruction}: empty (the task's prompt)")
-    config = _read_toml(task_dir / "task.toml")
-    if not (task_dir / "tests" / "test.sh").is_file():
-        raise ConfigError(f"{task_dir / 'tests' / 'test.sh'}: missing (the verifier)",
-                          hint=LAYOUT_HINT)
-    _check_environment(task_dir, config)
-    spec = _spec(task_dir, config)
-    metadata = _table(config, "metadata", task_dir)
-    data: dict[str, Any] = {
-        **spec.to_data(),
-        "metadata": metadata,
-        "has_solution": (task_dir / "solution" / "solve.sh").is_file(),
-    }
-    return Task(id=task_dir.name, suite=suite, prompt=prompt, artifact_kind=ARTIFACT_KIND,
-                metric=METRIC, data=data)
-
-
-def load_harbor_dir(path: Path | str, suite: str | None = None) -> list[Task]:
-    """A task dir, or a dir of task dirs, as Tasks (suite defaults to the dir's name).
-
-    A file inside a task dir (its task.toml or instruction.md) names that task dir.
-    """
-    path = Path(path).resolve()
-    if path.is_file():
-        path = path.parent
-    dirs = expand_task_dirs([path])
-    name = suite or (path.parent.name if is_task_dir(path) else path.name)
-    return [load_harbor_task(d, suite=name) for d in dirs]
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise ConfigError(f"{path}: missing (timeouts and resources)", hint=LAYOUT_HINT)
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-
-
-def _table(config: dict[str, Any], key: str, task_dir: Path) -> dict[str, Any]:
-    value = config.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"{task_dir / 'task.toml'}: [{key}] must be a table, "
-                          f"got {type(value).__name__}")
-    return value
-
-
-def _number(config: dict[str, Any], section: str, key: str, default: float,
-            task_dir: Path) -> float:
-    value = _table(config, section, task_dir).get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ConfigError(f"{task_dir / 'task.toml'}: key [{section}].{key}: expected a "
-                          f"positive number of seconds or MB, got {value!r}")
-    return float(value)
-
-
-def _env_table(config: dict[str, Any], section: str, task_dir: Path) -> dict[str, str]:
-    env = _table(config, section, task_dir).get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str | int | float) for v in env.values()):
-        raise ConfigError(f"{task_dir / 'task.toml'}: key [{section}].env: expected a table "
-                          f"of strings, got {env!r}")
-    return {str(k): str(v) for k, v in env.items()}
-
-
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*$", re.I)
-
-
-def _memory_mb(config: dict[str, Any], task_dir: Path) -> int:
-    env = _table(config, "environment", task_dir)
-    if "memory_mb" in env:
-        return min(int(_number(config, "environment", "memory_mb", DEFAULT_MEMORY_MB,
-                               task_dir)), MAX_MEMORY_MB)
-    if "memory" in env:  # the older spelling, e.g. "4G"
-        match = _SIZE.match(str(env["memory"]))
-        if not match:
-            raise ConfigError(f"{task_dir / 'task.toml'}: key [environment].memory: expected "
-                              f"a size such as '2G' or '512M', got {env['memory']!r}")
-        scale = {"": 1 / 2**20, "K": 1 / 1024, "M": 1, "G": 1024, "T": 2**20}
-        mb = int(float(match.group(1)) * scale[match.group(2).upper()])
-        return max(64, min(mb, MAX_MEMORY_MB))
-    return DEFAULT_MEMORY_MB
-
-
-def _check_environment(task_dir: Path, config: dict[str, Any]) -> None:
-    env_dir = task_dir / "environment"
-    if (env_dir / "setup.sh").is_file():
-        return
-    image = _table(config, "environment", task_dir).get("docker_image")
-    container = [name for name in CONTAINER_FILES if (env_dir / name).exists()]
-    if image or container:
-        what = f"docker_image {image!r}" if image else f"environment/{container[0]}"
-        raise ConfigError(
-            f"{task_dir}: unsupported environment: needs a container runtime ({what})",
-            hint="tether runs tasks in a bubblewrap sandbox over the host system; describe "
-            "the environment with environment/files/ and environment/setup.sh instead",
-        )
-
-
-def _spec(task_dir: Path, config: dict[str, Any]) -> TerminalSpec:
-    return TerminalSpec(
-        task_dir=task_dir,
-        agent_timeout_s=_number(config, "agent", "timeout_sec", DEFAULT_AGENT_TIMEOUT_S,
-                                task_dir),
-        verifier_timeout_s=_number(config, "verifier", "timeout_sec",
-                                   DEFAULT_VERIFIER_TIMEOUT_S, task_dir),
-        setup_timeout_s=_number(config, "environment", "build_timeout_sec",
-                                DEFAULT_SETUP_TIMEOUT_S, task_dir),
-        memory_mb=_memory_mb(config, task_dir),
-        verifier_env=_env_table(config, "verifier", task_dir),
-        solution_env=_env_table(config, "solution", task_dir),
-    )
-
+from tether.suites.registry import register_format, register_suite
+from tether.terminal.harbor import load_harbor_dir
 
 BUNDLED_TERMINAL = Path(__file__).parent / "data" / "terminal"
 
 
+@register_suite("terminal")
 def load_terminal_suite() -> list[Task]:
     """tether's own terminal suite (Harbor layout, bundled as package data)."""
     return load_harbor_dir(BUNDLED_TERMINAL, suite="terminal")
 
 
-def _register() -> None:
-    from tether.suites.registry import register_format, register_suite
-
-    register_suite("terminal")(load_terminal_suite)
-    register_format("harbor", lambda path: load_harbor_dir(path))
-
-
-_register()
+register_format("harbor", lambda path: load_harbor_dir(path))

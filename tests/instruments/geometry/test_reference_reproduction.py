@@ -11,7 +11,7 @@ import pytest
 
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
-from tether.instruments.geometry.recorded import load_recorded
+from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 
 pytestmark = pytest.mark.slow
 # anc_drawer rv sits on a frame boundary (its 200 ms frame gives the recorded 1 defect

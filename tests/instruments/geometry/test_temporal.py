@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tether.instruments.geometry.instrument import GeometryInstrument
-from tether.instruments.geometry.recorded import load_recorded
 from tether.instruments.geometry.temporal import CLOCK_JS, EPOCH_MS, advance_to
+from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 
 CLOCK_PAGE = """<div id="box" style="position:absolute; left:0; top:0; width:10px; height:10px;
   animation: slide 1000ms linear forwards"></div>

@@ -8,9 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from tests.agents.task_factory import make_task
-from tether.agents.task_gates import check_task
-from tether.agents.tasks_cli import tasks
-from tether.suites.harbor import BUNDLED_TERMINAL, load_harbor_task
+from tether.cli.tasks import tasks
+from tether.suites.harbor import BUNDLED_TERMINAL
+from tether.terminal.gates import check_task
+from tether.terminal.harbor import load_harbor_task
 
 RANDOM_REWARD = ('mkdir -p /logs/verifier\n'
                  'python3 -c "import random; print(random.random())" > /logs/verifier/reward.txt\n')

@@ -39,8 +39,7 @@ from tether.sandbox import (
     get_sandbox,
 )
 from tether.sandbox.session import SandboxSession
-
-from .terminal_spec import TerminalSpec
+from tether.terminal.spec import TerminalSpec
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000

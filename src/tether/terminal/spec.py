@@ -2,7 +2,7 @@
 
 A terminal Task carries these fields in `Task.data` (JSON-able, so a run record
 holds them); `TerminalSpec.from_task` reads them back with clear errors. The Harbor
-loader (`tether.suites.harbor`) is one way to build them; anything that lays a task
+loader (`tether.terminal.harbor`) is one way to build them; anything that lays a task
 out the same way (instruction, setup, hidden tests, oracle) can build them too.
 """
 

@@ -16,7 +16,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.instruments.geometry.instrument import GeometryInstrument

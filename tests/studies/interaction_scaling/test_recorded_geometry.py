@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.instruments.geometry.recorded import defect_reduction, load_recorded
+from tether.studies.interaction_scaling.recorded_geometry import defect_reduction, load_recorded
 
 # folder: (pairs, mean ss, mean rv, change %, improved, regressed)
 TABLE6 = {

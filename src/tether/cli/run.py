@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.errors import ConfigError, TetherError
 from tether.models.cache import CACHE_MODES
 from tether.runs.launch import PreparedRun, RunRequest, execute, prepare

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 
 from tests.agents.task_factory import make_task
-from tether.agents.environment import (
+from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
+from tether.terminal.environment import (
     AgentTimeExceeded,
     EnvironmentSetupError,
     TerminalEnvironment,
     cap_output,
     run_verifier,
 )
-from tether.agents.terminal_spec import TerminalSpec
-from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
-from tether.suites.harbor import load_harbor_task
+from tether.terminal.harbor import load_harbor_task
+from tether.terminal.spec import TerminalSpec
 
 
 def env_for(task_dir: Path, bwrap, **kw) -> TerminalEnvironment:  # noqa: F811

@@ -8,8 +8,12 @@ from pathlib import Path
 
 import click
 
-from tether.recorded import load_records, load_task_checks, recheck
 from tether.sandbox import BACKENDS
+from tether.studies.interaction_scaling.recorded_programs import (
+    load_records,
+    load_task_checks,
+    recheck,
+)
 
 
 @click.command("check-recorded")

@@ -16,10 +16,9 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from tether.console_output import make_console
-
-from . import BACKENDS, SandboxResult, get_sandbox
-from .base import SandboxError
+from tether.cli.console import make_console
+from tether.sandbox import BACKENDS, SandboxResult, get_sandbox
+from tether.sandbox.base import SandboxError
 
 
 @click.group()

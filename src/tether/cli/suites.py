@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.core.task import Task
 from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
 from tether.suites.tether_format import suite_file_json_schema

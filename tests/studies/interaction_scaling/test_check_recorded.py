@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tether.cli import main
-from tether.recorded import load_records
+from tether.studies.interaction_scaling.recorded_programs import load_records
 
 CODE = "recorded/code"
 TASKS = "tasks/code/code_tasks.json"

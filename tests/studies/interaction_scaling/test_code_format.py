@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from tether.errors import ConfigError
-from tether.suites import load_suite
-from tether.suites.interaction_scaling_code import (
+from tether.studies.interaction_scaling.code_format import (
     FIX_INSTRUCTION,
     IMPLEMENT_INSTRUCTION,
     find_entry_point,
     load_interaction_scaling_code,
 )
+from tether.suites import load_suite
 
 from .conftest import RunVerdicts, describe
 

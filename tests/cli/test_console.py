@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 
 
 def test_off_a_terminal_lines_are_not_wrapped_and_tables_get_200_columns(capsys):

@@ -1,5 +1,5 @@
 """`tether tasks check DIR...`: the oracle, null-agent and determinism gates of terminal
-tasks in the Harbor layout (see `tether.agents.task_gates`)."""
+tasks in the Harbor layout (see `tether.terminal.gates`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.errors import ConfigError
-
-from .task_gates import GateRow, check_tasks, load_task_dirs
+from tether.terminal.gates import GateRow, check_tasks, load_task_dirs
 
 
 def _fmt(value: float | None) -> str:

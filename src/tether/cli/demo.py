@@ -21,7 +21,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.core.trial import TrialRecord
 from tether.models import DEFAULT_MODEL
 from tether.runs.store import RunStore

@@ -17,8 +17,8 @@ from pathlib import Path
 from tether.core.task import Task
 from tether.errors import TetherError
 from tether.sandbox import Sandbox
-
-from .environment import TerminalEnvironment, VerifierResult
+from tether.terminal.environment import TerminalEnvironment, VerifierResult
+from tether.terminal.harbor import expand_task_dirs, load_harbor_task
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,4 @@ def check_tasks(tasks: Sequence[Task], *, jobs: int = 2, sandbox: Sandbox | str 
 
 def load_task_dirs(paths: Sequence[Path]) -> list[Task]:
     """Each path a task dir or a dir of task dirs; ConfigError for what is neither."""
-    from tether.suites.harbor import expand_task_dirs, load_harbor_task
-
     return [load_harbor_task(d, suite=d.parent.name) for d in expand_task_dirs(list(paths))]

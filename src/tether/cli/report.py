@@ -9,7 +9,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from tether.console_output import make_console
+from tether.cli.console import make_console
 from tether.report.data import build_report
 from tether.report.fmt import effect, pvalue, score
 from tether.report.html import write_report

@@ -1,0 +1,194 @@
+"""The per-trial context every strategy, agent and model-backed instrument spends through.
+
+A strategy never talks to a model or an instrument directly: it asks its
+`TrialContext`, which
+- charges every call to a role in the trial's budget ledger *before* the call
+  (a call that cannot fit raises `BudgetExhausted`: invariant 2),
+- derives every sampling seed from the trial seed and the call's position, so a
+  rerun with scripted or local models reproduces the same trial,
+- records every call and every observation (there are no global counters),
+- runs the task's metric instrument, cached per artifact digest, so a keep-best
+  loop and the final score never execute the same program twice (invariant 1).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+from dataclasses import replace
+from typing import Any
+
+from tether.core.artifact import Artifact
+from tether.core.budget import Ledger
+from tether.core.observation import Observation
+from tether.core.task import Task
+from tether.core.trial import ObservationRow, TrialSpec
+from tether.errors import ConfigError
+from tether.instruments.base import (
+    Generate,
+    Instrument,
+    InstrumentEnv,
+    build_instrument,
+    observe_safely,
+)
+from tether.models.base import Completion, Message, Model, Usage, tool_kwargs
+from tether.models.errors import ModelError
+from tether.models.recording import CallRecord, RecordingModel
+
+#: Seeds of one call's samples are `seed + i` (see models.base.sample_seed); calls are
+#: spaced this far apart so no two samples of a trial ever share a seed.
+SEED_STRIDE = 1_000
+
+#: The owner of calls a model-backed *metric* makes (the screenshot judge as the score):
+#: recorded like every call, never charged to the strategy's budget, so a score does not
+#: depend on what the strategy spent.
+METRIC_ROLE = "metric"
+#: The role of calls model-backed *feedback* instruments make (critique, screenshot judge).
+FEEDBACK_ROLE = "reviewer"
+
+
+class TrialContext:
+    """Everything one trial may use, and the record of what it used."""
+
+    def __init__(self, spec: TrialSpec, task: Task, models: dict[str, Model],
+                 env: InstrumentEnv | None = None) -> None:
+        if "proposer" not in models:
+            raise ConfigError(f"trial {spec.trial_id}: no proposer model",
+                              hint="every experiment names a model for the proposer role")
+        self.spec = spec
+        self.task = task
+        self.env = env or InstrumentEnv()
+        self.ledger = Ledger(spec.budget)
+        self.calls: list[CallRecord] = []
+        self.observations: list[ObservationRow] = []
+        #: every artifact the trial observed or delivered, by digest (the store keeps them)
+        self.artifacts: dict[str, Artifact] = {}
+        #: randomized choices of the strategy (tie breaks, shuffles) draw from here only
+        self.rng = random.Random(spec.seed)
+        self._models = models
+        #: models named by instrument specs (`critique;model=SPEC`), built once per spec
+        self._named_models: dict[str, Model] = {}
+        self._call_index = itertools.count()
+        self._instruments: dict[str, Instrument] = {}
+        self._metric_cache: dict[str, Observation] = {}
+        self._lock = threading.Lock()
+
+    # --- models -----------------------------------------------------------------
+    def model(self, role: str) -> Model:
+        """The model serving `role`; roles without their own spec use the proposer's."""
+        return self._models.get(role) or self._models["proposer"]
+
+    def _named_model(self, spec: str) -> Model:
+        from tether.models.registry import parse_model
+
+        with self._lock:
+            if spec not in self._named_models:
+                self._named_models[spec] = parse_model(spec)
+            return self._named_models[spec]
+
+    def generate(self, role: str, messages: list[Message], *, max_tokens: int = 1024,
+                 n: int = 1, temperature: float = 0.0, top_p: float = 1.0,
+                 stop: list[str] | None = None,
+                 thinking_budget: int | None = None,
+                 tools: list[dict[str, Any]] | None = None,
+                 tool_choice: str | None = None,
+                 model: str | None = None) -> list[Completion]:
+        """One budgeted, recorded, seeded call. `max_tokens` may be lowered to fit the budget.
+
+        `model` (a spec) serves this call instead of the role's model; the call is still
+        charged to `role`. Calls of the `metric` role are recorded but never charged.
+
+        `tools` offers native tools (only to a model whose `supports_tools` is true;
+        see `tether.models.base`), `tool_choice` ("auto", "required" or a tool's name)
+        says whether a call is optional; the replies' calls are in `Completion.tool_calls`.
+
+        Raises BudgetExhausted when not even one token fits (the ledger marks itself
+        exhausted, which the runner turns into the end state `budget_exhausted`).
+        """
+        charged = role != METRIC_ROLE
+        allowed = (self.ledger.reserve(role, messages, max_tokens, n, tools=tools) if charged
+                   else max_tokens)
+        with self._lock:
+            seed = self.spec.seed * SEED_STRIDE * SEED_STRIDE + next(self._call_index) * SEED_STRIDE
+        answer_tokens = allowed
+        if thinking_budget is not None:
+            # The thinking budget is part of what the call may generate: never above it.
+            thinking_budget = min(thinking_budget, max(allowed - 1, 0)) or None
+            # Backends ask the provider for max_tokens + thinking_budget, so the answer
+            # gets what the reservation leaves after thinking: the sum stays <= allowed.
+            answer_tokens = allowed - (thinking_budget or 0)
+        if model is None and role == METRIC_ROLE and METRIC_ROLE not in self._models:
+            # A score must not silently come from the strategy's own model.
+            raise ConfigError("a model-backed metric needs its own model",
+                              hint="name it in the spec, e.g. screenshot_judge;model=SPEC")
+        served_by = self.model(role) if model is None else self._named_model(model)
+        recorder = RecordingModel(served_by, self.calls, role=role)
+        usage = Usage()
+        try:
+            completions = recorder.generate(
+                messages, n=n, max_tokens=answer_tokens, temperature=temperature, top_p=top_p,
+                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
+                **tool_kwargs(tools, tool_choice))
+            for c in completions:
+                usage = usage + c.usage
+        finally:
+            if charged:
+                self.ledger.settle(role, allowed * n, usage)
+        return completions
+
+    def bound_generate(self, role: str) -> Generate:
+        """`generate` bound to this trial under `role`, for a model-backed instrument."""
+
+        def generate(messages: list[Message], *, model: str | None = None,
+                     max_tokens: int = 1024, temperature: float = 0.0) -> list[Completion]:
+            return self.generate(role, messages, max_tokens=max_tokens,
+                                 temperature=temperature, model=model)
+
+        return generate
+
+    def _env_for(self, purpose: str) -> InstrumentEnv:
+        role = METRIC_ROLE if purpose == "metric" else FEEDBACK_ROLE
+        return replace(self.env, generate=self.bound_generate(role))
+
+    # --- instruments ------------------------------------------------------------
+    def instrument(self, spec: str) -> Instrument:
+        with self._lock:
+            if spec not in self._instruments:
+                self._instruments[spec] = build_instrument(spec)
+            return self._instruments[spec]
+
+    def observe(self, instrument: str | Instrument, artifact: Artifact,
+                purpose: str = "feedback") -> Observation:
+        """Observe with an instrument (spec or object) and record it under `purpose`."""
+        inst = self.instrument(instrument) if isinstance(instrument, str) else instrument
+        # A feedback model's API failing fails the trial, as any model call of it would.
+        reraise = (ModelError,) if purpose != "metric" else ()
+        obs = observe_safely(inst, artifact, self.task, self._env_for(purpose), reraise)
+        self._record(purpose, artifact, obs)
+        return obs
+
+    def metric(self, artifact: Artifact) -> Observation:
+        """The task's metric observation of `artifact`, made once per distinct artifact."""
+        key = artifact.digest
+        with self._lock:
+            cached = self._metric_cache.get(key)
+        if cached is not None:
+            return cached
+        obs = observe_safely(self.instrument(self.task.metric), artifact, self.task,
+                             self._env_for("metric"))
+        with self._lock:
+            self._metric_cache[key] = obs
+        self._record("metric", artifact, obs)
+        return obs
+
+    def keep(self, artifact: Artifact) -> None:
+        """Keep an artifact in the trial's record without observing it."""
+        with self._lock:
+            self.artifacts.setdefault(artifact.digest, artifact)
+
+    def _record(self, purpose: str, artifact: Artifact, obs: Observation) -> None:
+        with self._lock:
+            self.artifacts.setdefault(artifact.digest, artifact)
+            self.observations.append(
+                ObservationRow(purpose=purpose, artifact=artifact.digest, observation=obs))
