@@ -85,3 +85,21 @@ def test_unknown_model_spec_is_an_error_trial() -> None:
                     models={"proposer": "nonsense"})
     record, _ = run_trial(bad, task(), env=ENV)
     assert record.status == "error" and record.error_kind == "UnknownModelError"
+
+
+def test_a_loops_draft_is_the_single_shot_request_at_any_temperature() -> None:
+    """Invariant 3 at temperature 0.7: single_shot and the loops' iteration 0 are one request
+    (same messages, parameters and seed), so the same request hash."""
+    from tests.strategies.trial_helpers import RoleScript, code_task, program, run
+
+    def script() -> RoleScript:
+        return RoleScript(proposer=[program("alpha")] * 5, reviewer=['{"issues": []}'] * 5)
+
+    single, _ = run("single_shot", {"temperature": 0.7}, script())
+    for loop in ("proposer_reviewer", "self_loop", "iad"):
+        looped, _ = run(loop, {"draft_temperature": 0.7, "max_iterations": 1}, script(),
+                        roles=("proposer", "reviewer"), task=code_task())
+        assert looped.calls[0].request_hash == single.calls[0].request_hash, loop
+    plain, _ = run("proposer_reviewer", {"max_iterations": 1}, script(),
+                   roles=("proposer", "reviewer"))
+    assert plain.calls[0].request_hash != single.calls[0].request_hash  # the test can fail

@@ -45,13 +45,17 @@ def sample(ctx: TrialContext, messages: list[Message], *, role: str = "proposer"
     return attempts
 
 
-def single_shot_draft(ctx: TrialContext, *, max_tokens: int = 1024) -> Attempt:
-    """Iteration 0 of every loop: the same request `single_shot` makes (invariant 3).
+def single_shot_draft(ctx: TrialContext, *, max_tokens: int = 1024,
+                      temperature: float = 0.0) -> Attempt:
+    """The single-shot request: what `single_shot` delivers and every loop's iteration 0.
 
-    Same messages, same `max_tokens` and temperature 0, and, being the trial's first
-    call, the same seed: with a deterministic model it is the single-shot artifact.
+    One function for both (invariant 3): same messages, same `max_tokens`, same
+    temperature and, being the trial's first call, the same seed, so with a
+    deterministic model a loop's draft is the single-shot artifact at any temperature
+    (a loop's `draft_temperature` is the single-shot arm's `temperature`).
     """
-    (attempt,) = sample(ctx, task_messages(ctx.task), max_tokens=max_tokens, temperature=0.0)
+    (attempt,) = sample(ctx, task_messages(ctx.task), max_tokens=max_tokens,
+                        temperature=temperature)
     return attempt
 
 

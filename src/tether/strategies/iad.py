@@ -12,6 +12,8 @@ soon as a candidate passes; the best-scoring program is delivered (keep-best).
 Params: `k` (3), `max_iterations` (3), `feedback` (channel), `cycle_tokens` (the
 execution share -> cycles rule of `tether.strategies.feedback`), `temperature`
 of revisions (0.8), `max_tokens` (per reply, also the draft's), `feedback_chars`.
+`draft_temperature` (0): the temperature of iteration 0, set to the single-shot arm's
+`temperature` so the draft is its artifact (invariant 3).
 """
 
 from __future__ import annotations
@@ -32,12 +34,15 @@ class IAD:
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,
-                 feedback_chars: int = 4000) -> None:
+                 feedback_chars: int = 4000,
+                 draft_temperature: float = 0.0) -> None:
         self.k = k
         self.max_iterations = max_iterations
         self.channel = parse_channel(feedback)
         self.cycle_tokens = cycle_tokens
         self.temperature = temperature
+        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
+        self.draft_temperature = draft_temperature
         self.max_tokens = max_tokens
         self.feedback_chars = feedback_chars
 
@@ -48,7 +53,8 @@ class IAD:
                                  "k": self.k, "rankings": []}
         keep = KeepBest(ctx)
         try:
-            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens))
+            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens,
+                                                temperature=self.draft_temperature))
             for iteration in range(1, cycles + 1):
                 if keep.done:
                     break

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from tether.context import TrialContext
 from tether.core.artifact import Artifact, extract_artifact
 from tether.core.task import Task
 from tether.models.base import Completion, Message
@@ -28,14 +27,4 @@ def to_artifact(task: Task, completion: Completion) -> Artifact:
                                 finish_reason=completion.finish_reason, entry_point=entry)
     if entry:
         artifact.meta.setdefault("entry_point", entry)
-    return artifact
-
-
-def draft(ctx: TrialContext, messages: list[Message], *, role: str = "proposer",
-          max_tokens: int = 1024, temperature: float = 0.0) -> Artifact:
-    """One proposer call turned into an artifact (kept in the trial's record)."""
-    (completion,) = ctx.generate(role, messages, max_tokens=max_tokens,
-                                 temperature=temperature)
-    artifact = to_artifact(ctx.task, completion)
-    ctx.keep(artifact)
     return artifact

@@ -18,6 +18,8 @@ Params: `max_iterations` (default 3), `feedback` (channel), `cycle_tokens` (the
 execution share -> cycles rule of `tether.strategies.feedback`), `max_tokens`
 (proposer replies, also the draft's), `reviewer_max_tokens` (512; also each
 critique call's), `temperature` of revisions (0), `feedback_chars` (4000).
+`draft_temperature` (0): the temperature of iteration 0, set to the single-shot arm's
+`temperature` so the draft is its artifact (invariant 3).
 """
 
 from __future__ import annotations
@@ -47,13 +49,16 @@ class ProposerReviewer:
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024,
                  reviewer_max_tokens: int = 512, temperature: float = 0.0,
-                 feedback_chars: int = 4000) -> None:
+                 feedback_chars: int = 4000,
+                 draft_temperature: float = 0.0) -> None:
         self.max_iterations = max_iterations
         self.channel = parse_channel(feedback)
         self.cycle_tokens = cycle_tokens
         self.max_tokens = max_tokens
         self.reviewer_max_tokens = reviewer_max_tokens
         self.temperature = temperature
+        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
+        self.draft_temperature = draft_temperature
         self.feedback_chars = feedback_chars
 
     def review(self, ctx: TrialContext, attempt: Attempt) -> Review:
@@ -73,7 +78,8 @@ class ProposerReviewer:
                                  "reviews": []}
         keep = KeepBest(ctx)
         try:
-            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens))
+            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens,
+                                                temperature=self.draft_temperature))
             for iteration in range(1, cycles + 1):
                 if keep.done:
                     break

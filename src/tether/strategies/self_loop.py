@@ -14,6 +14,8 @@ Params: `max_iterations` (revisions after the draft, default 3), `feedback` (a
 channel, see `tether.strategies.feedback`), `cycle_tokens` (execution share ->
 cycles), `max_tokens` (per reply, also the draft's, as in single_shot),
 `temperature` of revisions (default 0), `feedback_chars` (cap on feedback text).
+`draft_temperature` (0): the temperature of iteration 0, set to the single-shot arm's
+`temperature` so the draft is its artifact (invariant 3).
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ class SelfLoop:
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024, temperature: float = 0.0,
-                 feedback_chars: int = 4000) -> None:
+                 feedback_chars: int = 4000,
+                 draft_temperature: float = 0.0) -> None:
         self.max_iterations = max_iterations
         self.channel = parse_channel(feedback)
         self.cycle_tokens = cycle_tokens
         self.max_tokens = max_tokens
         self.temperature = temperature
+        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
+        self.draft_temperature = draft_temperature
         self.feedback_chars = feedback_chars
 
     def _feedback_text(self, ctx: TrialContext, attempt: Attempt) -> str:
@@ -63,7 +68,8 @@ class SelfLoop:
         facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles}
         keep = KeepBest(ctx)
         try:
-            latest = single_shot_draft(ctx, max_tokens=self.max_tokens)
+            latest = single_shot_draft(ctx, max_tokens=self.max_tokens,
+                                                temperature=self.draft_temperature)
             keep.consider(0, latest)
             conversation: list[Message] = task_messages(ctx.task)
             for iteration in range(1, cycles + 1):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from tether.context import TrialContext
-from tether.core.artifact import Truncated
+from tether.strategies.attempts import single_shot_draft
 from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.prompting import draft, task_messages
 
 
 @register_strategy("single_shot")
@@ -17,10 +16,10 @@ class SingleShot:
         self.temperature = temperature
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        try:
-            artifact = draft(ctx, task_messages(ctx.task), max_tokens=self.max_tokens,
-                             temperature=self.temperature)
-        except Truncated as exc:
+        attempt = single_shot_draft(ctx, max_tokens=self.max_tokens,
+                                    temperature=self.temperature)
+        if attempt.artifact is None:
             return StrategyResult(artifact=None, status="truncated",
-                                  extra={"truncated": str(exc)})
-        return StrategyResult(artifact=artifact)
+                                  extra={"truncated": "the reply was cut off before its "
+                                                      "artifact"})
+        return StrategyResult(artifact=attempt.artifact)
