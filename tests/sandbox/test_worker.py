@@ -341,3 +341,24 @@ def test_isolation_holds_inside_the_worker(bwrap: BwrapSandbox, make_worker) -> 
     assert value["uid"] != 0 and value["cwd"] == "/work"
     assert value["/usr/x"] == value["/etc/x"] == value["net"] == "refused"
     assert (worker.workdir / "note.txt").read_text() == "hi"
+
+
+def test_read_only_binds_reach_the_program(bwrap, make_worker, tmp_path: Path) -> None:
+    # e.g. a Blender executor binding bpy's site-packages; tmp_path is 0700 (root), so
+    # this also goes through bwrap's staged copy for the unprivileged sandbox user.
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "helper.py").write_text("def triple(x):\n    return 3 * x\n")
+    program = (
+        "import sys\n"
+        "sys.path.insert(0, '/opt/lib')\n"
+        "import helper\n"
+        "def run(x):\n"
+        "    try:\n"
+        "        open('/opt/lib/helper.py', 'a')\n"
+        "        return 'writable'\n"
+        "    except OSError:\n"
+        "        return helper.triple(x)\n"
+    )
+    worker = make_worker(bwrap, program, ro_binds={str(lib): "/opt/lib"})
+    assert worker.call("run", 5).value == 15

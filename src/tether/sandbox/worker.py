@@ -229,6 +229,16 @@ class SandboxedWorker:
             os.close(reply_write)
             raise
         proc = WorkerProcess(launch, reply_read, reply_write)
+        try:
+            return self._load(proc)
+        except BaseException:
+            if self._proc is None:
+                proc.stop()
+            self._stop()  # nothing half-started outlives an unexpected error
+            raise
+
+    def _load(self, proc: WorkerProcess) -> WorkerReply | None:
+        """Wait for the child's hello, then load the program into it."""
         timeout = self.limits.start_timeout_s
         hello = self._exchange(proc, b"", timeout)
         if hello.ended != "reply" or hello.reply != {"ready": True}:
