@@ -12,6 +12,7 @@ from .base import (
 from .bwrap import BwrapSandbox
 from .session import SandboxSession
 from .unsafe_subprocess import UnsafeSandboxWarning, UnsafeSubprocessSandbox
+from .worker import SandboxedWorker, WorkerLimits, WorkerReply
 
 BACKENDS = ("bwrap", "subprocess")
 
@@ -34,7 +35,10 @@ __all__ = [
     "SandboxResult",
     "SandboxSession",
     "SandboxUnavailable",
+    "SandboxedWorker",
     "UnsafeSandboxWarning",
     "UnsafeSubprocessSandbox",
+    "WorkerLimits",
+    "WorkerReply",
     "get_sandbox",
 ]

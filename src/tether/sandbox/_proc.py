@@ -14,8 +14,12 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from .base import HeadTailBuffer, SandboxResult
+from .base import ExecSpec, HeadTailBuffer, SandboxResult, classify
+
+if TYPE_CHECKING:
+    from .cgroups import RunCgroup
 
 # After the process exits (or we kill it) keep reading this long for buffered output.
 DRAIN_GRACE_S = 0.5
@@ -46,7 +50,68 @@ class ProcOutcome:
         )
 
 
-def _kill_group(pgid: int) -> None:
+@dataclass
+class Launch:
+    """How a backend starts one process for an ExecSpec, without running it yet.
+
+    One-shot runs (`execute`) and long-lived workers (worker.py) start processes the
+    same way from this: the full command line (privilege drop, bwrap), the environment
+    outside the sandbox and the preexec hook that applies limits, plus the per-run
+    cgroup when there is one (its counters say why a process died; close() removes it).
+    """
+
+    cmd: list[str]
+    cwd: str
+    env: dict[str, str]
+    preexec_fn: Callable[[], None]
+    cgroup: RunCgroup | None = None
+
+    def sweep(self) -> None:
+        """SIGKILL whatever is still in the cgroup (no-op without one)."""
+        if self.cgroup is not None:
+            self.cgroup.sweep()
+
+    def evidence(self) -> dict[str, Any]:
+        """classify()'s oom_killed / pids_limited: exact with a cgroup, else None."""
+        if self.cgroup is None:
+            return {"oom_killed": None, "pids_limited": None}
+        return {
+            "oom_killed": self.cgroup.oom_killed(),
+            "pids_limited": self.cgroup.pids_limited(),
+        }
+
+    def close(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+
+def execute(launch: Launch, spec: ExecSpec) -> SandboxResult:
+    """Run a launch to completion under spec's limits; classify why it ended."""
+    try:
+        out = run_monitored(
+            launch.cmd,
+            cwd=launch.cwd,
+            env=launch.env,
+            stdin=spec.stdin,
+            timeout_s=spec.timeout_s,
+            output_cap_chars=spec.output_cap_chars,
+            hard_output_bytes=spec.hard_output_bytes,
+            preexec_fn=launch.preexec_fn,
+            on_finish=launch.sweep,
+        )
+        reason = classify(
+            timed_out=out.timed_out,
+            output_limited=out.output_limited,
+            returncode=out.returncode,
+            stderr=out.stderr,
+            **launch.evidence(),
+        )
+    finally:
+        launch.close()
+    return out.result(reason)
+
+
+def kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -101,7 +166,7 @@ def run_monitored(
 
         def stop(now: float) -> None:
             nonlocal drain_until
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             drain_until = now + DRAIN_GRACE_S
 
         while True:
@@ -143,7 +208,7 @@ def run_monitored(
         sel.close()
         os.close(pidfd)
         # Always sweep the group: background children of a finished command go too.
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         if on_finish is not None:
             on_finish()
         for stream in (proc.stdin, proc.stdout, proc.stderr):

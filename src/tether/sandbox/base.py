@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tether.errors import TetherError
 
 if TYPE_CHECKING:
+    from ._proc import Launch
     from .session import SandboxSession
 
 KilledReason = Literal["timeout", "memory", "max_procs", "output_limit", "file_size"]
@@ -258,7 +259,7 @@ def as_bytes(stdin: bytes | str | None) -> bytes | None:
 
 
 class Sandbox(ABC):
-    """Runs argv in isolation. Subclasses implement `_prepare_workdir` and `_execute`."""
+    """Runs argv in isolation. Subclasses implement `_launch` (and `_prepare_workdir`)."""
 
     name: str = "abstract"
     default_mount: str = "/work"
@@ -351,8 +352,19 @@ class Sandbox(ABC):
         return ro_binds, rw_binds
 
     @abstractmethod
+    def _launch(self, spec: ExecSpec, *, outer_timeout: bool = True) -> Launch:
+        """How this backend starts spec.argv: command line, environment, limits.
+
+        outer_timeout=False leaves out any wall clock of the backend's own (`timeout`):
+        a long-lived worker outlives one spec.timeout_s and enforces its per-call
+        deadlines itself.
+        """
+
     def _execute(self, spec: ExecSpec) -> SandboxResult:
         """Run spec.argv in spec.host_workdir; files_out is filled in by the caller."""
+        from ._proc import execute
+
+        return execute(self._launch(spec), spec)
 
 
 def with_files(result: SandboxResult, files: dict[str, bytes]) -> SandboxResult:

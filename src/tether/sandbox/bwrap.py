@@ -19,15 +19,8 @@ import subprocess
 from pathlib import Path
 
 from . import cgroups
-from ._proc import run_monitored
-from .base import (
-    ExecSpec,
-    Sandbox,
-    SandboxError,
-    SandboxResult,
-    SandboxUnavailable,
-    classify,
-)
+from ._proc import Launch
+from .base import ExecSpec, Sandbox, SandboxError, SandboxUnavailable
 from .users import SandboxUser, chown_tree, ensure_sandbox_user, reachable_by
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -195,9 +188,9 @@ class BwrapSandbox(Sandbox):
             args += ["--setenv", key, value]
         return [*args, "--", *spec.argv]
 
-    def _execute(self, spec: ExecSpec) -> SandboxResult:
+    def _launch(self, spec: ExecSpec, *, outer_timeout: bool = True) -> Launch:
         cmd = [*self._prefix()]
-        if self.timeout is not None:
+        if outer_timeout and self.timeout is not None:
             cmd += [self.timeout, "-k", "2", f"{spec.timeout_s + 1:.3f}"]
         cmd += self.bwrap_argv(spec)
         cg = cgroups.RunCgroup(spec.memory_mb, spec.max_procs) if self.use_cgroups else None
@@ -217,27 +210,5 @@ class BwrapSandbox(Sandbox):
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
-        try:
-            out = run_monitored(
-                cmd,
-                cwd="/",
-                env={"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"},
-                stdin=spec.stdin,
-                timeout_s=spec.timeout_s,
-                output_cap_chars=spec.output_cap_chars,
-                hard_output_bytes=spec.hard_output_bytes,
-                preexec_fn=preexec,
-                on_finish=cg.sweep if cg is not None else None,
-            )
-            reason = classify(
-                timed_out=out.timed_out,
-                output_limited=out.output_limited,
-                returncode=out.returncode,
-                stderr=out.stderr,
-                oom_killed=cg.oom_killed() if cg is not None else None,
-                pids_limited=cg.pids_limited() if cg is not None else None,
-            )
-        finally:
-            if cg is not None:
-                cg.remove()
-        return out.result(reason)
+        env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
+        return Launch(cmd=cmd, cwd="/", env=env, preexec_fn=preexec, cgroup=cg)

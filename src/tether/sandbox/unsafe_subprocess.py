@@ -12,8 +12,8 @@ import logging
 import resource
 import warnings
 
-from ._proc import run_monitored
-from .base import ExecSpec, Sandbox, SandboxResult, classify
+from ._proc import Launch
+from .base import ExecSpec, Sandbox
 
 logger = logging.getLogger(__name__)
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -34,7 +34,8 @@ class UnsafeSubprocessSandbox(Sandbox):
         warnings.warn(msg, UnsafeSandboxWarning, stacklevel=2)
         logger.warning(msg)
 
-    def _execute(self, spec: ExecSpec) -> SandboxResult:
+    def _launch(self, spec: ExecSpec, *, outer_timeout: bool = True) -> Launch:
+        del outer_timeout  # this backend has no wall clock of its own
         mem = spec.memory_mb * 1024 * 1024
         fsize = spec.max_file_mb * 1024 * 1024
 
@@ -51,20 +52,4 @@ class UnsafeSubprocessSandbox(Sandbox):
             "TETHER_WORKDIR": str(spec.host_workdir),
             **spec.env,
         }
-        out = run_monitored(
-            spec.argv,
-            cwd=str(spec.host_workdir),
-            env=env,
-            stdin=spec.stdin,
-            timeout_s=spec.timeout_s,
-            output_cap_chars=spec.output_cap_chars,
-            hard_output_bytes=spec.hard_output_bytes,
-            preexec_fn=preexec,
-        )
-        reason = classify(
-            timed_out=out.timed_out,
-            output_limited=out.output_limited,
-            returncode=out.returncode,
-            stderr=out.stderr,
-        )
-        return out.result(reason)
+        return Launch(cmd=list(spec.argv), cwd=str(spec.host_workdir), env=env, preexec_fn=preexec)

@@ -1,0 +1,364 @@
+"""SandboxedWorker: one long-lived sandboxed interpreter answering JSON calls.
+
+Each test drives one behaviour (round trip, deadline, crash, exception, state, output
+flood, memory bomb, bad values) and checks the reply kind and the start/restart
+counts; tests that kill a child also check that none of its processes survive.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import tether
+from tether.sandbox import (
+    BwrapSandbox,
+    Sandbox,
+    SandboxedWorker,
+    SandboxError,
+    WorkerLimits,
+)
+
+from .conftest import processes_matching
+
+PROGRAM = """
+import os, subprocess, sys, time
+
+calls = 0
+
+def add(a, b):
+    return a + b
+
+def echo(payload):
+    return payload
+
+def bump():
+    global calls
+    seen = calls
+    calls += 1
+    return seen
+
+def shout(text):
+    print(text)
+    print("to stderr", file=sys.stderr)
+    return len(text)
+
+def spawn_and_hang(token):
+    subprocess.Popen(["sh", "-c", f"sleep 1000; : {token}"])
+    time.sleep(1000)
+
+def spawn(token):
+    return subprocess.Popen(["sh", "-c", f"sleep 1000; : {token}"]).pid > 0
+
+def exit_now(code):
+    os._exit(code)
+
+def segfault():
+    import ctypes
+    ctypes.string_at(0)
+
+class BadInput(Exception):
+    pass
+
+def fail(n):
+    raise BadInput(f"bad input {n}")
+
+def flood(lines):
+    for i in range(lines):
+        print(i)
+    return "done"
+
+def flood_forever():
+    while True:
+        print("y" * 100)
+
+def eat_memory():
+    chunks = []
+    while True:
+        chunks.append(b"x" * (32 << 20))
+
+def a_set():
+    return {1, 2}
+
+def ask():
+    return input()
+
+def forge_reply():
+    os.write(int(sys.argv[1]), b'{"id": 999, "ok": true, "value": "forged"}\\n')
+    return "real"
+"""
+
+
+@pytest.fixture
+def make_worker() -> Iterator[Callable[..., SandboxedWorker]]:
+    made: list[SandboxedWorker] = []
+
+    def make(box: Sandbox, program: str = PROGRAM, **kwargs: object) -> SandboxedWorker:
+        worker = SandboxedWorker(box, program, **kwargs)  # type: ignore[arg-type]
+        made.append(worker)
+        return worker
+
+    yield make
+    for worker in made:
+        worker.close()
+
+
+@pytest.fixture(params=["bwrap", "subprocess"])
+def box(request: pytest.FixtureRequest) -> Sandbox:
+    """Both backends, for behaviour that must not depend on isolation."""
+    return request.getfixturevalue("bwrap" if request.param == "bwrap" else "unsafe")
+
+
+def gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+def test_round_trip_starts_once(box: Sandbox, make_worker) -> None:
+    worker = make_worker(box)
+    assert worker.pid is None and worker.starts == 0  # started lazily
+    assert worker.call("add", 2, 3).value == 5
+    payload = {"a": [1, 2.5, None, True], "b": {"c": "é"}}
+    reply = worker.call("echo", payload)
+    assert reply.ok and reply.kind is None and reply.value == payload
+    assert worker.starts == 1 and worker.restarts == 0
+
+
+def test_prints_are_captured_per_call_and_cannot_forge_replies(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap)
+    reply = worker.call("shout", '{"id": 0, "ok": true, "value": 42}')
+    assert reply.value == 34
+    assert reply.stdout == '{"id": 0, "ok": true, "value": 42}\n'
+    assert reply.stderr == "to stderr\n"
+    assert worker.call("add", 1, 1).stdout == ""  # nothing carried into the next call
+
+
+def test_hanging_call_times_out_kills_everything_and_restarts(
+    bwrap: BwrapSandbox, make_worker, token: str, assert_no_leftovers
+) -> None:
+    worker = make_worker(bwrap)
+    assert worker.call("add", 1, 1).ok
+    first_pid = worker.pid
+    reply = worker.call("spawn_and_hang", token, timeout_s=1)
+    assert not reply.ok and reply.kind == "timeout"
+    assert worker.pid is None
+    assert first_pid is not None and gone(first_pid)
+    assert_no_leftovers(token)  # the program's own child went with it
+    assert worker.call("add", 2, 2).value == 4
+    assert worker.starts == 2 and worker.restarts == 1
+
+
+def test_close_kills_background_children(bwrap, make_worker, token, assert_no_leftovers) -> None:
+    with SandboxedWorker(bwrap, PROGRAM) as worker:
+        assert worker.call("spawn", token).value is True
+        pid = worker.pid
+        workdir = worker.workdir
+    assert pid is not None and gone(pid)
+    assert_no_leftovers(token)
+    assert not workdir.exists()
+    with pytest.raises(SandboxError):
+        worker.call("add", 1, 1)
+
+
+HOST = """
+import os, sys, time
+from tether.sandbox import BwrapSandbox, SandboxedWorker
+program = sys.stdin.read()
+worker = SandboxedWorker(BwrapSandbox(), program)
+print(worker.call("spawn", os.environ["TOKEN"]).value, flush=True)
+time.sleep(1000)
+"""
+
+
+def test_worker_dies_with_its_host(bwrap, token: str, assert_no_leftovers) -> None:
+    # No `timeout` wrapper bounds a worker's life: bwrap's --die-with-parent must.
+    src = str(Path(tether.__file__).parents[1])
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": src, "TOKEN": token},  # token not in our argv
+    )
+    assert host.stdin is not None and host.stdout is not None
+    host.stdin.write(PROGRAM.encode())
+    host.stdin.close()
+    assert host.stdout.readline() == b"True\n"
+    assert processes_matching(token), "the sandboxed child should be running"
+    host.kill()
+    host.wait()
+    assert_no_leftovers(token)
+
+
+@pytest.mark.parametrize("call", [("exit_now", 3), ("segfault",)])
+def test_crash_is_reported_and_the_next_call_restarts(box, make_worker, call) -> None:
+    worker = make_worker(box)
+    reply = worker.call(*call)
+    assert not reply.ok and reply.kind == "crash", reply
+    assert worker.pid is None
+    assert worker.call("add", 1, 2).value == 3
+    assert worker.restarts == 1
+
+
+def test_exit_status_in_crash_message(bwrap, make_worker) -> None:
+    reply = make_worker(bwrap).call("exit_now", 3)
+    assert "exit status 3" in reply.message
+
+
+def test_raising_call_keeps_the_worker(box: Sandbox, make_worker) -> None:
+    worker = make_worker(box)
+    assert worker.call("add", 0, 0).ok
+    pid = worker.pid
+    reply = worker.call("fail", 7)
+    assert not reply.ok and reply.kind == "raised"
+    assert reply.error_type == "BadInput" and reply.message == "bad input 7"
+    assert 'raise BadInput(f"bad input {n}")' in reply.traceback
+    assert worker.pid == pid and worker.restarts == 0
+    missing = worker.call("no_such_function")
+    assert missing.kind == "raised" and missing.error_type == "NameError"
+    assert worker.call("add", 1, 1).value == 2 and worker.pid == pid
+
+
+def test_fresh_state_by_default_persistent_on_request(box: Sandbox, make_worker) -> None:
+    fresh = make_worker(box)
+    assert [fresh.call("bump").value for _ in range(3)] == [0, 0, 0]
+    assert [fresh.call("bump", fresh=False).value for _ in range(3)] == [0, 1, 2]
+    assert fresh.call("bump").value == 0  # fresh calls do not see the persistent globals
+    persistent = make_worker(box, state="persistent")
+    assert [persistent.call("bump").value for _ in range(3)] == [0, 1, 2]
+    assert persistent.call("bump", fresh=True).value == 0
+    assert fresh.starts == persistent.starts == 1
+
+
+def test_fixed_hash_seed_and_random_seed_make_calls_order_free(bwrap, make_worker) -> None:
+    program = (
+        "import random\n"
+        "def probe():\n"
+        "    return [hash('tether'), list({'a', 'b', 'c', 'd', 'e'}), random.random()]\n"
+        "def draw():\n"
+        "    return random.random()\n"
+    )
+    one, two = make_worker(bwrap, program), make_worker(bwrap, program)
+    two.call("draw")  # a different history before the probe
+    assert one.call("probe").value == two.call("probe").value
+    assert one.call("probe").value == one.call("probe").value
+
+
+def test_output_flood_neither_blocks_nor_corrupts(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap, limits=WorkerLimits(call_timeout_s=120))
+    reply = worker.call("flood", 1_000_000)
+    assert reply.ok and reply.value == "done", reply.kind
+    assert reply.stdout.startswith("0\n1\n2\n") and reply.stdout.endswith("999999\n")
+    assert reply.stdout_elided > 6_000_000 and len(reply.stdout) < 70_000
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 0
+
+
+def test_endless_output_hits_the_output_limit(bwrap, make_worker) -> None:
+    limits = WorkerLimits(hard_output_bytes=1 << 20, call_timeout_s=120)
+    worker = make_worker(bwrap, limits=limits)
+    reply = worker.call("flood_forever")
+    assert reply.kind == "output_limit"
+    assert reply.stdout_elided > 0
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 1
+
+
+def test_memory_bomb_then_recovery(box: Sandbox, make_worker) -> None:
+    worker = make_worker(box, limits=WorkerLimits(memory_mb=256, call_timeout_s=120))
+    reply = worker.call("eat_memory")
+    assert not reply.ok and reply.kind == "memory", reply
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 1
+
+
+def test_unserialisable_values(box: Sandbox, make_worker) -> None:
+    worker = make_worker(box)
+    reply = worker.call("a_set")
+    assert reply.kind == "unserialisable"
+    assert "a_set returned a value JSON cannot hold" in reply.message and "set" in reply.message
+    with pytest.raises(TypeError):
+        worker.call("echo", object())  # the caller's bug: raised before anything is sent
+    assert worker.call("echo", [1]).value == [1]
+    assert worker.starts == 1
+
+
+def test_program_cannot_read_the_request_stream(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap)
+    reply = worker.call("ask")
+    assert reply.kind == "raised" and reply.error_type == "EOFError"
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 0
+
+
+def test_a_forged_reply_is_a_protocol_error(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap)
+    reply = worker.call("forge_reply")
+    assert reply.kind == "protocol" and reply.value is None
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 1
+
+
+@pytest.mark.parametrize("program", ["def broken(:\n", "raise RuntimeError('no')\n"])
+def test_a_program_that_does_not_load(bwrap, make_worker, program: str) -> None:
+    worker = make_worker(bwrap, program)
+    first = worker.call("anything")
+    assert first.kind == "load" and first.error_type in ("SyntaxError", "RuntimeError")
+    again = worker.call("anything")
+    assert again.kind == "load" and again.message == first.message
+    assert worker.starts == 1  # the same source fails the same way: no restart loop
+
+
+def test_an_interpreter_that_cannot_start_is_an_infrastructure_error(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap, python="/nonexistent/python3")
+    with pytest.raises(SandboxError, match="did not start"):
+        worker.call("add", 1, 1)
+
+
+def test_isolation_holds_inside_the_worker(bwrap: BwrapSandbox, make_worker) -> None:
+    program = (
+        "import os, socket\n"
+        "def probe():\n"
+        "    out = {'uid': os.getuid(), 'cwd': os.getcwd()}\n"
+        "    open('note.txt', 'w').write('hi')\n"
+        "    for path in ('/usr/x', '/etc/x'):\n"
+        "        try:\n"
+        "            open(path, 'w')\n"
+        "            out[path] = 'written'\n"
+        "        except OSError:\n"
+        "            out[path] = 'refused'\n"
+        "    try:\n"
+        "        socket.create_connection(('1.1.1.1', 53), timeout=2)\n"
+        "        out['net'] = 'connected'\n"
+        "    except OSError:\n"
+        "        out['net'] = 'refused'\n"
+        "    return out\n"
+    )
+    worker = make_worker(bwrap, program)
+    value = worker.call("probe").value
+    assert value["uid"] != 0 and value["cwd"] == "/work"
+    assert value["/usr/x"] == value["/etc/x"] == value["net"] == "refused"
+    assert (worker.workdir / "note.txt").read_text() == "hi"
+
+
+def test_read_only_binds_reach_the_program(bwrap, make_worker, tmp_path: Path) -> None:
+    # e.g. a Blender executor binding bpy's site-packages; tmp_path is 0700 (root), so
+    # this also goes through bwrap's staged copy for the unprivileged sandbox user.
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "helper.py").write_text("def triple(x):\n    return 3 * x\n")
+    program = (
+        "import sys\n"
+        "sys.path.insert(0, '/opt/lib')\n"
+        "import helper\n"
+        "def run(x):\n"
+        "    try:\n"
+        "        open('/opt/lib/helper.py', 'a')\n"
+        "        return 'writable'\n"
+        "    except OSError:\n"
+        "        return helper.triple(x)\n"
+    )
+    worker = make_worker(bwrap, program, ro_binds={str(lib): "/opt/lib"})
+    assert worker.call("run", 5).value == 15
