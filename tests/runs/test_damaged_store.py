@@ -152,7 +152,7 @@ def test_interrupted_resume_of_an_emptied_store_never_truncates_the_log(run_dir:
     log.write_bytes(b"".join(kept))
     (run_dir / "run.sqlite").write_bytes(b"")
     run = prepare(RunRequest(resume=str(run_dir)))
-    assert run.restored == 4 and len(run.todo) == 2
+    assert len(run.todo) == 2 and run.restored == 4
     stop = threading.Event()
     result = execute(run, stop=stop, on_commit=lambda _r: stop.set())
     run.store.close()
