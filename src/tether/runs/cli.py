@@ -56,12 +56,12 @@ class _StopOnSigint:
 
 
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
-             code: int) -> dict[str, Any]:
+             code: int, endpoints_down: list[str]) -> dict[str, Any]:
     return {
         "run_dir": str(run.store.dir), "status": "interrupted" if interrupted else "completed",
         "exit_code": code, "planned": len(run.planned), "committed": len(records),
         "ran_now": committed_now, "skipped": len(run.planned) - len(run.todo),
-        "restored_from_log": run.restored,
+        "restored_from_log": run.restored, "endpoints_down": endpoints_down,
         "by_status": by_status(records),
         "arms": arm_rows(records, run.experiment.resolved()),
     }
@@ -134,9 +134,16 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         finished = ({p.spec.trial_id for p in prepared.planned}
                     - {p.spec.trial_id for p in prepared.todo})
         progress.absorb([r for r in prepared.store.trials() if r.trial_id in finished])
+    def endpoint_down(endpoint: str, failures: int) -> None:
+        err_console.print(f"[red]endpoint down[/]: {endpoint} could not be reached by "
+                          f"{failures} trials in a row; its remaining trials are not started "
+                          "(recorded as errors: rerun them with tether run --resume "
+                          f"{prepared.store.dir} --retry-errors)", highlight=False)
+
     try:
         with _StopOnSigint() as stop, progress:
-            result = execute(prepared, stop=stop, on_commit=progress.update)
+            result = execute(prepared, stop=stop, on_commit=progress.update,
+                             on_endpoint_down=endpoint_down)
     except KeyboardInterrupt:
         err_console.print(f"[red]forced stop[/]: committed trials are kept; resume with "
                           f"tether run --resume {prepared.store.dir}", highlight=False)
@@ -147,7 +154,8 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         keep = f"the run directory is kept: tether run --resume {prepared.store.dir}"
         raise TetherError(str(exc), hint=f"{exc.hint}; {keep}" if exc.hint else keep) from None
     code = EXIT_INTERRUPTED if result.interrupted else (1 if result.errored else 0)
-    summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code)
+    summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code,
+                       result.endpoints_down)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:

@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from tether.core.task import Task
 from tether.core.trial import TrialRecord
 from tether.errors import ConfigError, TetherError
 from tether.instruments.base import InstrumentEnv
+from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
 from tether.runs.expand import PlannedTrial, SuiteLoader, expand, load_tasks
 from tether.runs.rebuild import read_log, restore_missing
@@ -229,6 +230,8 @@ class RunResult:
     committed_now: int
     interrupted: bool
     records: list[TrialRecord]
+    #: endpoints whose remaining trials were not started (they kept refusing connections)
+    endpoints_down: list[str] = field(default_factory=list)
 
     @property
     def errored(self) -> int:
@@ -237,14 +240,20 @@ class RunResult:
 
 def execute(run: PreparedRun, *, stop: threading.Event | None = None,
             executor: Executor | None = None,
-            on_commit: Callable[[TrialRecord], None] | None = None) -> RunResult:
-    """Run what is left, commit as trials end, then export and record how the run ended."""
+            on_commit: Callable[[TrialRecord], None] | None = None,
+            on_endpoint_down: Callable[[str, int], None] | None = None) -> RunResult:
+    """Run what is left, commit as trials end, then record how the run ended.
+
+    `on_endpoint_down(endpoint, failures)` is called (from a worker thread) when the
+    run stops starting trials on an endpoint that keeps refusing connections.
+    """
     stop = stop or threading.Event()
     executor = executor or make_executor(run)
     store = run.store
     store.set_meta("started_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     store.set_meta("executor", executor.name)
-    committed = drive(store, run.todo, executor, stop, on_commit)
+    breaker = EndpointBreaker(run.options.endpoint_failures, on_open=on_endpoint_down)
+    committed = drive(store, run.todo, executor, stop, on_commit, gate=breaker)
     interrupted = stop.is_set() and committed < len(run.todo)
     planned_ids = {p.spec.trial_id for p in run.planned}
     records = [r for r in store.trials() if r.trial_id in planned_ids]
@@ -252,4 +261,4 @@ def execute(run: PreparedRun, *, stop: threading.Event | None = None,
     store.set_meta("ended", {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                              "interrupted": interrupted, "committed": len(records),
                              "planned": len(run.planned)})
-    return RunResult(committed, interrupted, records)
+    return RunResult(committed, interrupted, records, breaker.open_endpoints)
