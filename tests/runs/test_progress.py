@@ -6,6 +6,7 @@ import io
 
 from rich.console import Console
 
+from tether.core.activity import long_step, running_steps
 from tether.core.observation import Observation
 from tether.core.trial import TrialRecord, TrialSpec
 from tether.models.base import Usage
@@ -44,3 +45,49 @@ def test_disabled_progress_prints_nothing() -> None:
     with RunProgress(Console(file=buf), total=2, enabled=False) as progress:
         progress.update(record())
     assert buf.getvalue() == "" and progress.done == 1
+
+
+def test_a_running_setup_step_shows_its_elapsed_time_and_limit_on_the_bar() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, force_terminal=True)
+    with RunProgress(console, total=2) as progress:
+        assert progress._progress is not None
+        with long_step("build-task setup", 900):
+            console.print(progress._progress.get_renderable())
+            shown = buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
+        console.print(progress._progress.get_renderable())
+        after = buf.getvalue()
+    assert "build-task setup: 0s of 900s limit" in shown
+    assert "900s" not in after  # gone once the step ends
+
+
+def test_plain_lines_name_the_running_step() -> None:
+    buf = io.StringIO()
+    with RunProgress(Console(file=buf, width=200), total=2) as progress:
+        with long_step("a setup", 600), long_step("b setup", 60):
+            progress.update(record())
+    assert "| a setup: 0s of 600s limit (+1 more)" in buf.getvalue()
+    assert running_steps() == []
+
+
+def test_a_terminal_task_setup_is_a_long_step_while_it_runs(tmp_path, bwrap,  # noqa: F811
+                                                            monkeypatch) -> None:
+    from tests.agents.task_factory import make_task
+    from tether.agents.environment import TerminalEnvironment
+    from tether.suites.harbor import load_harbor_task
+
+    seen = []
+    real = TerminalEnvironment._run_once
+
+    def spy(self, command, timeout_s, **kw):
+        seen.append([(s.label, s.limit_s) for s in running_steps()])
+        return real(self, command, timeout_s, **kw)
+
+    monkeypatch.setattr(TerminalEnvironment, "_run_once", spy)
+    task = load_harbor_task(make_task(tmp_path, name="slow-build"))
+    with TerminalEnvironment.for_task(task, sandbox=bwrap):
+        pass
+    assert seen == [[("slow-build setup", 20.0)]]  # task.toml: build_timeout_sec = 20
+    assert running_steps() == []

@@ -50,8 +50,11 @@ def test_recommit_replaces_and_never_duplicates(tmp_path: Path) -> None:
         store.commit_trial(rec, [art])
         assert [r.status for r in store.trials()] == ["ok"]
         assert store.statuses() == {rec.trial_id: "ok"}
-        lines = store.export_jsonl().read_text().splitlines()
-        assert len(lines) == 1 and TrialRecord.model_validate_json(lines[0]) == rec
+        # the log keeps both ends, in order: the last line is the one that counts
+        lines = (tmp_path / "run" / "trials.jsonl").read_text().splitlines()
+        assert [TrialRecord.model_validate_json(line).status for line in lines] == [
+            "error", "ok"]
+        assert TrialRecord.model_validate_json(lines[-1]) == rec
 
 
 def test_opening_a_directory_that_is_not_a_run_is_a_config_error(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from tether.cli.console import make_console
 from tether.report.data import build_report
 from tether.report.fmt import effect, pvalue, score
 from tether.report.html import write_report
-from tether.runs.store import RunStore
+from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
 
 @click.command("report")
@@ -30,12 +31,20 @@ from tether.runs.store import RunStore
 @click.option("--json", "as_json", is_flag=True, help="print the report's numbers as JSON")
 def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Path | None,
            as_json: bool) -> None:
-    """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial."""
-    with RunStore.open(run_dir) as store:
-        other = RunStore.open(other_dir) if other_dir is not None else None
+    """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial.
+
+    The run's store is opened read-only: a report never changes it.
+    """
+    with RunStore.open(run_dir, readonly=True) as store:
+        other = RunStore.open(other_dir, readonly=True) if other_dir is not None else None
         try:
             result = build_report(store, baseline=baseline, other=other)
             path = write_report(result, store, out or run_dir / "report.html")
+        except sqlite3.DatabaseError as exc:  # a damaged page, found past the opening
+            if other_dir is None:
+                raise damaged(run_dir / DB_NAME, exc) from None
+            raise StoreError(f"{run_dir / DB_NAME} or {other_dir / DB_NAME} is damaged: "
+                             f"{exc}") from None
         finally:
             if other is not None:
                 other.close()

@@ -21,6 +21,7 @@ from tether.errors import ConfigError, TetherError
 from tether.models.cache import CACHE_MODES
 from tether.runs.launch import PreparedRun, RunRequest, execute, prepare
 from tether.runs.progress import RunProgress
+from tether.runs.store import DB_NAME, LOG_NAME, damaged
 from tether.runs.summary import arm_rows, arm_table, by_status
 
 #: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
@@ -55,11 +56,12 @@ class _StopOnSigint:
 
 
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
-             code: int) -> dict[str, Any]:
+             code: int, endpoints_down: list[str]) -> dict[str, Any]:
     return {
         "run_dir": str(run.store.dir), "status": "interrupted" if interrupted else "completed",
         "exit_code": code, "planned": len(run.planned), "committed": len(records),
         "ran_now": committed_now, "skipped": len(run.planned) - len(run.todo),
+        "restored_from_log": run.restored, "endpoints_down": endpoints_down,
         "by_status": by_status(records),
         "arms": arm_rows(records, run.experiment.resolved()),
     }
@@ -103,12 +105,23 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
                          "ray_address": ray_address, "cache": cache, "cache_file": cache_file})
     try:
         prepared = prepare(req)
-    except (OSError, sqlite3.Error) as exc:
+    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, found past the opening
+        if not resume:
+            raise TetherError(f"cannot prepare the run: {exc}") from None
+        raise damaged(Path(resume) / DB_NAME, exc) from None
+    except OSError as exc:
         raise TetherError(f"cannot prepare the run: {exc}") from None
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/] before any trial ran", highlight=False)
         raise SystemExit(EXIT_INTERRUPTED) from None
     skipped = len(prepared.planned) - len(prepared.todo)
+    if prepared.restored:
+        err_console.print(f"[yellow]restored[/] {prepared.restored} finished trial(s) from "
+                          f"{LOG_NAME} into {DB_NAME} (the store had lost them)",
+                          highlight=False)
+    if prepared.unreadable_log_lines:
+        err_console.print(f"[yellow]skipped[/] {prepared.unreadable_log_lines} unreadable "
+                          f"line(s) of {LOG_NAME} (cut short by a crash)", highlight=False)
     if not as_json:
         what = f"resuming {prepared.store.dir}" if prepared.resumed else f"run {prepared.store.dir}"
         err_console.print(f"[bold]{what}[/]: {len(prepared.planned)} trials, "
@@ -121,9 +134,16 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         finished = ({p.spec.trial_id for p in prepared.planned}
                     - {p.spec.trial_id for p in prepared.todo})
         progress.absorb([r for r in prepared.store.trials() if r.trial_id in finished])
+    def endpoint_down(endpoint: str, failures: int) -> None:
+        err_console.print(f"[red]endpoint down[/]: {endpoint} could not be reached by "
+                          f"{failures} trials in a row; its remaining trials are not started "
+                          "(recorded as errors: rerun them with tether run --resume "
+                          f"{prepared.store.dir} --retry-errors)", highlight=False)
+
     try:
         with _StopOnSigint() as stop, progress:
-            result = execute(prepared, stop=stop, on_commit=progress.update)
+            result = execute(prepared, stop=stop, on_commit=progress.update,
+                             on_endpoint_down=endpoint_down)
     except KeyboardInterrupt:
         err_console.print(f"[red]forced stop[/]: committed trials are kept; resume with "
                           f"tether run --resume {prepared.store.dir}", highlight=False)
@@ -134,7 +154,8 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         keep = f"the run directory is kept: tether run --resume {prepared.store.dir}"
         raise TetherError(str(exc), hint=f"{exc.hint}; {keep}" if exc.hint else keep) from None
     code = EXIT_INTERRUPTED if result.interrupted else (1 if result.errored else 0)
-    summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code)
+    summary = _summary(prepared, result.records, result.interrupted, result.committed_now, code,
+                       result.endpoints_down)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
@@ -178,7 +199,7 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     """
     from tether.instruments.base import InstrumentEnv, build_instrument, parse_spec
     from tether.runs.rescore import rescore_run
-    from tether.runs.store import DB_NAME, RunStore
+    from tether.runs.store import RunStore
 
     src_dir = Path(run_dir)
     if not (src_dir / DB_NAME).is_file():
@@ -189,13 +210,17 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     dst_dir = Path(out) if out else src_dir.with_name(f"{src_dir.name}-rescored-{name}")
     if (dst_dir / DB_NAME).is_file():
         raise ConfigError(f"{dst_dir} already holds a run", hint="choose another --out")
-    src = RunStore.open(src_dir)
-    backend = sandbox or (src.config().get("run") or {}).get("sandbox", "bwrap")
+    src = RunStore.open(src_dir, readonly=True)
     try:
+        backend = sandbox or (src.config().get("run") or {}).get("sandbox", "bwrap")
         dst = RunStore(dst_dir, create=True)
         records = rescore_run(src, dst, metric, env=InstrumentEnv(sandbox=backend),
                               concurrency=concurrency)
-    except (OSError, sqlite3.Error) as exc:
+    except sqlite3.DatabaseError as exc:  # the new store is fresh: the source's pages are bad
+        src.close()
+        raise damaged(src_dir / DB_NAME, exc) from None
+    except OSError as exc:
+        src.close()
         raise TetherError(f"rescoring failed: {exc}") from None
     failed = sum(1 for r in records if r.status == "error"
                  and r.error_kind == "instrument" and r.metric is not None)

@@ -7,9 +7,7 @@ task, seed and budget (see `paired.py`); errored trials are counted apart.
 
 from __future__ import annotations
 
-import json
 import math
-import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,7 +30,7 @@ from tether.report.values import (
     trial_value,
     with_setup,
 )
-from tether.runs.store import DB_NAME, RunStore
+from tether.runs.store import RunStore
 from tether.stats import (
     bootstrap_mean,
     consistency_at_k,
@@ -270,13 +268,8 @@ def _metric_info(records: Sequence[TrialRecord], mode: MetricMode) -> dict[str, 
 
 
 def _meta(store: RunStore) -> dict[str, Any]:
-    """Every metadata key the runner wrote (read-only; the store has no listing call)."""
-    db = sqlite3.connect(f"file:{store.dir / DB_NAME}?mode=ro", uri=True)
-    try:
-        rows = db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
-    finally:
-        db.close()
-    return {k: json.loads(v) for k, v in rows if k != "config"}
+    """Every metadata key the runner wrote, but the config (shown on its own)."""
+    return {k: v for k, v in store.all_meta().items() if k != "config"}
 
 
 def run_info(store: RunStore, records: Sequence[TrialRecord]) -> dict[str, Any]:

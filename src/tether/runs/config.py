@@ -23,6 +23,8 @@ which runs again verbatim):
     concurrency = 4
     cache = "off"                               # off | read | write | readwrite
     sandbox = "bwrap"                           # or "subprocess" (unsafe, for tests)
+    endpoint_failures = 3                       # stop starting trials on an endpoint after
+                                                # N in a row could not connect (0: never)
 
 Shorthands are normalised before validation (a strategy named by a string, a budget
 given as its total, a single `[models]` table), so validation errors point at the
@@ -41,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.models.cache import CACHE_MODES
+from tether.runs.breaker import DEFAULT_FAILURES
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -101,6 +104,9 @@ class RunOptions(BaseModel):
     cache_file: str | None = None
     cache_scope: str = ""
     sandbox: Literal["bwrap", "subprocess"] = "bwrap"
+    #: after this many trials in a row could not connect to one endpoint, its trials
+    #: still to start are recorded as errors instead (runs.breaker); 0 never stops
+    endpoint_failures: int = Field(default=DEFAULT_FAILURES, ge=0)
 
 
 class Experiment(BaseModel):

@@ -3,6 +3,9 @@
 A new run writes its resolved config first, so a run killed at any moment can be
 resumed: `--resume RUN_DIR` re-expands that config, and only trials with no
 committed record (and, with `--retry-errors`, those that ended in `error`) run again.
+A resume first takes back from `trials.jsonl` every trial the store lacks (a store
+emptied, deleted or replaced by an older copy), so finished trials never run again;
+a damaged store is refused (`StoreError`), never overwritten.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +23,10 @@ from tether.core.task import Task
 from tether.core.trial import TrialRecord
 from tether.errors import ConfigError, TetherError
 from tether.instruments.base import InstrumentEnv
+from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
 from tether.runs.expand import PlannedTrial, SuiteLoader, expand, load_tasks
+from tether.runs.rebuild import read_log, restore_missing
 from tether.runs.runner import (
     CachingModelFactory,
     Executor,
@@ -31,7 +36,7 @@ from tether.runs.runner import (
     make_trial_fn,
     pending,
 )
-from tether.runs.store import CONFIG_NAME, DB_NAME, RunStore
+from tether.runs.store import CONFIG_NAME, DB_NAME, LOG_NAME, EmptyStore, RunStore
 
 #: run options a command line may override; they never change which trials exist
 RUN_OVERRIDES = ("concurrency", "executor", "ray_address", "cache", "cache_file")
@@ -54,6 +59,10 @@ class PreparedRun:
     planned: list[PlannedTrial]
     todo: list[PlannedTrial]
     resumed: bool
+    #: trials a resume took back from trials.jsonl into the store
+    restored: int = 0
+    #: lines of trials.jsonl that were not a record (cut short by a crash)
+    unreadable_log_lines: int = 0
 
     @property
     def options(self) -> Any:
@@ -93,16 +102,30 @@ def _default_out(config: str) -> Path:
     return Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment]:
-    run_dir = Path(req.resume or "")
-    if not (run_dir / DB_NAME).is_file():
+def _open_store_to_resume(run_dir: Path) -> RunStore:
+    """The run's store; an emptied or deleted one is made again (the log refills it)."""
+    has_db = (run_dir / DB_NAME).is_file()
+    if not has_db and not (run_dir / CONFIG_NAME).is_file():
         raise ConfigError(f"{run_dir} is not a run directory (no {DB_NAME})",
                           hint="pass the directory a previous `tether run` wrote")
-    store = RunStore.open(run_dir)
+    if has_db:
+        try:
+            return RunStore.open(run_dir)
+        except EmptyStore:
+            pass  # nothing in it to lose: the schema is made and the log read back
+    return RunStore(run_dir, create=True)
+
+
+def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
+    run_dir = Path(req.resume or "")
+    store = _open_store_to_resume(run_dir)
     stored = store.config()
     if not stored:
+        store.close()
         raise ConfigError(f"{run_dir} has no resolved config to resume from",
                           hint=f"start it again: tether run CONFIG --out {run_dir}")
+    if store.meta("config") is None:
+        store.set_meta("config", stored)  # a remade store takes it from the file
     exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
     if req.config:
         given = load_experiment(req.config)
@@ -115,7 +138,8 @@ def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment]:
     elif req.limit and req.limit != exp.limit:
         raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
                           hint=f"resume as it was: tether run --resume {run_dir}")
-    return store, exp
+    log = read_log(run_dir)
+    return store, exp, restore_missing(store, log), log.unreadable
 
 
 def _open_new(req: RunRequest, exp: Experiment) -> RunStore:
@@ -123,6 +147,11 @@ def _open_new(req: RunRequest, exp: Experiment) -> RunStore:
     if (out / DB_NAME).is_file():
         raise ConfigError(f"{out} already holds a run",
                           hint=f"continue it with --resume {out}, or choose another --out")
+    if (out / LOG_NAME).is_file():
+        # its log is the only copy of those trials: a new run must not append to it
+        raise ConfigError(f"{out} already holds trials ({LOG_NAME})",
+                          hint=f"continue that run with --resume {out}, "
+                               "or choose another --out")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a directory")
     try:
@@ -149,8 +178,9 @@ def _check_models(exp: Experiment, factory: Callable[[str], Any]) -> None:
 
 def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     """Open or create the run directory and work out which trials are still to run."""
+    restored = unreadable = 0
     if req.resume:
-        store, exp = _open_resume(req)
+        store, exp, restored, unreadable = _open_resume(req)
     else:
         if not req.config:
             raise ConfigError("no experiment given",
@@ -174,7 +204,8 @@ def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     store.set_meta("models", exp.resolved()["models"])
     store.set_meta("run_options", exp.run.model_dump(mode="json"))
     todo = pending(planned, store.statuses(), req.retry_errors)
-    return PreparedRun(store, exp, planned, todo, resumed=bool(req.resume))
+    return PreparedRun(store, exp, planned, todo, resumed=bool(req.resume), restored=restored,
+                       unreadable_log_lines=unreadable)
 
 
 def _task_rows(tasks: list[Task]) -> dict[str, Any]:
@@ -199,6 +230,8 @@ class RunResult:
     committed_now: int
     interrupted: bool
     records: list[TrialRecord]
+    #: endpoints whose remaining trials were not started (they kept refusing connections)
+    endpoints_down: list[str] = field(default_factory=list)
 
     @property
     def errored(self) -> int:
@@ -207,14 +240,20 @@ class RunResult:
 
 def execute(run: PreparedRun, *, stop: threading.Event | None = None,
             executor: Executor | None = None,
-            on_commit: Callable[[TrialRecord], None] | None = None) -> RunResult:
-    """Run what is left, commit as trials end, then export and record how the run ended."""
+            on_commit: Callable[[TrialRecord], None] | None = None,
+            on_endpoint_down: Callable[[str, int], None] | None = None) -> RunResult:
+    """Run what is left, commit as trials end, then record how the run ended.
+
+    `on_endpoint_down(endpoint, failures)` is called (from a worker thread) when the
+    run stops starting trials on an endpoint that keeps refusing connections.
+    """
     stop = stop or threading.Event()
     executor = executor or make_executor(run)
     store = run.store
     store.set_meta("started_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     store.set_meta("executor", executor.name)
-    committed = drive(store, run.todo, executor, stop, on_commit)
+    breaker = EndpointBreaker(run.options.endpoint_failures, on_open=on_endpoint_down)
+    committed = drive(store, run.todo, executor, stop, on_commit, gate=breaker)
     interrupted = stop.is_set() and committed < len(run.todo)
     planned_ids = {p.spec.trial_id for p in run.planned}
     records = [r for r in store.trials() if r.trial_id in planned_ids]
@@ -222,5 +261,4 @@ def execute(run: PreparedRun, *, stop: threading.Event | None = None,
     store.set_meta("ended", {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                              "interrupted": interrupted, "committed": len(records),
                              "planned": len(run.planned)})
-    store.export_jsonl()
-    return RunResult(committed, interrupted, records)
+    return RunResult(committed, interrupted, records, breaker.open_endpoints)

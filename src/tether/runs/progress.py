@@ -1,7 +1,9 @@
 """The live view of a run: done/total, ETA, tokens so far, running pass rate and score.
 
 On a terminal it is a rich progress bar; elsewhere (CI logs, pipes) a plain line
-every tenth of the run, so a long run is never silent.
+every tenth of the run, so a long run is never silent. Long steps running now (a
+terminal task's environment build, see `tether.core.activity`) are shown with their
+elapsed time and limit, on the bar at every refresh and on each plain line.
 """
 
 from __future__ import annotations
@@ -11,12 +13,32 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
 
+from tether.core.activity import Step, running_steps
 from tether.core.trial import TrialRecord
+
+
+def steps_text(steps: list[Step]) -> str:
+    """`| setup of t1: 42s of 600s limit (+2 more)`, or "" when nothing long runs."""
+    if not steps:
+        return ""
+    first = steps[0]
+    more = f" (+{len(steps) - 1} more)" if len(steps) > 1 else ""
+    return f" | {first.label}: {first.elapsed_s():.0f}s of {first.limit_s:g}s limit{more}"
+
+
+class _StepsColumn(ProgressColumn):
+    """Re-read at every refresh, so the elapsed time moves while no trial ends."""
+
+    def render(self, task: Task) -> Text:
+        return Text(steps_text(running_steps()))
 
 
 class RunProgress:
@@ -36,7 +58,8 @@ class RunProgress:
             self._progress = Progress(
                 TextColumn("[bold]trials"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("eta"), TimeRemainingColumn(), TimeElapsedColumn(),
-                TextColumn("{task.fields[stats]}"), console=self.console, transient=False)
+                TextColumn("{task.fields[stats]}"), _StepsColumn(), console=self.console,
+                transient=False)
             self._progress.start()
             self._task = self._progress.add_task("run", total=self.total, completed=self.done,
                                                  stats=self.stats())
@@ -62,8 +85,8 @@ class RunProgress:
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self.done, stats=self.stats())
         elif self.enabled and self.done >= self._next_line:
-            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}",
-                               highlight=False)
+            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}"
+                               f"{steps_text(running_steps())}", highlight=False)
             self._next_line = self.done + max(1, self.total // 10)
 
     def _count(self, record: TrialRecord) -> None:

@@ -22,7 +22,13 @@ from tether.core.trial import TrialRecord, TrialSpec
 from tether.errors import TetherError
 from tether.instruments.base import InstrumentEnv
 from tether.runs.expand import PlannedTrial
-from tether.runs.runner import POLL_S, CachingModelFactory, Outcome, harness_error
+from tether.runs.runner import (
+    POLL_S,
+    CachingModelFactory,
+    Outcome,
+    TrialGate,
+    harness_error,
+)
 from tether.runs.trial_runner import run_trial
 
 _factories: dict[str, CachingModelFactory] = {}
@@ -116,18 +122,30 @@ class RayExecutor:
                               hint="check --ray-address, or use --executor local") from None
         return True
 
-    def results(self, todo: list[PlannedTrial], stop: threading.Event) -> Iterator[Outcome]:
+    def results(self, todo: list[PlannedTrial], stop: threading.Event,
+                gate: TrialGate | None = None) -> Iterator[Outcome]:
         ray = import_ray()
         owned = self._init(ray)
         remote = ray.remote(num_cpus=1, max_retries=0)(run_trial_json)
         in_flight: dict[Any, PlannedTrial] = {}
+        not_started: list[Outcome] = []
         queue = iter(todo)
-        try:
+
+        def start_next() -> None:
             for p in queue:
-                in_flight[remote.remote(self._payload(p))] = p
-                if len(in_flight) >= self.concurrency:
-                    break
-            while in_flight and not stop.is_set():
+                outcome = gate.before_start(p) if gate is not None else None
+                if outcome is None:
+                    in_flight[remote.remote(self._payload(p))] = p
+                    return
+                not_started.append(outcome)
+
+        try:
+            for _ in range(self.concurrency):
+                start_next()
+            while (in_flight or not_started) and not stop.is_set():
+                if not_started:
+                    yield not_started.pop(0)
+                    continue
                 ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=POLL_S)
                 for ref in ready:
                     if stop.is_set():
@@ -138,9 +156,9 @@ class RayExecutor:
                     except Exception as exc:  # noqa: BLE001 - a lost worker is an error row
                         outcome = harness_error(p, exc)
                         outcome[0].error_kind = f"ray:{type(exc).__name__}"
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        in_flight[remote.remote(self._payload(nxt))] = nxt
+                    if gate is not None:
+                        gate.ended(outcome[0])  # before the next start: it may close
+                    start_next()
                     yield outcome
         finally:
             for ref in in_flight:

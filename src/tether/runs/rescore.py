@@ -111,5 +111,4 @@ def rescore_run(src: RunStore, dst: RunStore, metric_spec: str, *,
             out.append(rec)
             if on_done is not None:
                 on_done(rec)
-    dst.export_jsonl()
     return sorted(out, key=lambda r: r.index)

@@ -81,12 +81,39 @@ def make_trial_fn(factory: CachingModelFactory, env: InstrumentEnv) -> TrialFn:
     return run
 
 
+class TrialGate(Protocol):
+    """Decides, trial by trial, whether to start it (an `EndpointBreaker`).
+
+    An executor asks `before_start` just before it would start a trial and tells
+    `ended` each outcome as soon as it has it, before starting another trial, so a
+    gate that closes closes for the very next start.
+    """
+
+    def before_start(self, planned: PlannedTrial) -> Outcome | None:
+        """None to start the trial; else the outcome yielded in place of running it."""
+        ...
+
+    def ended(self, record: TrialRecord) -> None: ...
+
+
 class Executor(Protocol):
     name: str
 
-    def results(self, todo: list[PlannedTrial], stop: threading.Event) -> Iterator[Outcome]:
+    def results(self, todo: list[PlannedTrial], stop: threading.Event,
+                gate: TrialGate | None = None) -> Iterator[Outcome]:
         """Yield each trial's outcome as it ends; return early (abandoning) once `stop` is set."""
         ...
+
+
+def gated_start(gate: TrialGate | None, planned: PlannedTrial,
+                run: Callable[[PlannedTrial], Outcome]) -> Outcome:
+    """Run one trial through a gate: skipped or run, and the gate told how it ended."""
+    outcome = gate.before_start(planned) if gate is not None else None
+    if outcome is None:
+        outcome = run(planned)
+        if gate is not None:
+            gate.ended(outcome[0])
+    return outcome
 
 
 class LocalExecutor:
@@ -98,7 +125,8 @@ class LocalExecutor:
         self.concurrency = max(1, concurrency)
         self.trial_fn = trial_fn
 
-    def results(self, todo: list[PlannedTrial], stop: threading.Event) -> Iterator[Outcome]:
+    def results(self, todo: list[PlannedTrial], stop: threading.Event,
+                gate: TrialGate | None = None) -> Iterator[Outcome]:
         jobs: queue.SimpleQueue[PlannedTrial] = queue.SimpleQueue()
         for p in todo:
             jobs.put(p)
@@ -110,7 +138,7 @@ class LocalExecutor:
                     p = jobs.get_nowait()
                 except queue.Empty:
                     return
-                outcome = self.trial_fn(p)
+                outcome = gated_start(gate, p, self.trial_fn)
                 if not stop.is_set():
                     done.put(outcome)
 
@@ -140,10 +168,15 @@ def pending(planned: list[PlannedTrial], statuses: dict[str, str],
 
 def drive(store: RunStore, todo: list[PlannedTrial], executor: Executor,
           stop: threading.Event,
-          on_commit: Callable[[TrialRecord], None] | None = None) -> int:
-    """Run `todo`, committing each trial as it ends. Returns how many were committed."""
+          on_commit: Callable[[TrialRecord], None] | None = None,
+          gate: TrialGate | None = None) -> int:
+    """Run `todo`, committing each trial as it ends. Returns how many were committed.
+
+    With a gate (an `EndpointBreaker`), the trials it refuses are not started; their
+    outcomes (errors) are committed like any other, so `--retry-errors` runs them.
+    """
     committed = 0
-    for record, artifacts in executor.results(todo, stop):
+    for record, artifacts in executor.results(todo, stop, gate):
         if stop.is_set():
             # Ctrl-C reaches the whole process group: a trial ending now may have seen its
             # sandbox or Ray worker killed by it, so it is abandoned, never recorded.

@@ -6,11 +6,19 @@ A run is a directory:
   key/value metadata (the resolved config, the tether commit);
 - `config.resolved.json`: the experiment as it was resolved, re-runnable verbatim;
 - `artifacts/`: content-addressed blobs (programs, HTML, screenshots, overlays);
-- `trials.jsonl`: an export of the records, written by `export_jsonl`.
+- `trials.jsonl`: an append-only log, one record per line, appended as each trial is
+  committed (a retried trial appears again; its last line is the one that counts).
+  No command ever truncates or rewrites it: it is the second copy of every trial,
+  and `--resume` rebuilds a lost or emptied `run.sqlite` from it (`runs.rebuild`).
 
 A trial is committed in one transaction when it ends (blobs are written first and
-are idempotent), so a crash leaves either the whole trial or none of it. Nothing is
-pickled (invariant 5): every row is JSON.
+are idempotent, then the log line), so a crash leaves either the whole trial or
+none of it in the store. Nothing is pickled (invariant 5): every row is JSON.
+
+Commands that only read a run (`tether report`, the source of `tether rescore`) open
+the store read-only (`RunStore.open(..., readonly=True)`): they never change a byte
+of it. An empty, schema-less or damaged `run.sqlite` is refused with `StoreError`,
+one line, before anything is read.
 """
 
 from __future__ import annotations
@@ -27,12 +35,14 @@ from typing import Any
 from tether.core.artifact import MEDIA_TYPES, Artifact
 from tether.core.observation import Observation
 from tether.core.trial import TrialRecord
-from tether.errors import ConfigError
+from tether.errors import ConfigError, TetherError
 
 DB_NAME = "run.sqlite"
 CONFIG_NAME = "config.resolved.json"
 ARTIFACTS_DIR = "artifacts"
-EXPORT_NAME = "trials.jsonl"
+LOG_NAME = "trials.jsonl"
+#: the tables every run store has; a file without them is not a (whole) run store
+TABLES = frozenset({"meta", "trials", "calls", "observations", "artifacts"})
 
 _EXTENSIONS = {"text/x-python": "py", "text/html": "html", "text/plain": "txt",
                "text/x-shellscript": "sh", "image/png": "png", "application/json": "json"}
@@ -63,26 +73,88 @@ def blob_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class RunStore:
-    """A run directory. Thread-safe: one connection, serialised by a lock."""
+class StoreError(TetherError):
+    """`run.sqlite` is empty, not a run store, or damaged: refused, never rewritten."""
 
-    def __init__(self, run_dir: str | Path, *, create: bool = False) -> None:
+
+class EmptyStore(StoreError):
+    """`run.sqlite` exists but holds nothing: 0 bytes, or a file with no tables."""
+
+
+def _tables(db: sqlite3.Connection, path: Path) -> set[str]:
+    """The tables of an open store; a file SQLite cannot read is a StoreError."""
+    try:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise damaged(path, exc) from None
+    return {r[0] for r in rows}
+
+
+def _rebuild_hint(run_dir: Path, *, move_aside: bool) -> str | None:
+    if not (run_dir / LOG_NAME).is_file():
+        return None
+    first = f"move {DB_NAME} aside, then " if move_aside else ""
+    return (f"{run_dir / LOG_NAME} holds a copy of every committed trial: {first}"
+            f"`tether run --resume {run_dir}` rebuilds the store from it")
+
+
+def damaged(path: Path, exc: BaseException) -> StoreError:
+    """The one-line error for a store SQLite cannot read (truncated, overwritten)."""
+    return StoreError(f"{path} is damaged: {exc}",
+                      hint=_rebuild_hint(path.parent, move_aside=True))
+
+
+class RunStore:
+    """A run directory. Thread-safe: one connection, serialised by a lock.
+
+    `create` makes the directory and its schema; `readonly` opens an existing store
+    with SQLite's `mode=ro`, so reading a run never writes to it. An existing file
+    that is empty, lacks the schema or cannot be read raises StoreError.
+    """
+
+    def __init__(self, run_dir: str | Path, *, create: bool = False,
+                 readonly: bool = False) -> None:
         self.dir = Path(run_dir)
-        if not create and not (self.dir / DB_NAME).is_file():
+        self.readonly = readonly
+        path = self.dir / DB_NAME
+        if not create and not path.is_file():
             raise ConfigError(f"{self.dir} is not a run directory (no {DB_NAME})",
                               hint="pass the directory `tether run` wrote (--out)")
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / ARTIFACTS_DIR).mkdir(exist_ok=True)
+        if not create and path.stat().st_size == 0:
+            raise EmptyStore(f"{path} is empty (0 bytes): it holds no trials",
+                             hint=_rebuild_hint(self.dir, move_aside=False))
+        if readonly:
+            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                       check_same_thread=False, isolation_level=None)
+        else:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            (self.dir / ARTIFACTS_DIR).mkdir(exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.dir / DB_NAME, check_same_thread=False,
-                                   isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        try:
+            tables = _tables(self._db, path)
+            if not tables and not create:
+                raise EmptyStore(f"{path} holds no run store (no tables)",
+                                 hint=_rebuild_hint(self.dir, move_aside=False))
+            # a writer adds tables a store lacks; without `trials` it is someone else's file
+            if tables and not TABLES <= tables and (readonly or "trials" not in tables):
+                missing = sorted(TABLES - tables)
+                raise StoreError(f"{path} is not a run store (no table {missing[0]!r})",
+                                 hint="pass the directory `tether run` wrote (--out)")
+            if not readonly:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise damaged(path, exc) from None
+        except BaseException:
+            self._db.close()
+            raise
 
     @classmethod
-    def open(cls, run_dir: str | Path) -> RunStore:
-        return cls(run_dir)
+    def open(cls, run_dir: str | Path, *, readonly: bool = False) -> RunStore:
+        return cls(run_dir, readonly=readonly)
 
     def close(self) -> None:
         with self._lock:
@@ -104,6 +176,11 @@ class RunStore:
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
+
+    def all_meta(self) -> dict[str, Any]:
+        with self._lock:
+            rows = self._db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        return {k: json.loads(v) for k, v in rows}
 
     def write_config(self, config: dict[str, Any]) -> None:
         """Keep the resolved config in the store and as a file a user can rerun."""
@@ -187,42 +264,91 @@ class RunStore:
                 obs.raw[key.removesuffix("_png_b64") + "_digest"] = digest
 
     def commit_trial(self, record: TrialRecord, artifacts: Iterable[Artifact] = ()) -> None:
-        """Write a finished trial atomically (replacing an earlier errored attempt)."""
+        """Write a finished trial atomically (replacing an earlier errored attempt).
+
+        Its log line is appended before the transaction: a crash between the two
+        leaves the trial in `trials.jsonl`, from which a resume takes it back.
+        """
         for art in artifacts:
             self.put_artifact(art)
         self._externalize(record.metric)
         for row in record.observations:
             self._externalize(row.observation)
-        spec = record.spec
         with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                for table in ("trials", "calls", "observations"):
-                    db.execute(f"DELETE FROM {table} WHERE trial_id = ?", (record.trial_id,))
-                passed = record.passed
-                db.execute(
-                    "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (record.trial_id, record.index, spec.task_key, spec.strategy, spec.seed,
-                     record.status, None if passed is None else int(passed), record.score,
-                     record.model_dump_json()))
-                db.executemany(
-                    "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(record.trial_id, i, c.role, c.model_id, c.request_hash,
-                      c.usage.input_tokens, c.usage.output_tokens, c.usage.reasoning_tokens,
-                      c.latency_s, int(c.cache_hit)) for i, c in enumerate(record.calls)])
-                db.executemany(
-                    "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(record.trial_id, i, o.purpose, o.observation.instrument,
-                      o.observation.version, int(o.observation.grounded), o.artifact,
-                      o.observation.score,
-                      None if o.observation.passed is None else int(o.observation.passed),
-                      len(o.observation.defects), o.observation.error)
-                     for i, o in enumerate(record.observations)])
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+            self._append_log(record)
+            self._insert(record)
+
+    def import_records(self, records: Iterable[TrialRecord]) -> int:
+        """Insert records taken from `trials.jsonl` (they are already in it: no new line).
+
+        Their blobs are already in `artifacts/`: the index of every blob there is
+        rebuilt too. Returns how many records were inserted.
+        """
+        records = list(records)
+        kinds = {r.artifact: r.artifact_kind for r in records if r.artifact and r.artifact_kind}
+        with self._lock:
+            for record in records:
+                self._insert(record)
+        self.index_blobs(kinds)
+        return len(records)
+
+    def index_blobs(self, kinds: dict[str, str]) -> int:
+        """Index every blob file under `artifacts/` (kind from `kinds`, else its extension)."""
+        media = {ext: mt for mt, ext in _EXTENSIONS.items()}
+        by_media = {mt: kind for kind, mt in MEDIA_TYPES.items()}
+        by_media["image/png"] = "image"
+        rows = []
+        for path in sorted((self.dir / ARTIFACTS_DIR).glob("*/*.*")):
+            digest, ext = path.stem, path.suffix.removeprefix(".")
+            if ext == "tmp" or path.parent.name != digest[:2]:
+                continue  # a blob write that never finished, or not a blob
+            media_type = media.get(ext, "application/octet-stream")
+            kind = kinds.get(digest) or by_media.get(media_type, "blob")
+            rows.append((digest, kind, media_type, path.relative_to(self.dir).as_posix()))
+        with self._lock:
+            self._db.executemany("INSERT OR IGNORE INTO artifacts VALUES (?, ?, ?, ?)", rows)
+        return len(rows)
+
+    def _append_log(self, record: TrialRecord) -> None:
+        # "a" mode only ever appends. A line cut short by a crash is closed first, so it
+        # stays one unreadable line instead of swallowing the next record.
+        with (self.dir / LOG_NAME).open("a+b") as fh:
+            if fh.tell() > 0:
+                fh.seek(-1, 2)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write(record.model_dump_json().encode() + b"\n")
+
+    def _insert(self, record: TrialRecord) -> None:
+        spec = record.spec
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("trials", "calls", "observations"):
+                db.execute(f"DELETE FROM {table} WHERE trial_id = ?", (record.trial_id,))
+            passed = record.passed
+            db.execute(
+                "INSERT INTO trials VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.trial_id, record.index, spec.task_key, spec.strategy, spec.seed,
+                 record.status, None if passed is None else int(passed), record.score,
+                 record.model_dump_json()))
+            db.executemany(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(record.trial_id, i, c.role, c.model_id, c.request_hash,
+                  c.usage.input_tokens, c.usage.output_tokens, c.usage.reasoning_tokens,
+                  c.latency_s, int(c.cache_hit)) for i, c in enumerate(record.calls)])
+            db.executemany(
+                "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(record.trial_id, i, o.purpose, o.observation.instrument,
+                  o.observation.version, int(o.observation.grounded), o.artifact,
+                  o.observation.score,
+                  None if o.observation.passed is None else int(o.observation.passed),
+                  len(o.observation.defects), o.observation.error)
+                 for i, o in enumerate(record.observations)])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def trials(self) -> list[TrialRecord]:
         """Every committed trial, in experiment order."""
@@ -235,12 +361,3 @@ class RunStore:
         with self._lock:
             rows = self._db.execute("SELECT trial_id, status FROM trials").fetchall()
         return dict(rows)
-
-    def export_jsonl(self, path: str | Path | None = None) -> Path:
-        out = Path(path) if path else self.dir / EXPORT_NAME
-        tmp = out.with_suffix(".tmp")
-        with tmp.open("w") as fh:
-            for rec in self.trials():
-                fh.write(rec.model_dump_json() + "\n")
-        tmp.replace(out)
-        return out

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tether.core.activity import long_step
 from tether.core.task import Task
 from tether.errors import TetherError
 from tether.sandbox import (
@@ -213,10 +214,12 @@ class TerminalEnvironment:
         self._tmp_dir.mkdir(exist_ok=True)
         setup = self.spec.environment_dir / "setup.sh"
         if setup.is_file():
-            result = self._run_once(
-                "bash /environment/setup.sh", self.spec.setup_timeout_s,
-                ro_binds={str(self.spec.environment_dir): "/environment"},
-            )
+            # a build can take minutes: the run's progress display shows it with its limit
+            with long_step(f"{self.spec.task_dir.name} setup", self.spec.setup_timeout_s):
+                result = self._run_once(
+                    "bash /environment/setup.sh", self.spec.setup_timeout_s,
+                    ro_binds={str(self.spec.environment_dir): "/environment"},
+                )
             self.setup_result = result
             if result.returncode != 0 or result.timed_out:
                 why = "timed out" if result.timed_out else f"exit {result.returncode}"
