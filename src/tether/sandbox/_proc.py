@@ -32,7 +32,9 @@ class ProcOutcome:
     output_limited: bool
     duration_s: float
 
-    def result(self, killed_reason: str | None) -> SandboxResult:
+    def result(
+        self, killed_reason: str | None, *, disk_quota_mb: int | None = None
+    ) -> SandboxResult:
         """The SandboxResult of this outcome; both backends report through this."""
         return SandboxResult(
             returncode=self.returncode,
@@ -43,7 +45,17 @@ class ProcOutcome:
             duration_s=self.duration_s,
             stdout_elided=self.stdout_elided,
             stderr_elided=self.stderr_elided,
+            disk_quota_mb=disk_quota_mb,
         )
+
+
+def shell_status(returncode: int) -> int:
+    """Python's -N for "killed by signal N" as the shell's 128+N (SandboxResult's rule).
+
+    Under bwrap a signal inside the sandbox already arrives as 128+N (bwrap and timeout
+    forward it); only the processes we kill ourselves, or the unsafe backend's, give -N.
+    """
+    return 128 - returncode if returncode < 0 else returncode
 
 
 def _kill_group(pgid: int) -> None:
@@ -153,7 +165,7 @@ def run_monitored(
                 except OSError:
                     pass
         try:
-            returncode: int | None = proc.wait(timeout=5)
+            returncode: int | None = shell_status(proc.wait(timeout=5))
         except subprocess.TimeoutExpired:
             returncode = None
     out, out_el = bufs["out"].finish()

@@ -236,8 +236,9 @@ class BwrapSandbox(Sandbox):
                 stderr=out.stderr,
                 oom_killed=cg.oom_killed() if cg is not None else None,
                 pids_limited=cg.pids_limited() if cg is not None else None,
+                disk_full=spec.disk_full(),
             )
         finally:
             if cg is not None:
                 cg.remove()
-        return out.result(reason)
+        return out.result(reason, disk_quota_mb=spec.disk_quota_mb())

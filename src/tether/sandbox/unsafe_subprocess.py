@@ -66,5 +66,6 @@ class UnsafeSubprocessSandbox(Sandbox):
             output_limited=out.output_limited,
             returncode=out.returncode,
             stderr=out.stderr,
+            disk_full=spec.disk_full(),
         )
-        return out.result(reason)
+        return out.result(reason, disk_quota_mb=spec.disk_quota_mb())
