@@ -177,6 +177,9 @@ class DiskQuota:
         image = Path(name)
         try:
             _sparse_copy(template, fd)
+        except OSError as exc:  # e.g. the host disk itself is full
+            image.unlink(missing_ok=True)
+            return f"copying the image failed: {exc}"
         finally:
             os.close(fd)
         cmd = [mount, "-o", _MOUNT_OPTS, str(image), str(self.path)]
@@ -186,7 +189,7 @@ class DiskQuota:
             return f"mount failed: {proc.stderr.strip() or proc.returncode}"
         self.image = image
         # The sandbox sees this dir as /app or /work: no root-owned lost+found in it.
-        (self.path / "lost+found").rmdir()
+        (self.path / "lost+found").rmdir()  # an empty dir we just made: cannot fail
         return None
 
     @property
