@@ -5,13 +5,14 @@ the size it checks) nor the sum of many files. Only a filesystem of bounded size
 every syscall, so the work dir is a mount point: an ext4 image on a loop device.
 
 Why a loop-mounted image rather than tmpfs `size=`:
-- tmpfs pages live in RAM (no swap here) and are charged to the memory cgroup of the
+- tmpfs pages live in RAM (or swap, where there is any) and are charged to the memory cgroup of the
   command that writes them: a 600 MB file in a 512 MB sandbox would read as an OOM kill
   instead of a full disk, and a 1 GiB quota per parallel session would be 1 GiB of RAM.
 - The image is a sparse file: the host pays only for the blocks in use, never more than
   the image size; `discard` hands the blocks of deleted files back to the host.
-- Cost: tens of milliseconds per quota (mount + umount; mkfs runs once per process and
-  size, into a template that each quota copies): benchmarks/bench_sandbox.py.
+- Cost per quota: a mount(8), an umount and removing the image (tens of milliseconds,
+  more on a loaded host: benchmarks/bench_sandbox.py); mkfs runs once per process and
+  size, into a template that each quota copies.
 
 The quota lives on the host side, so it outlasts the per-command bwrap namespaces: a
 session's commands share one mount. ext4 metadata takes a few percent of the image,
