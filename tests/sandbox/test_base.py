@@ -48,6 +48,10 @@ def test_classify_order() -> None:
     assert classify(timed_out=False, output_limited=False, returncode=-25, stderr="") == (
         "file_size"
     )
+    full = {"timed_out": False, "output_limited": False, "stderr": "", "disk_full": True}
+    assert classify(returncode=1, **full) == "disk_quota"  # type: ignore[arg-type]
+    assert classify(returncode=0, **full) is None  # type: ignore[arg-type]
+    assert classify(returncode=153, **full) == "file_size"  # type: ignore[arg-type]
     assert (
         classify(
             timed_out=False,
@@ -71,4 +75,10 @@ def test_collect_skips_links(tmp_path: Path) -> None:
     os.symlink("/etc/passwd", tmp_path / "link")
     os.link(tmp_path / "ok.txt", tmp_path / "hard")
     (tmp_path / "plain").write_bytes(b"p")
-    assert collect_files(tmp_path) == {"plain": b"p"}
+    files, omitted = collect_files(tmp_path)
+    assert files == {"plain": b"p"}
+    assert sorted((f.name, f.reason) for f in omitted) == [
+        ("hard", "link"),
+        ("link", "link"),
+        ("ok.txt", "link"),
+    ]

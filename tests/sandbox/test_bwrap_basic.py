@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tether.sandbox import BwrapSandbox, SandboxError
+from tether.sandbox import BwrapSandbox, OmittedFile, SandboxError
 
 
 def test_files_in_and_out(bwrap: BwrapSandbox) -> None:
@@ -60,3 +60,12 @@ def test_session_persists_files(bwrap: BwrapSandbox, tmp_path: Path) -> None:
     assert not (tests_dir / "evil").exists()
     assert not workdir.exists()  # an owned session work dir is removed on close
     shutil.rmtree(logs)
+
+
+def test_files_over_the_bound_are_listed_not_dropped(bwrap: BwrapSandbox) -> None:
+    result = bwrap.run(["sh", "-c", "head -c 2000000 /dev/zero > big; echo s > small"])
+    assert result.files_out == {"small": b"s\n"}
+    assert result.files_omitted == (OmittedFile("big", 2000000, "too_large"),)
+    assert result.to_json()["files_omitted"] == [
+        {"name": "big", "size": 2000000, "reason": "too_large"}
+    ]

@@ -169,6 +169,7 @@ def test_detached_daemon_killed_when_command_exits(bwrap, token, assert_no_lefto
 def test_sleep_forever_times_out(bwrap: BwrapSandbox, token, assert_no_leftovers) -> None:
     result = bwrap.run(["sh", "-c", f"sleep infinity # {token}"], timeout_s=1)
     assert result.timed_out and result.killed_reason == "timeout"
+    assert result.returncode == 128 + 9  # SandboxResult: killed by signal N is 128+N
     assert 1 <= result.duration_s < 3
     assert_no_leftovers(token)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,18 @@ def test_exec_bwrap_human_and_failure(bwrap) -> None:
     bad = runner.invoke(sandbox, ["exec", "--timeout-s", "0.5", "--json", "--", "sleep", "5"])
     assert bad.exit_code == 1
     assert json.loads(bad.stdout)["killed_reason"] == "timeout"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a quota needs root")
+def test_exec_disk_mb_bounds_the_work_dir(bwrap) -> None:
+    runner = CliRunner()
+    full = runner.invoke(
+        sandbox,
+        ["exec", "--disk-mb", "32", "--json", "--", "sh", "-c", ": > f; fallocate -n -l 2G f"],
+    )
+    payload = json.loads(full.stdout)
+    assert full.exit_code == 1 and payload["disk_quota_mb"] == 32
+    assert payload["killed_reason"] == "disk_quota"
 
 
 def test_exec_bwrap_missing(monkeypatch: pytest.MonkeyPatch) -> None:

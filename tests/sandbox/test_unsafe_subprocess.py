@@ -39,3 +39,11 @@ def test_timeout_kills_process_group(unsafe, token, assert_no_leftovers) -> None
 def test_unknown_backend() -> None:
     with pytest.raises(ValueError, match="unknown sandbox backend"):
         get_sandbox("docker")
+
+
+def test_signal_deaths_report_128_plus_n(unsafe: UnsafeSubprocessSandbox) -> None:
+    # The same convention as the bwrap backend (SandboxResult's docstring).
+    xfsz = unsafe.run(["sh", "-c", "kill -XFSZ $$"])
+    assert (xfsz.returncode, xfsz.killed_reason) == (128 + 25, "file_size")
+    slow = unsafe.run(["sleep", "5"], timeout_s=0.5)
+    assert (slow.returncode, slow.killed_reason) == (128 + 9, "timeout")

@@ -25,6 +25,7 @@ env = { HINT = "yes" }
 [environment]
 build_timeout_sec = 12.5
 memory = "2G"
+storage_mb = 2048
 """
 
 
@@ -38,7 +39,7 @@ def test_a_task_dir_becomes_a_task(tmp_path):
     spec = TerminalSpec.from_task(task)
     assert spec.task_dir == d.resolve()
     assert (spec.agent_timeout_s, spec.verifier_timeout_s, spec.setup_timeout_s) == (77, 33, 12.5)
-    assert spec.memory_mb == 2048
+    assert spec.memory_mb == 2048 and spec.disk_mb == 2048  # Harbor's storage_mb
     assert spec.verifier_env == {"MODE": "strict", "LEVEL": "2"}
     assert spec.solution_env == {"HINT": "yes"}
 

@@ -18,6 +18,8 @@ from tether.terminal.environment import (
     cap_output,
     run_verifier,
 )
+from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
+from tether.sandbox.quota import is_mounted
 from tether.terminal.harbor import load_harbor_task
 from tether.terminal.spec import TerminalSpec
 
@@ -167,6 +169,26 @@ def test_close_removes_the_attempt_dirs(tmp_path, bwrap):  # noqa: F811
         env.execute("mkdir -p deep/er && chmod 000 deep")
         root = env.root
     assert not root.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a quota needs root")
+def test_app_and_tmp_share_a_disk_quota_for_the_attempt(tmp_path, bwrap):  # noqa: F811
+    toml = ('[agent]\ntimeout_sec = 60.0\n[verifier]\ntimeout_sec = 20.0\n'
+            '[environment]\nbuild_timeout_sec = 20.0\nmemory_mb = 512\ndisk_mb = 64\n')
+    with env_for(make_task(tmp_path, toml=toml), bwrap) as env:
+        assert env.spec.disk_mb == 64
+        root, quota = env.root, env._quota
+        assert quota is not None and quota.enforced_mb == 64 and is_mounted(root)
+        r = env.execute(": > big; fallocate -n -l 2G big")
+        assert r.killed_reason == "disk_quota" and r.to_json()["killed"] == "disk_quota"
+        assert env.execute("rm big && echo one > a.txt").returncode == 0
+        r = env.execute("for i in $(seq 16); do head -c 8M /dev/zero > /tmp/f$i; done")
+        assert r.killed_reason == "disk_quota"  # /tmp is under the same quota
+        assert quota.host_bytes() <= 64 * 1024 * 1024
+        r = env.execute("rm /tmp/f*; cat a.txt")
+        assert (r.returncode, r.output) == (0, "one\n")  # /app persists across commands
+        assert env.verify().reward == 0.0  # the verifier runs (under its own quota)
+    assert not is_mounted(root) and not root.exists()
 
 
 def test_the_unsafe_backend_is_refused(tmp_path):

@@ -3,6 +3,7 @@
 The top-level CLI mounts this group with `main.add_command(sandbox)`.
 Exit codes of `exec`: 0 the command exited 0 and was not killed; 1 otherwise;
 2 the sandbox itself could not run (one line on stderr, no traceback).
+The command's own status is `returncode` in the output: 128+N when killed by signal N.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.table import Table
 from tether.cli.console import make_console
 from tether.sandbox import BACKENDS, SandboxResult, get_sandbox
 from tether.sandbox.base import SandboxError
+from tether.sandbox.quota import DEFAULT_DISK_MB
 
 
 @click.group()
@@ -33,6 +35,13 @@ def _print_human(result: SandboxResult, console: Console) -> None:
     table.add_row("timed_out", str(result.timed_out))
     table.add_row("duration", f"{result.duration_s * 1000:.1f} ms")
     table.add_row("files_out", ", ".join(sorted(result.files_out)) or "-")
+    if result.files_omitted:
+        table.add_row(
+            "files_omitted",
+            ", ".join(f"{f.name} ({f.size} bytes, {f.reason})" for f in result.files_omitted),
+        )
+    quota = result.disk_quota_mb
+    table.add_row("disk_quota", f"{quota} MB" if quota is not None else "not enforced")
     console.print(table)
     for title, text, elided in (
         ("stdout", result.stdout, result.stdout_elided),
@@ -49,6 +58,13 @@ def _print_human(result: SandboxResult, console: Console) -> None:
 @click.option("--memory-mb", type=int, default=512, show_default=True)
 @click.option("--max-procs", type=int, default=64, show_default=True)
 @click.option(
+    "--disk-mb",
+    type=click.IntRange(min=0),
+    default=DEFAULT_DISK_MB,
+    show_default=True,
+    help="Disk quota of the work dir (a size-limited mount; needs root). 0: none.",
+)
+@click.option(
     "--file",
     "file_paths",
     multiple=True,
@@ -63,6 +79,7 @@ def exec_cmd(
     timeout_s: float,
     memory_mb: int,
     max_procs: int,
+    disk_mb: int,
     file_paths: tuple[Path, ...],
     network: bool,
     as_json: bool,
@@ -79,6 +96,7 @@ def exec_cmd(
             memory_mb=memory_mb,
             max_procs=max_procs,
             network=network,
+            disk_mb=disk_mb,
         )
     except SandboxError as exc:
         hint = f" (hint: {exc.hint})" if exc.hint else ""

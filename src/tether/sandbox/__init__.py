@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from .base import (
     KilledReason,
+    OmittedFile,
     Sandbox,
     SandboxError,
     SandboxResult,
     SandboxUnavailable,
 )
 from .bwrap import BwrapSandbox
+from .quota import DEFAULT_DISK_MB, DiskQuota, DiskQuotaWarning
 from .session import SandboxSession
 from .unsafe_subprocess import UnsafeSandboxWarning, UnsafeSubprocessSandbox
 from .worker import SandboxedWorker, WorkerLimits, WorkerReply
@@ -28,8 +30,12 @@ def get_sandbox(name: str = "bwrap") -> Sandbox:
 
 __all__ = [
     "BACKENDS",
+    "DEFAULT_DISK_MB",
     "BwrapSandbox",
+    "DiskQuota",
+    "DiskQuotaWarning",
     "KilledReason",
+    "OmittedFile",
     "Sandbox",
     "SandboxError",
     "SandboxResult",

@@ -36,7 +36,9 @@ class ProcOutcome:
     output_limited: bool
     duration_s: float
 
-    def result(self, killed_reason: str | None) -> SandboxResult:
+    def result(
+        self, killed_reason: str | None, *, disk_quota_mb: int | None = None
+    ) -> SandboxResult:
         """The SandboxResult of this outcome; both backends report through this."""
         return SandboxResult(
             returncode=self.returncode,
@@ -47,6 +49,7 @@ class ProcOutcome:
             duration_s=self.duration_s,
             stdout_elided=self.stdout_elided,
             stderr_elided=self.stderr_elided,
+            disk_quota_mb=disk_quota_mb,
         )
 
 
@@ -104,11 +107,21 @@ def execute(launch: Launch, spec: ExecSpec) -> SandboxResult:
             output_limited=out.output_limited,
             returncode=out.returncode,
             stderr=out.stderr,
+            disk_full=spec.disk_full(),
             **launch.evidence(),
         )
     finally:
         launch.close()
-    return out.result(reason)
+    return out.result(reason, disk_quota_mb=spec.disk_quota_mb())
+
+
+def shell_status(returncode: int) -> int:
+    """Python's -N for "killed by signal N" as the shell's 128+N (SandboxResult's rule).
+
+    Under bwrap a signal inside the sandbox already arrives as 128+N (bwrap and timeout
+    forward it); only the processes we kill ourselves, or the unsafe backend's, give -N.
+    """
+    return 128 - returncode if returncode < 0 else returncode
 
 
 def kill_group(pgid: int) -> None:
@@ -218,7 +231,7 @@ def run_monitored(
                 except OSError:
                     pass
         try:
-            returncode: int | None = proc.wait(timeout=5)
+            returncode: int | None = shell_status(proc.wait(timeout=5))
         except subprocess.TimeoutExpired:
             returncode = None
     out, out_el = bufs["out"].finish()

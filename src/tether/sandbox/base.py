@@ -2,41 +2,46 @@
 
 Invariant 4 (DESIGN.md): model-written code and commands run only inside a sandbox.
 Backends differ in *where* a command runs (bwrap namespaces vs. a bare subprocess);
-everything shared (work-dir staging, files in/out, output capping, classifying why a
-run ended) lives here so both backends behave the same from the caller's side.
+everything shared (work dirs and their quotas, output capping, classifying why a run
+ended) lives here, with files in/out in workfiles.py and the quota mount in quota.py,
+so both backends behave the same from the caller's side.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import shutil
 import signal
-import stat
 import tempfile
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tether.errors import TetherError
+
+from .quota import DEFAULT_DISK_MB, DiskQuota
+from .workfiles import (  # noqa: F401  (re-exported: callers import them from here)
+    MAX_FILE_OUT_BYTES,
+    MAX_FILES_OUT_COUNT,
+    MAX_FILES_OUT_TOTAL_BYTES,
+    OmittedFile,
+    collect_files,
+    stage_files,
+)
 
 if TYPE_CHECKING:
     from ._proc import Launch
     from .session import SandboxSession
 
-KilledReason = Literal["timeout", "memory", "max_procs", "output_limit", "file_size"]
+KilledReason = Literal["timeout", "memory", "max_procs", "output_limit", "file_size", "disk_quota"]
 
 DEFAULT_OUTPUT_CAP_CHARS = 64 * 1024
 # Past this many bytes on one stream the command is killed (reason "output_limit"):
 # head+tail capping bounds our memory, this bounds the time wasted on e.g. `yes`.
 DEFAULT_HARD_OUTPUT_BYTES = 16 * 1024 * 1024
-# files_out is bounded so a run that writes a 10 GiB file cannot blow up the caller.
-MAX_FILE_OUT_BYTES = 1024 * 1024
-MAX_FILES_OUT_TOTAL_BYTES = 8 * 1024 * 1024
-MAX_FILES_OUT_COUNT = 1000
 
 
 class SandboxError(TetherError, RuntimeError):
@@ -51,9 +56,14 @@ class SandboxUnavailable(SandboxError):
 class SandboxResult:
     """What one sandboxed command did.
 
-    returncode is None only if the process could not be reaped. With the bwrap backend
-    a command killed by signal N reports 128+N (shell convention, as bwrap and timeout
-    forward it); the subprocess backend reports -N (Python convention).
+    returncode: the exit status; a command killed by signal N reports 128+N on every
+    backend (the shell's `$?` convention, e.g. 137 for the SIGKILL at a timeout), so it
+    cannot be told from `exit 137` by itself: timed_out and killed_reason say why.
+    None only if the process could not be reaped.
+    files_omitted: files left in the work dir that files_out leaves out (too large, over
+    the total or count bound, links), with their size and the reason.
+    disk_quota_mb: the work dir's disk quota the command ran under; None when no quota
+    was enforced (not asked for, or it could not be mounted: see sandbox/quota.py).
     """
 
     returncode: int | None
@@ -65,6 +75,8 @@ class SandboxResult:
     files_out: dict[str, bytes] = field(default_factory=dict)
     stdout_elided: int = 0
     stderr_elided: int = 0
+    files_omitted: tuple[OmittedFile, ...] = ()
+    disk_quota_mb: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -87,6 +99,8 @@ class SandboxResult:
             "files_out": files,
             "stdout_elided": self.stdout_elided,
             "stderr_elided": self.stderr_elided,
+            "files_omitted": [f.to_json() for f in self.files_omitted],
+            "disk_quota_mb": self.disk_quota_mb,
         }
 
 
@@ -161,6 +175,13 @@ class ExecSpec:
     rw_binds: dict[str, str] = field(default_factory=dict)
     output_cap_chars: int = DEFAULT_OUTPUT_CAP_CHARS
     hard_output_bytes: int = DEFAULT_HARD_OUTPUT_BYTES
+    quota: DiskQuota | None = None  # the mount holding host_workdir, if any
+
+    def disk_full(self) -> bool:
+        return self.quota is not None and self.quota.full()
+
+    def disk_quota_mb(self) -> int | None:
+        return self.quota.enforced_mb if self.quota is not None else None
 
 
 def signal_of(returncode: int | None) -> int | None:
@@ -182,11 +203,14 @@ def classify(
     stderr: str,
     oom_killed: bool | None = None,
     pids_limited: bool | None = None,
+    disk_full: bool = False,
 ) -> KilledReason | None:
     """Why a run ended early. Kills we did ourselves come first; then limit evidence.
 
     oom_killed / pids_limited are cgroup counters where available (exact); None means
     "no cgroup", and we fall back to best-effort reading of the exit status and stderr.
+    disk_full: the work dir's quota mount was full after a failed command (ENOSPC is
+    an errno, not a signal: the mount's usage is the evidence that survives the run).
     """
     if timed_out:
         return "timeout"
@@ -197,61 +221,17 @@ def classify(
     sig = signal_of(returncode)
     if oom_killed or "MemoryError" in stderr:
         return "memory"
+    if sig == signal.SIGXFSZ:
+        return "file_size"
+    if disk_full:
+        return "disk_quota"
     if oom_killed is None and sig == signal.SIGKILL:
         return "memory"  # nobody else SIGKILLs it: rlimit/oom is the likely cause
-    if sig == signal.SIGXFSZ or "File too large" in stderr:
+    if "File too large" in stderr:
         return "file_size"
     if pids_limited or (pids_limited is None and "Resource temporarily unavailable" in stderr):
         return "max_procs"
     return None
-
-
-def _safe_relpath(name: str) -> PurePosixPath:
-    rel = PurePosixPath(name)
-    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-        raise ValueError(f"sandbox file names must be relative and stay inside: {name!r}")
-    return rel
-
-
-def stage_files(workdir: Path, files: Mapping[str, bytes | str] | None) -> None:
-    for name, data in (files or {}).items():
-        target = workdir / _safe_relpath(name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
-
-
-def collect_files(workdir: Path) -> dict[str, bytes]:
-    """Regular files left in the work dir, bounded in count and size.
-
-    The sandboxed code controls this directory, so never follow symlinks (a link to
-    /etc/shadow would otherwise be read by us, possibly as root) and skip files with
-    extra hard links for the same reason.
-    """
-    out: dict[str, bytes] = {}
-    total = 0
-    for root, dirs, names in os.walk(workdir, followlinks=False):
-        dirs.sort()
-        for name in sorted(names):
-            path = Path(root) / name
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            except OSError:
-                continue
-            with os.fdopen(fd, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-                    continue
-                if (
-                    st.st_size > MAX_FILE_OUT_BYTES
-                    or total + st.st_size > MAX_FILES_OUT_TOTAL_BYTES
-                ):
-                    continue
-                data = fh.read(MAX_FILE_OUT_BYTES + 1)[:MAX_FILE_OUT_BYTES]
-            total += len(data)
-            out[path.relative_to(workdir).as_posix()] = data
-            if len(out) >= MAX_FILES_OUT_COUNT:
-                return out
-    return out
 
 
 def as_bytes(stdin: bytes | str | None) -> bytes | None:
@@ -277,16 +257,22 @@ class Sandbox(ABC):
         max_file_mb: int = 16,
         network: bool = False,
         env: Mapping[str, str] | None = None,
+        disk_mb: int | None = DEFAULT_DISK_MB,
     ) -> SandboxResult:
         """Run argv once in a work dir (a fresh temp dir unless `workdir` is given).
 
         files are written into the work dir first; files_out holds what is there after.
+        disk_mb: a disk quota mounted over the fresh work dir for this run (None or 0:
+        none). A caller's `workdir` is the caller's to bound (see DiskQuota).
         """
         if not argv:
             raise ValueError("argv must not be empty")
         owned = workdir is None
         host_dir = Path(tempfile.mkdtemp(prefix="tether-sbx-")) if owned else Path(workdir)
+        quota: DiskQuota | None = None
         try:
+            if owned and disk_mb:
+                quota = DiskQuota(host_dir, disk_mb)
             host_dir.mkdir(parents=True, exist_ok=True)
             stage_files(host_dir, files)
             self._prepare_workdir(host_dir)
@@ -301,10 +287,13 @@ class Sandbox(ABC):
                 max_file_mb=max_file_mb,
                 network=network,
                 env=dict(env or {}),
+                quota=quota,
             )
             result = self._execute(spec)
             return with_files(result, collect_files(host_dir))
         finally:
+            if quota is not None:
+                quota.close()
             if owned:
                 shutil.rmtree(host_dir, ignore_errors=True)
 
@@ -322,8 +311,15 @@ class Sandbox(ABC):
         network: bool = False,
         env: Mapping[str, str] | None = None,
         keep: bool = False,
+        disk_mb: int | None = DEFAULT_DISK_MB,
+        quota: DiskQuota | None = None,
     ) -> SandboxSession:
-        """A work dir that persists across commands (terminal agents, verifiers)."""
+        """A work dir that persists across commands (terminal agents, verifiers).
+
+        Without `workdir` the session makes one and mounts a `disk_mb` quota over it for
+        the whole session (None or 0: none). With `workdir`, pass the DiskQuota that
+        holds it as `quota` (the caller keeps it mounted); disk_mb is then not used.
+        """
         from .session import SandboxSession
 
         return SandboxSession(
@@ -339,6 +335,8 @@ class Sandbox(ABC):
             network=network,
             env=dict(env or {}),
             keep=keep,
+            disk_mb=disk_mb,
+            quota=quota,
         )
 
     def _prepare_workdir(self, host_dir: Path) -> None:
@@ -367,7 +365,10 @@ class Sandbox(ABC):
         return execute(self._launch(spec), spec)
 
 
-def with_files(result: SandboxResult, files: dict[str, bytes]) -> SandboxResult:
+def with_files(
+    result: SandboxResult, collected: tuple[dict[str, bytes], list[OmittedFile]]
+) -> SandboxResult:
     from dataclasses import replace
 
-    return replace(result, files_out=files)
+    files, omitted = collected
+    return replace(result, files_out=files, files_omitted=tuple(omitted))

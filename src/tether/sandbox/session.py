@@ -2,7 +2,8 @@
 
 A terminal agent's commands must see each other's files, yet each command is its own
 sandbox invocation (fresh namespaces, fresh limits), so nothing but the work dir and
-the explicit binds carries over between them.
+the explicit binds carries over between them. The disk quota is host-side for the same
+reason: one mount under the work dir for the whole session (see quota.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .base import (
     stage_files,
     with_files,
 )
+from .quota import DiskQuota
 
 
 class SandboxSession:
@@ -42,6 +44,8 @@ class SandboxSession:
         network: bool,
         env: dict[str, str],
         keep: bool,
+        disk_mb: int | None = None,
+        quota: DiskQuota | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.mount_at = mount_at
@@ -57,9 +61,15 @@ class SandboxSession:
             if workdir is not None
             else (Path(tempfile.mkdtemp(prefix="tether-sess-")))
         )
+        # A quota we mount is ours to unmount; a caller's quota stays the caller's.
+        self.quota = quota
+        self._owns_quota = False
         # Staged copies of unreadable ro binds live here, removed on close.
         self._scratch = Path(tempfile.mkdtemp(prefix="tether-binds-"))
         try:
+            if self._owned and disk_mb:
+                self.quota = DiskQuota(self.workdir, disk_mb)
+                self._owns_quota = True
             self.workdir.mkdir(parents=True, exist_ok=True)
             stage_files(self.workdir, files)
             sandbox._prepare_workdir(self.workdir)
@@ -99,6 +109,7 @@ class SandboxSession:
             env={**self._env, **dict(env or {})},
             ro_binds=self.ro_binds,
             rw_binds=self.rw_binds,
+            quota=self.quota,
             **self._limits,  # type: ignore[arg-type]
         )
         result = self.sandbox._execute(spec)
@@ -109,8 +120,13 @@ class SandboxSession:
             return
         self.closed = True
         shutil.rmtree(self._scratch, ignore_errors=True)
-        if self._owned and not self._keep:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        try:
+            if self._owns_quota and self.quota is not None:
+                # keep: the files are copied out of the mount so they outlive it.
+                self.quota.close(preserve=self._keep)
+        finally:
+            if self._owned and not self._keep:
+                shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> SandboxSession:
         return self

@@ -1,14 +1,17 @@
 """The terminal environment: one sandboxed /app per attempt, and its verifier.
 
 Lifecycle of one attempt (one `TerminalEnvironment`):
-  start()      environment/files/ copied into a fresh host dir, then
+  start()      a disk quota (spec.disk_mb) mounted over the attempt's host dir, which
+               holds /app and /tmp, for the whole attempt (sandbox/quota.py); then
+               environment/files/ copied into it, then
                `bash /environment/setup.sh` run in the sandbox with /app as cwd
   execute(cmd) each command its own bwrap invocation over the same /app (and the same
                /tmp), with its own timeout, no network, stderr merged into stdout
-  verify()     a FRESH sandbox over a copy of the final /app, the task's tests/ mounted
+  verify()     a FRESH sandbox over a copy of the final /app (under a quota of twice
+               spec.disk_mb: the copy plus as much again), the task's tests/ mounted
                read-only at /tests (never visible to the agent's commands), a writable
                /logs/verifier; runs `bash /tests/test.sh`, reads the reward file
-  close()      removes the host dirs
+  close()      unmounts the quota (also after errors) and removes the host dirs
 
 A verifier that writes no reward, times out, or whose sandbox fails yields
 `VerifierResult(reward=None, error=...)`: an agent error, never a wrong submission
@@ -33,6 +36,7 @@ from tether.core.activity import long_step
 from tether.core.task import Task
 from tether.errors import TetherError
 from tether.sandbox import (
+    DiskQuota,
     Sandbox,
     SandboxError,
     SandboxResult,
@@ -194,6 +198,7 @@ class TerminalEnvironment:
         self.app_dir = self.root / "app"
         self._tmp_dir = self.root / "tmp"
         self._session: SandboxSession | None = None
+        self._quota: DiskQuota | None = None
         self._deadline: float | None = None
         self.setup_result: CommandResult | None = None
 
@@ -206,6 +211,9 @@ class TerminalEnvironment:
         """Stage files, run setup.sh; the agent's clock starts when this returns."""
         if self._session is not None:
             return
+        if self._quota is None and self.spec.disk_mb > 0:
+            self._quota = DiskQuota(self.root, self.spec.disk_mb)
+            self.root.chmod(0o755)  # the mount's root: the sandbox user must traverse it
         files = self.spec.environment_dir / "files"
         if files.is_dir():
             # an installed package may hold byte-code caches next to the task's files
@@ -230,15 +238,21 @@ class TerminalEnvironment:
         # /tmp persists across the agent's commands, as it would in a container.
         self._session = self.sandbox.session(
             self.app_dir, APP, rw_binds={str(self._tmp_dir): "/tmp"}, **self._limits(),
-            env=BASE_ENV,
+            env=BASE_ENV, quota=self._quota,
         )
         self._deadline = time.monotonic() + self.spec.agent_timeout_s
 
     def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
-        if not self._keep:
-            shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            if self._session is not None:
+                self._session.close()
+        finally:
+            try:
+                if self._quota is not None:  # keep: the files stay, as plain host files
+                    self._quota.close(preserve=self._keep)
+            finally:
+                if not self._keep:
+                    shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> TerminalEnvironment:
         try:
@@ -316,7 +330,8 @@ class TerminalEnvironment:
                   rw_binds: dict[str, str] | None = None,
                   env: dict[str, str] | None = None) -> CommandResult:
         with self.sandbox.session(self.app_dir, APP, ro_binds=ro_binds, rw_binds=rw_binds,
-                                  env={**BASE_ENV, **(env or {})}, **self._limits()) as s:
+                                  env={**BASE_ENV, **(env or {})}, quota=self._quota,
+                                  **self._limits()) as s:
             raw = s.run("exec 2>&1\n" + command, timeout_s=timeout_s)
         return self._result(command, raw)
 
@@ -335,15 +350,18 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
     for a sandbox failure (that becomes error_kind "infrastructure")."""
     start = time.monotonic()
     root = _make_root("tether-verify-")
+    quota: DiskQuota | None = None
     try:
         box = resolve_sandbox(sandbox)
+        quota = DiskQuota(root, 2 * spec.disk_mb)
+        root.chmod(0o755)
         app, logs = root / "app", root / "logs"
         copy_tree(Path(app_dir), app)
         logs.mkdir()
         with box.session(app, APP, ro_binds={str(spec.tests_dir): "/tests"},
                          rw_binds={str(logs): "/logs/verifier"},
                          env={**BASE_ENV, **spec.verifier_env}, memory_mb=spec.memory_mb,
-                         max_procs=spec.max_procs, max_file_mb=64) as session:
+                         max_procs=spec.max_procs, max_file_mb=64, quota=quota) as session:
             raw = session.run("exec 2>&1\nbash /tests/test.sh",
                               timeout_s=spec.verifier_timeout_s)
         output, _ = cap_output(raw.stdout + raw.stderr, output_chars)
@@ -356,7 +374,11 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
         return VerifierResult(None, f"verifier sandbox failed: {type(exc).__name__}: {exc}",
                               "", time.monotonic() - start, "infrastructure")
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        try:
+            if quota is not None:
+                quota.close()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:

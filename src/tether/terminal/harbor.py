@@ -20,6 +20,7 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
+from tether.sandbox import DEFAULT_DISK_MB
 from tether.terminal.spec import (
     DEFAULT_AGENT_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -38,6 +39,7 @@ CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", "c
 # Limits we accept from task.toml; a task asking for more is capped (the sandbox is
 # per command, not a VM) rather than refused.
 MAX_MEMORY_MB = 8192
+MAX_DISK_MB = 16384
 
 
 def is_task_dir(path: Path) -> bool:
@@ -154,6 +156,14 @@ def _memory_mb(config: dict[str, Any], task_dir: Path) -> int:
     return DEFAULT_MEMORY_MB
 
 
+def _disk_mb(config: dict[str, Any], task_dir: Path) -> int:
+    """[environment].disk_mb, or Harbor's storage_mb: the quota of /app and /tmp."""
+    env = _table(config, "environment", task_dir)
+    key = "disk_mb" if "disk_mb" in env else "storage_mb"
+    mb = _number(config, "environment", key, DEFAULT_DISK_MB, task_dir)
+    return min(int(mb), MAX_DISK_MB)
+
+
 def _check_environment(task_dir: Path, config: dict[str, Any]) -> None:
     env_dir = task_dir / "environment"
     if (env_dir / "setup.sh").is_file():
@@ -179,6 +189,7 @@ def _spec(task_dir: Path, config: dict[str, Any]) -> TerminalSpec:
         setup_timeout_s=_number(config, "environment", "build_timeout_sec",
                                 DEFAULT_SETUP_TIMEOUT_S, task_dir),
         memory_mb=_memory_mb(config, task_dir),
+        disk_mb=_disk_mb(config, task_dir),
         verifier_env=_env_table(config, "verifier", task_dir),
         solution_env=_env_table(config, "solution", task_dir),
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
+from tether.sandbox import DEFAULT_DISK_MB
 
 DEFAULT_AGENT_TIMEOUT_S = 600.0
 DEFAULT_VERIFIER_TIMEOUT_S = 120.0
@@ -37,6 +38,7 @@ class TerminalSpec:
     setup_timeout_s: float = DEFAULT_SETUP_TIMEOUT_S
     memory_mb: int = DEFAULT_MEMORY_MB
     max_procs: int = DEFAULT_MAX_PROCS
+    disk_mb: int = DEFAULT_DISK_MB  # quota of the attempt's /app and /tmp together
     verifier_env: dict[str, str] = field(default_factory=dict)
     solution_env: dict[str, str] = field(default_factory=dict)
 
@@ -60,6 +62,7 @@ class TerminalSpec:
             "setup_timeout_s": self.setup_timeout_s,
             "memory_mb": self.memory_mb,
             "max_procs": self.max_procs,
+            "disk_mb": self.disk_mb,
             "verifier_env": dict(self.verifier_env),
             "solution_env": dict(self.solution_env),
         }
@@ -82,6 +85,7 @@ class TerminalSpec:
                 setup_timeout_s=float(data.get("setup_timeout_s", DEFAULT_SETUP_TIMEOUT_S)),
                 memory_mb=int(data.get("memory_mb", DEFAULT_MEMORY_MB)),
                 max_procs=int(data.get("max_procs", DEFAULT_MAX_PROCS)),
+                disk_mb=int(data.get("disk_mb", DEFAULT_DISK_MB)),
                 verifier_env={str(k): str(v) for k, v in data.get("verifier_env", {}).items()},
                 solution_env={str(k): str(v) for k, v in data.get("solution_env", {}).items()},
             )
