@@ -194,7 +194,8 @@ def test_worker_dies_with_its_host(bwrap, token: str, assert_no_leftovers) -> No
     assert processes_matching(token), "the sandboxed child should be running"
     host.kill()
     host.wait()
-    assert_no_leftovers(token)
+    # bwrap notices its parent is gone: a poll with room for a loaded machine, not a speed check
+    assert_no_leftovers(token, within_s=30)
 
 
 @pytest.mark.parametrize("call", [("exit_now", 3), ("segfault",)])

@@ -11,6 +11,7 @@ import pytest
 
 from tests.agents.task_factory import make_task
 from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
+from tether.sandbox.quota import is_mounted
 from tether.terminal.environment import (
     AgentTimeExceeded,
     EnvironmentSetupError,
@@ -18,8 +19,6 @@ from tether.terminal.environment import (
     cap_output,
     run_verifier,
 )
-from tether.sandbox import SandboxUnavailable, UnsafeSubprocessSandbox
-from tether.sandbox.quota import is_mounted
 from tether.terminal.harbor import load_harbor_task
 from tether.terminal.spec import TerminalSpec
 
