@@ -21,3 +21,4 @@ bench: setup
 	.venv/bin/python benchmarks/bench_local.py
 	.venv/bin/python benchmarks/execution.py
 	.venv/bin/python benchmarks/geometry.py
+	.venv/bin/python benchmarks/parallel_samples.py

@@ -12,8 +12,16 @@ last one repeats). A behaviour is a dict:
   {"tool_calls": [{"id": ..., "name": ..., "arguments": "..."}]}  success with native
                                        tool calls (content null unless "text" is given)
 
+A behaviour may also wait for a `threading.Event` before answering (`"gate": event`)
+or set one once it has answered (`"opens": event`), to order replies without sleeping.
+`server.by_seed` maps a request's seed to its behaviour, taking precedence over the
+script: concurrent samples arrive in any order, but sample i always sends seed + i.
+
 Every request body is kept in `server.requests` so tests can count calls and
-inspect seeds.
+inspect seeds. `server.barrier`, when set, holds each request until that many are
+held at once; `server.max_in_flight` is the most requests ever held together
+(received and not yet answered: counted until the answer starts, so a client's next
+request never overlaps the count of the one it follows).
 """
 
 from __future__ import annotations
@@ -33,10 +41,20 @@ DEFAULT_USAGE = {
 }
 
 
+class _Server(ThreadingHTTPServer):
+    # Concurrent samples connect together; the default backlog of 5 would make the
+    # kernel drop the extra connection attempts until the client retries them.
+    request_queue_size = 64
+
+
 class FaultServer:
     def __init__(self) -> None:
         self.script: list[dict[str, Any]] = [{}]
         self.requests: list[dict[str, Any]] = []
+        self.by_seed: dict[int, dict[str, Any]] = {}
+        self.barrier: threading.Barrier | None = None
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         outer = self
@@ -62,8 +80,20 @@ class FaultServer:
                 with outer._lock:
                     number = len(outer.requests)
                     outer.requests.append(body)
-                    step = outer.script[min(number, len(outer.script) - 1)]
+                    step = outer.by_seed.get(body.get("seed"),
+                                             outer.script[min(number, len(outer.script) - 1)])
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                if outer.barrier is not None:
+                    try:
+                        outer.barrier.wait()
+                    except threading.BrokenBarrierError:
+                        pass  # too few arrived together: max_in_flight tells the test
+                with outer._lock:
+                    outer.in_flight -= 1
                 outer._respond(self, step, body, number)
+                if "opens" in step:
+                    step["opens"].set()
 
             def _send(self, status: int, payload: Any, headers: dict | None = None) -> None:
                 data = json.dumps(payload).encode()
@@ -78,7 +108,7 @@ class FaultServer:
                 except OSError:
                     pass  # the client gave up (timeout test): nothing to do
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -95,6 +125,8 @@ class FaultServer:
                 pass
             h.close_connection = True
             return
+        if "gate" in step:
+            step["gate"].wait(30)  # a safety net against a hung test, not a timing
         if "sleep" in step:
             if self._stop.wait(step["sleep"]):
                 return

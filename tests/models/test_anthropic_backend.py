@@ -31,6 +31,8 @@ class MessagesServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.replies: list[tuple[int, dict[str, Any]]] = []
+        #: when set, each request waits until that many are waiting together
+        self.barrier: threading.Barrier | None = None
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,6 +45,11 @@ class MessagesServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
                 status, payload = outer.replies[min(len(outer.requests), len(outer.replies)) - 1]
+                if outer.barrier is not None:
+                    try:
+                        outer.barrier.wait()
+                    except threading.BrokenBarrierError:
+                        pass  # fewer arrived together: the test reads barrier.broken
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -114,6 +121,20 @@ def test_no_tools_means_no_tools_field(server, model):
     server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
     (c,) = model.generate([{"role": "user", "content": "hi"}])
     assert "tools" not in server.requests[0] and c.tool_calls == ()
+
+
+def test_samples_are_sent_concurrently(server, monkeypatch):
+    monkeypatch.setattr("tether.models.retry._limits", {})  # this port's own semaphore
+    monkeypatch.setenv("TETHER_TEST_ANTHROPIC_KEY", "sk-test")
+    model = AnthropicModel("claude-test", base_url=server.base_url, concurrency=3,
+                           key_env="TETHER_TEST_ANTHROPIC_KEY")
+    server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
+    # Three requests must be held at once for any of them to be answered in time.
+    server.barrier = threading.Barrier(3, timeout=20)
+    out = model.generate([{"role": "user", "content": "hi"}], n=3, temperature=0.7)
+    assert not server.barrier.broken
+    assert len(server.requests) == 3
+    assert [c.sample_index for c in out] == [0, 1, 2]
 
 
 def test_rate_limit_is_retried_then_raised(server, model):

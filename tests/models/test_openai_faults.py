@@ -247,7 +247,9 @@ def test_missing_usage_is_zero_not_estimated(fault_server):
 def test_n_samples_are_n_requests_with_distinct_seeds(fault_server):
     out = make(fault_server).generate(MSG, n=3, seed=10, temperature=0.7, max_tokens=20)
     assert [c.sample_index for c in out] == [0, 1, 2]
-    assert [r["seed"] for r in fault_server.requests] == [10, 11, 12]
+    # The samples go out concurrently: they arrive in any order, sample i with seed 10+i.
+    assert sorted(r["seed"] for r in fault_server.requests) == [10, 11, 12]
+    assert [c.text.split()[2] for c in out] == ["seed=10", "seed=11", "seed=12"]
     assert len({c.text for c in out}) == 3
     first = fault_server.requests[0]
     assert first["model"] == "fake"

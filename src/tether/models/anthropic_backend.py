@@ -129,7 +129,8 @@ def _sampling(params: GenerateParams) -> dict[str, float]:
 
 
 class AnthropicModel(SampledModel):
-    """Claude models. Anthropic has no `seed`; samples differ by sampling alone."""
+    """Claude models. Anthropic has no `seed`; samples differ by sampling alone. The
+    samples of one call are sent concurrently up to `concurrency`."""
 
     supports_tools = True
 
@@ -159,6 +160,7 @@ class AnthropicModel(SampledModel):
         self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s,
                                            max_retries=0)
         self.retry = retry or RetryPolicy()
+        self.concurrency = concurrency
         self._slot = endpoint_slot(base_url or "https://api.anthropic.com", concurrency)
         self._sampling_rejected = False
 
@@ -221,6 +223,8 @@ class AnthropicModel(SampledModel):
             text = str(exc).lower()
             if not any(name in text for name in sampling):
                 raise
+            # Samples in flight may race to set it: each then retries once without, which
+            # is what a lone request does, so no lock is needed.
             self._sampling_rejected = True
             return self._client.messages.create(**body)
 

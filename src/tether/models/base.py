@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from tether.errors import ConfigError
+from tether.models.fanout import map_samples
 
 Message = dict[str, Any]
 
@@ -202,12 +203,16 @@ class SampledModel:
     """Base for backends that produce one sample per call.
 
     Subclasses implement `_sample`; `generate` issues n calls with distinct sample
-    indices and seeds, which is what a backend without native `n` must do.
+    indices and seeds, which is what a backend without native `n` must do. They run
+    up to `concurrency` at a time (`tether.models.fanout`) and come back in sample order.
     """
 
     model_id: str = ""
     #: backends with native tool calls set this and read `params.tools`
     supports_tools: bool = False
+    #: samples of one call in flight at once; remote backends take it from their spec's
+    #: `concurrency` option, in-process ones (llama.cpp, scripted) stay serial
+    concurrency: int = 1
 
     def generate(
         self,
@@ -230,7 +235,8 @@ class SampledModel:
                 hint="use the text protocol for this model (agent param protocol = \"text\")")
         params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
                              tools=tools, tool_choice=tool_choice)
-        return [self._sample(messages, params, i) for i in range(n)]
+        return map_samples(lambda i: self._sample(messages, params, i), range(n),
+                           self.concurrency)
 
     def _sample(
         self, messages: list[Message], params: GenerateParams, sample_index: int

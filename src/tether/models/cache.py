@@ -30,6 +30,7 @@ from tether.models.base import (
     tool_kwargs,
 )
 from tether.models.errors import ReplayMiss
+from tether.models.fanout import map_samples, sample_concurrency
 
 CacheMode = Literal["off", "read", "write", "readwrite"]
 CACHE_MODES: tuple[str, ...] = ("off", "read", "write", "readwrite")
@@ -92,7 +93,11 @@ class ResponseStore:
 
 
 class CachedModel:
-    """Wraps a model with a response store; sample i of a request is cached on its own."""
+    """Wraps a model with a response store; sample i of a request is cached on its own.
+
+    Hits are served without a request; the misses of one call are asked of the inner
+    model concurrently, up to its `concurrency`, and each is stored when it arrives.
+    """
 
     def __init__(
         self, inner: Model, store: ResponseStore, mode: CacheMode = "readwrite", scope: str = ""
@@ -105,6 +110,7 @@ class CachedModel:
         self.scope = scope
         self.model_id = inner.model_id
         self.supports_tools = supports_tools(inner)
+        self.concurrency = sample_concurrency(inner)
 
     def generate(
         self,
@@ -129,13 +135,16 @@ class CachedModel:
             )
         params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
                              tools=tools, tool_choice=tool_choice)
-        out = []
-        for i in range(n):
-            key = request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
-            hit = self.store.get(key) if self.mode in ("read", "readwrite") else None
-            if hit is not None:
-                out.append(replace(hit, sample_index=i, cache_hit=True))
-                continue
+        keys = [request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
+                for i in range(n)]
+        hits: dict[int, Completion] = {}
+        if self.mode in ("read", "readwrite"):
+            for i, key in enumerate(keys):
+                hit = self.store.get(key)
+                if hit is not None:
+                    hits[i] = replace(hit, sample_index=i, cache_hit=True)
+
+        def fetch(i: int) -> Completion:
             # Sample i of an uncached call uses seed+i; ask for exactly that sample.
             (fresh,) = self.inner.generate(
                 messages, n=1, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
@@ -144,11 +153,16 @@ class CachedModel:
             )
             fresh = replace(fresh, sample_index=i)
             if self.mode in ("write", "readwrite"):
+                # Stored as soon as it arrives: a sibling sample failing later keeps it.
                 request = {"messages": messages, "params": params.to_json(), "sample_index": i,
                            "scope": self.scope}
-                self.store.put(key, self.model_id, request, fresh)
-            out.append(fresh)
-        return out
+                self.store.put(keys[i], self.model_id, request, fresh)
+            return fresh
+
+        # Only the misses go out, concurrently as far as the inner model allows.
+        misses = [i for i in range(n) if i not in hits]
+        fetched = dict(zip(misses, map_samples(fetch, misses, self.concurrency), strict=True))
+        return [hits[i] if i in hits else fetched[i] for i in range(n)]
 
 
 class ReplayModel:

@@ -50,7 +50,8 @@ def _effort(thinking_budget: int) -> str:
 
 
 class OpenAICompatibleModel(SampledModel):
-    """Chat completions over HTTP; one request per sample so each sample has its own seed.
+    """Chat completions over HTTP; one request per sample so each sample has its own seed,
+    the samples of one call sent concurrently up to `concurrency` (the endpoint's limit).
 
     Native tool calls are passed through as they are (the message format is OpenAI's);
     a server that cannot do them (llama.cpp server without --jinja, say) rejects the
@@ -89,6 +90,7 @@ class OpenAICompatibleModel(SampledModel):
         self._openai = openai
         self.reasoning = reasoning
         self.retry = retry or RetryPolicy()
+        self.concurrency = concurrency
         self._slot = endpoint_slot(base_url or "https://api.openai.com", concurrency)
 
     def _request(self, messages: list[Message], params: GenerateParams, index: int) -> dict:

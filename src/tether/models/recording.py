@@ -18,6 +18,7 @@ from tether.models.base import (
     request_key,
     supports_tools,
 )
+from tether.models.fanout import sample_concurrency
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class RecordingModel:
         self.role = role
         self.model_id = inner.model_id
         self.supports_tools = supports_tools(inner)
+        self.concurrency = sample_concurrency(inner)
 
     def generate(self, messages: list[Message], **kwargs: Any) -> list[Completion]:
         role = kwargs.pop("role", None) or self.role
