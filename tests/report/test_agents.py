@@ -82,10 +82,12 @@ def _row(numbers: dict, arm: str) -> dict:
     return row
 
 
-def test_end_states_are_the_agent_strategies():
-    from tether.strategies.agent import END_STATES
+def test_every_agent_end_state_has_a_trial_status():
+    from tether.core.end_state import AgentEndState, EndState
 
-    assert AGENT_END_STATES == END_STATES
+    assert {s: s.trial_status for s in AgentEndState} == {
+        s: EndState(_STATUS[s.value]) for s in AgentEndState}
+    assert AGENT_END_STATES == tuple(_STATUS)
 
 
 def test_end_state_counts(agent_report):

@@ -1,3 +1,4 @@
+import dataclasses
 from pathlib import Path
 
 from tether.report import build_report, write_report
@@ -95,7 +96,7 @@ def test_native_tool_calls_show_on_the_trial_page(tmp_path):
     record = make_record(0, "t", 0, "agent", None)
     call = {"id": "call_9", "type": "function",
             "function": {"name": "bash", "arguments": '{"command": "ls /app"}'}}
-    record.calls[0] = record.calls[0].model_copy(update={
+    record.calls[0] = dataclasses.replace(record.calls[0], **{
         "output": "", "tool_calls": [call],
         "messages": [{"role": "assistant", "content": None, "tool_calls": [call]},
                      {"role": "tool", "tool_call_id": "call_9", "content": "{\"returncode\": 0}"}]})

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from tether.core.budget import BudgetSpec
+from tether.core.end_state import AGENT_END_STATES as END_STATES
 from tether.core.trial import TrialSpec
 from tether.runs.trial_runner import run_trial
-from tether.strategies.agent import END_STATES
 from tether.suites.harbor import BUNDLED_TERMINAL
 from tether.terminal.harbor import load_harbor_task
 

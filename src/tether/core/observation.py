@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+#: How a metric's observations of many trials aggregate into an arm's number.
+Aggregation = Literal["pass_rate", "mean_score", "defect_count"]
 
 
 class Defect(BaseModel):
@@ -36,6 +39,29 @@ class Observation(BaseModel):
     #: False when the score counts defects (geometry): fewer is better. Keep-best
     #: loops, selectors and reports read the direction from here, never from a name.
     higher_is_better: bool = True
+    #: How an arm aggregates this metric (the report reads it, never the instrument's
+    #: name): `pass_rate` of verdicts, `mean_score`, or `defect_count` (lower is better).
+    #: None means the instrument did not say: see `aggregate_as`.
+    aggregation: Aggregation | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_aggregation(cls, data: Any) -> Any:
+        # Observations stored before `aggregation` existed: the defect-counting ones (the
+        # geometry instrument, anything with raw n_defects) declared nothing then.
+        if isinstance(data, dict) and "aggregation" not in data and data.get("error") is None:
+            raw = data.get("raw") or {}
+            if str(data.get("instrument", "")).startswith("geometry") or "n_defects" in raw:
+                data = {**data, "aggregation": "defect_count"}
+        return data
+
+    @property
+    def aggregate_as(self) -> Aggregation:
+        """The declared aggregation, else what the observation's fields support: a
+        verdict aggregates as a pass rate, a bare score as a mean."""
+        if self.aggregation is not None:
+            return self.aggregation
+        return "mean_score" if self.passed is None and self.score is not None else "pass_rate"
 
     @property
     def goodness(self) -> float | None:

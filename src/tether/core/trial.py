@@ -9,13 +9,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tether.core.budget import BudgetSpec
+from tether.core.end_state import END_STATES, EndState
 from tether.core.observation import Observation
 from tether.models.base import Usage
 from tether.models.recording import CallRecord
 
-#: How a trial ended. `error` is infrastructure or harness failure (never a score);
-#: the others are the model's outcome and score as not passing when nothing passed.
-END_STATES = ("ok", "error", "truncated", "budget_exhausted", "timeout")
+__all__ = ["END_STATES", "EndState", "ObservationRow", "TrialRecord", "TrialSpec"]
 
 
 class TrialSpec(BaseModel):

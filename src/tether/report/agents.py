@@ -22,6 +22,8 @@ from tether.agents.behaviours import (
     labeled_turns,
     preference_table,
 )
+from tether.core.end_state import AGENT_END_STATES, AgentEndState
+from tether.core.facts import AgentFacts, facts_of
 from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
 from tether.report.values import arm_budget_groups
 from tether.stats import consistency_at_k, mean_pass_at_k
@@ -29,19 +31,24 @@ from tether.stats import consistency_at_k, mean_pass_at_k
 if TYPE_CHECKING:
     from tether.report.data import TrialEntry
 
-#: The agent strategies' end states (tether.strategies.agent.END_STATES; the report does
-#: not import the strategies, a test keeps the two equal).
-AGENT_END_STATES = ("pass", "wrong_submission", "out_of_context", "time_limit", "agent_error")
 #: excluded from pass@k: infrastructure or harness failures, never a fail
-_ERRORED = "agent_error"
+_ERRORED = AgentEndState.AGENT_ERROR
+
+
+def facts(entry: TrialEntry) -> AgentFacts:
+    """The agent facts of an agent trial (see `is_agent_trial`)."""
+    found = facts_of(entry.record.extra, AgentFacts)
+    if found is None:
+        raise ValueError(f"trial {entry.record.trial_id} reported no agent facts")
+    return found
 
 
 def is_agent_trial(entry: TrialEntry) -> bool:
-    return "end_state" in entry.record.extra
+    return facts_of(entry.record.extra, AgentFacts) is not None
 
 
 def _scored(e: TrialEntry) -> bool:
-    return e.record.status != "error" and e.record.extra.get("end_state") != _ERRORED
+    return e.record.status != "error" and facts(e).end_state != _ERRORED
 
 
 def across_seeds(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
@@ -50,7 +57,7 @@ def across_seeds(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
     per_task: dict[str, list[bool]] = {}
     for e in group:
         if _scored(e):
-            per_task.setdefault(e.key[0], []).append(e.record.extra["end_state"] == "pass")
+            per_task.setdefault(e.key[0], []).append(facts(e).end_state == AgentEndState.PASS)
     if not per_task:
         return []
     counts = {t: (len(v), sum(v)) for t, v in per_task.items()}
@@ -63,8 +70,7 @@ def across_seeds(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
 def turns_summary(group: Sequence[TrialEntry]) -> dict[str, Any]:
     """Turns per attempt over the trials that report them (errored ones included: a
     harness failure after some turns still shows how long the attempt ran)."""
-    turns = sorted(int(e.record.extra["turns"]) for e in group
-                   if isinstance(e.record.extra.get("turns"), int))
+    turns = sorted(facts(e).turns for e in group if "turns" in e.record.extra)
     if not turns:
         return {"values": [], "mean": None, "median": None, "min": None, "max": None}
     return {"values": turns, "mean": statistics.fmean(turns),
@@ -73,11 +79,10 @@ def turns_summary(group: Sequence[TrialEntry]) -> dict[str, Any]:
 
 def token_means(group: Sequence[TrialEntry]) -> dict[str, float]:
     """Mean output tokens (reasoning included) per trial by role, and their total."""
-    roles = sorted({k.removesuffix("_output") for e in group
-                    for k in (e.record.extra.get("tokens") or {}) if k.endswith("_output")})
+    tokens = [facts(e).tokens for e in group]
+    roles = sorted({k.removesuffix("_output") for t in tokens for k in t if k.endswith("_output")})
     n = len(group)
-    out = {role: sum(float((e.record.extra.get("tokens") or {}).get(f"{role}_output", 0))
-                     for e in group) / n for role in roles}
+    out = {role: sum(float(t.get(f"{role}_output", 0)) for t in tokens) / n for role in roles}
     out["total"] = sum(out.values())
     return out
 
@@ -97,7 +102,7 @@ def group_turns(group: Sequence[TrialEntry]) -> list[LabeledTurn]:
     """Labelled turns of every trial in the group (a task's seeds tell trials apart)."""
     out: list[LabeledTurn] = []
     for e in group:
-        records = e.record.extra.get("turn_records") or []
+        records = facts(e).turn_records
         out += labeled_turns(e.key[0], e.key[1], records)
     return out
 
@@ -142,7 +147,7 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
     for (arm, budget), group in groups.items():
         counts = {s: 0 for s in AGENT_END_STATES}
         for e in group:
-            state = str(e.record.extra["end_state"])
+            state = facts(e).end_state.value
             counts[state] = counts.get(state, 0) + 1
         tokens = token_means(group)
         ref = base_tokens.get(budget) or (next(iter(base_tokens.values()))
@@ -155,8 +160,7 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             "end_states": counts,
             "across_seeds": across_seeds(group),
             "turns": turns_summary(group),
-            "actions": action_counts([t for e in group
-                                      for t in e.record.extra.get("turn_records") or ()]),
+            "actions": action_counts([t for e in group for t in facts(e).turn_records]),
             "tokens": tokens,
             "tokens_baseline": ref[0] if ref is not None else None,
             "tokens_relative": relative,

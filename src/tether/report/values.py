@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from tether.core.facts import DraftFacts, facts_of
 from tether.core.observation import Observation
 from tether.core.trial import TrialRecord
 
@@ -37,17 +38,13 @@ class MetricMode:
         return "higher is better" if self.higher_is_better else "lower is better"
 
 
-def _counts_defects(obs: Observation) -> bool:
-    return obs.instrument.startswith("geometry") or "n_defects" in obs.raw
-
-
 def metric_mode(records: Sequence[TrialRecord]) -> MetricMode:
-    """Decide the scoring mode from the metric observations the trials carry."""
-    metrics = [r.metric for r in records if r.metric is not None and r.metric.ok]
-    if any(_counts_defects(m) for m in metrics):
+    """The scoring mode the trials' metric observations declare (`Observation.aggregate_as`):
+    defect counting wins if any declares it; a mean score needs every one to be a bare score."""
+    ways = [r.metric.aggregate_as for r in records if r.metric is not None and r.metric.ok]
+    if "defect_count" in ways:
         return MetricMode("defects", higher_is_better=False)
-    if metrics and all(m.passed is None for m in metrics) and any(
-            m.score is not None for m in metrics):
+    if ways and all(w == "mean_score" for w in ways):
         return MetricMode("score", higher_is_better=True)
     return MetricMode("pass", higher_is_better=True)
 
@@ -76,21 +73,18 @@ def single_shot_value(record: TrialRecord, mode: MetricMode) -> float | None:
     """The within-trial single-shot draft's number, when the strategy recorded it."""
     if record.status == "error":
         return None
-    extra = record.extra
+    draft = facts_of(record.extra, DraftFacts)
+    if draft is None:
+        return None
     # A pass metric compares verdicts only: a draft's score may be a fraction of checks.
-    keys = {"pass": ("single_shot_passed",),
-            "defects": ("single_shot_n_defects", "single_shot_score"),
-            "score": ("single_shot_score",)}[mode.name]
-    for key in keys:
-        value = extra.get(key)
-        if isinstance(value, bool | int | float):
-            return float(value)
-    return None
+    values = {"pass": (draft.single_shot_passed,),
+              "defects": (draft.single_shot_n_defects, draft.single_shot_score),
+              "score": (draft.single_shot_score,)}[mode.name]
+    return next((float(v) for v in values if v is not None), None)
 
 
 def has_single_shot(record: TrialRecord) -> bool:
-    return any(k in record.extra for k in
-               ("single_shot_passed", "single_shot_score", "single_shot_n_defects"))
+    return facts_of(record.extra, DraftFacts) is not None
 
 
 def arm_label(record: TrialRecord, model_label: str | None = None) -> str:

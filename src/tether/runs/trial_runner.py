@@ -76,7 +76,7 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
         artifact_kind=result.artifact.kind if result.artifact else None,
         metric=metric,
         spend=dict(ctx.ledger.spent) if ctx else {},
-        extra=result.extra,
+        extra=result.record_extra(),
         wall_s=time.monotonic() - start,
     )
     artifacts = dict(ctx.artifacts) if ctx else {}

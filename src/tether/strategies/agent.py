@@ -33,6 +33,8 @@ from tether.agents.loop import (
 )
 from tether.context import TrialContext
 from tether.core.artifact import Artifact
+from tether.core.end_state import AgentEndState, EndState
+from tether.core.facts import AgentFacts
 from tether.core.observation import Observation
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.terminal.environment import TerminalEnvironment
@@ -40,11 +42,7 @@ from tether.terminal.environment import TerminalEnvironment
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
 
-END_STATES = ("pass", "wrong_submission", "out_of_context", "time_limit", "agent_error")
 _LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
-#: The trial record's status for each end state (its finer reason is in extra).
-_STATUS = {"pass": "ok", "wrong_submission": "ok", "out_of_context": "truncated",
-           "time_limit": "timeout", "agent_error": "error"}
 
 
 def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
@@ -75,22 +73,22 @@ def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Obs
     return ctx.metric(artifact)
 
 
-def end_state(attempt: AttemptResult, metric: Observation | None) -> str:
+def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndState:
     if attempt.exit_reason == "agent_error" or metric is None or metric.error:
-        return "agent_error"
+        return AgentEndState.AGENT_ERROR
     if metric.passed:
-        return "pass"
+        return AgentEndState.PASS
     if attempt.exit_reason == "out_of_context":
-        return "out_of_context"
+        return AgentEndState.OUT_OF_CONTEXT
     if attempt.exit_reason in _LIMIT_EXITS:
-        return "time_limit"
-    return "wrong_submission"
+        return AgentEndState.TIME_LIMIT
+    return AgentEndState.WRONG_SUBMISSION
 
 
-def trial_status(state: str, attempt: AttemptResult) -> str:
-    if state == "time_limit" and attempt.exit_reason == "token_budget":
-        return "budget_exhausted"
-    return _STATUS[state]
+def trial_status(state: AgentEndState, attempt: AttemptResult) -> EndState:
+    if state is AgentEndState.TIME_LIMIT and attempt.exit_reason == "token_budget":
+        return EndState.BUDGET_EXHAUSTED
+    return state.trial_status
 
 
 def token_summary(ctx: TrialContext) -> dict[str, int]:
@@ -114,12 +112,16 @@ def deliver(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact,
     """The StrategyResult of a verified attempt, with its end state in status and extra."""
     state = end_state(attempt, metric)
     out = {"end_state": state, **extra, "tokens": token_summary(ctx)}
-    if state == "agent_error":
+    if state is AgentEndState.AGENT_ERROR:
         if attempt.exit_reason == "agent_error":
             out["error_kind"], out["error_message"] = attempt.error_kind, attempt.error
         elif metric is not None and metric.error:
             out["error_kind"], out["error_message"] = "instrument", metric.error
-    return StrategyResult(artifact=artifact, status=trial_status(state, attempt), extra=out)
+    facts = AgentFacts(**out)
+    # error_kind / error_message also stay in extra: the runner reads them from there
+    return StrategyResult(artifact=artifact, status=trial_status(state, attempt),
+                          extra={k: out[k] for k in ("error_kind", "error_message") if k in out},
+                          facts=facts)
 
 
 def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,

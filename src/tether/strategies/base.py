@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Protocol
 
 from tether.context import SEED_STRIDE, TrialContext
 from tether.core.artifact import Artifact
+from tether.core.facts import Facts
 from tether.errors import ConfigError
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
@@ -31,6 +32,12 @@ class StrategyResult:
     artifact: Artifact | None
     status: str = "ok"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the typed facts the report reads (loop, selection or agent facts)
+    facts: Facts | None = None
+
+    def record_extra(self) -> dict[str, Any]:
+        """What the trial record stores: the strategy's extra and its facts, as JSON."""
+        return {**self.extra, **(self.facts.to_extra() if self.facts is not None else {})}
 
 
 class Strategy(Protocol):

@@ -33,6 +33,7 @@ from typing import Any
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
+from tether.core.facts import SelectionFacts
 from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.strategies.attempts import Attempt, fenced, sample
@@ -124,7 +125,7 @@ class BestOfN:
                               temperature=self.temperature, n=n)
         except BudgetExhausted as exc:
             return StrategyResult(None, status="budget_exhausted",
-                                  extra={**extra, "budget": str(exc)})
+                                  facts=SelectionFacts(**extra, budget=str(exc)))
         extra["sample_status"] = [a.status for a in attempts]
         extra["sample_artifacts"] = [a.artifact.digest if a.artifact else None for a in attempts]
         metric: dict[int, Observation] = {}
@@ -141,7 +142,7 @@ class BestOfN:
                                        else (False if attempts[0].artifact is None else None))
         candidates = [i for i, a in enumerate(attempts) if a.artifact is not None]
         if not candidates:
-            return StrategyResult(None, status="truncated", extra=extra)
+            return StrategyResult(None, status="truncated", facts=SelectionFacts(**extra))
         status = "ok"
         try:
             chosen = self._select(ctx, attempts, candidates, metric, extra)
@@ -149,7 +150,8 @@ class BestOfN:
             chosen, status = candidates[0], "budget_exhausted"
             extra["selection_fallback"] = f"budget: {exc}"
         extra["selected_index"] = chosen
-        return StrategyResult(attempts[chosen].artifact, status=status, extra=extra)
+        return StrategyResult(attempts[chosen].artifact, status=status,
+                              facts=SelectionFacts(**extra))
 
     # --- selection --------------------------------------------------------------
     def _select(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether.context import TrialContext
+from tether.core.facts import LoopFacts
 from tether.core.observation import Observation
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import StrategyResult
@@ -70,7 +71,7 @@ class KeepBest:
         """Nothing more to do: the best passes, or the metric itself failed."""
         return self.passed or self.failed is not None
 
-    def extra(self) -> dict[str, Any]:
+    def facts(self, stop_reason: str | None = None) -> LoopFacts:
         """Paired facts of the trial: single-shot (iteration 0) against the final."""
         first = self.history[0] if self.history else {}
         # A draft without an artifact (cut off) scores as single_shot would: 0, not passed.
@@ -82,25 +83,42 @@ class KeepBest:
             final_score, final_passed = 0.0, False
         else:
             final_score, final_passed = self.best_obs.score, bool(self.best_obs.passed)
-        return {
-            "single_shot_score": ss_score,
-            "single_shot_passed": ss_passed,
-            "single_shot_status": first.get("status"),
-            "final_score": final_score,
-            "final_passed": final_passed,
-            "best_iteration": self.best_iteration,
+        return LoopFacts(
+            single_shot_score=ss_score,
+            single_shot_passed=ss_passed,
+            single_shot_status=first.get("status"),
+            final_score=final_score,
+            final_passed=final_passed,
+            best_iteration=self.best_iteration,
             # revisions made after the draft (IAD scores several candidates per iteration)
-            "iterations": max(len({h["iteration"] for h in self.history}) - 1, 0),
-            "iteration_scores": [h["score"] for h in self.history],
-            "iteration_history": self.history,
-        }
+            iterations=max(len({h["iteration"] for h in self.history}) - 1, 0),
+            iteration_scores=[h["score"] for h in self.history],
+            iteration_history=self.history,
+            stop_reason=stop_reason,
+        )
 
     def result(self, status: str = "ok", **extra: Any) -> StrategyResult:
-        """The strategy's result: the best artifact (or the unscorable one), with the facts."""
+        """The strategy's result: the best artifact (or the unscorable one), with the facts.
+
+        A loop that knows why it stopped says so with `stop_reason=` (e.g. context_length);
+        otherwise it is derived: passed, budget, truncated, instrument_error or cycles."""
+        said = extra.pop("stop_reason", None)
+        if said is not None:
+            return StrategyResult(self.best.artifact if self.best is not None else None,
+                                  status=status if self.best is not None else "truncated",
+                                  extra=extra, facts=self.facts(said))
         if self.failed is not None and not self.passed:
-            return StrategyResult(self.failed.artifact, status="ok",
-                                  extra={**self.extra(), **extra})
+            return StrategyResult(self.failed.artifact, status="ok", extra=extra,
+                                  facts=self.facts("instrument_error"))
         if self.best is None:
             status = "truncated" if status == "ok" else status
-            return StrategyResult(None, status=status, extra={**self.extra(), **extra})
-        return StrategyResult(self.best.artifact, status=status, extra={**self.extra(), **extra})
+            return StrategyResult(None, status=status, extra=extra,
+                                  facts=self.facts(_stop_reason(status, passed=False)))
+        return StrategyResult(self.best.artifact, status=status, extra=extra,
+                              facts=self.facts(_stop_reason(status, self.passed)))
+
+
+def _stop_reason(status: str, passed: bool) -> str:
+    if passed:
+        return "passed"
+    return {"budget_exhausted": "budget", "truncated": "truncated"}.get(status, "cycles")

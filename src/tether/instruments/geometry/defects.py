@@ -114,7 +114,7 @@ def observation_from(m: Measurement, *, name: str, version: str,
                per_location={r.location: len(r.defects) for r in m.runs})
     return Observation(instrument=name, version=version, grounded=True,
                        score=float(len(defects)), passed=not defects, defects=defects, raw=raw,
-                       higher_is_better=False)
+                       higher_is_better=False, aggregation="defect_count")
 
 
 def format_geometry_feedback(obs: Observation, limit_per_kind: int = 8) -> str:
