@@ -20,7 +20,7 @@ from tether.agents.actions import (
 def test_one_fenced_bash_block_is_the_action():
     action = parse_action("I will list files.\n```bash\nls -la /app\n```\n")
     assert action.command == "ls -la /app"
-    assert action.protocol == "fenced"
+    assert action.form == "fenced"
 
 
 def test_other_languages_do_not_count_as_actions():
@@ -57,7 +57,7 @@ def test_a_reply_cut_off_by_the_token_limit_says_so():
 def test_tool_call_written_as_text():
     call = json.dumps({"name": "bash", "arguments": {"command": "make test"}})
     action = parse_action(f"<tool_call>{call}</tool_call>")
-    assert (action.command, action.protocol) == ("make test", "tool_call")
+    assert (action.command, action.form) == ("make test", "tool_call")
     twice = json.dumps({"name": "bash", "arguments": json.dumps({"command": "ls"})})
     assert parse_action(f"<tool_call>{twice}</tool_call>").command == "ls"
 

@@ -182,4 +182,4 @@ def test_unknown_tool_choice_is_a_config_error():
 def test_a_raw_newline_inside_the_command_string_is_accepted():
     raw = '{"command": "cat <<EOF > a.txt\nhello\nEOF"}'  # not escaped: strict JSON refuses
     action = parse_native_action((ToolCall("x", "bash", raw),))
-    assert action.command == "cat <<EOF > a.txt\nhello\nEOF" and action.protocol == "native"
+    assert action.command == "cat <<EOF > a.txt\nhello\nEOF" and action.form == "native"

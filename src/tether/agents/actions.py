@@ -45,10 +45,13 @@ class FormatError(Exception):
 
 @dataclass(frozen=True)
 class Action:
-    """One parsed action: the command to run, and which protocol it came in."""
+    """One parsed action: the command to run, and the form it came in.
+
+    `form` is how this one reply wrote its command; `AgentConfig.protocol` is the
+    agent's setting for which forms it asks for (the word "protocol" means only that)."""
 
     command: str
-    protocol: str  # "fenced", "tool_call" (written as text) or "native"
+    form: str  # "fenced", "tool_call" (written as text) or "native"
 
 
 def strip_private_reasoning(text: str) -> str:
@@ -65,7 +68,7 @@ def parse_action(text: str, *, finish_reason: str | None = None) -> Action:
     blocks = [(lang.lower(), code) for lang, code in _FENCE.findall(body)]
     bash = [code for lang, code in blocks if lang in ("bash", "sh")]
     if len(bash) == 1 and bash[0].strip():
-        return Action(command=bash[0].strip(), protocol="fenced")
+        return Action(command=bash[0].strip(), form="fenced")
     if finish_reason == "length" and not bash:
         raise FormatError("Your reply was cut off before its ```bash block was complete. "
                           "Keep your reasoning short and put exactly one ```bash block in it.")
@@ -91,7 +94,7 @@ def _parse_tool_calls(calls: list[str]) -> Action:
     if command is None:
         raise FormatError('Your tool call must be {"name": "bash", "arguments": '
                           '{"command": "<non-empty command>"}}.')
-    return Action(command=command, protocol="tool_call")
+    return Action(command=command, form="tool_call")
 
 
 def _bash_command(name: object, args: object) -> str | None:
@@ -126,7 +129,7 @@ def parse_native_action(calls: Sequence[ToolCall]) -> Action:
     command = _bash_command(call.name, args if isinstance(args, dict) else None)
     if command is None:
         raise FormatError('Your bash call needs a non-empty "command" string argument.')
-    return Action(command=command, protocol="native")
+    return Action(command=command, form="native")
 
 
 def elide(output: str, limit: int = OBSERVATION_LIMIT) -> tuple[str, int]:
