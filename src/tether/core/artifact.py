@@ -153,3 +153,28 @@ def extract_artifact(kind: str, text: str, *, finish_reason: str | None = None,
     if open_fence or open_think or finish_reason == "length":
         raise Truncated("reply ended inside or before its fenced block")
     return Artifact(kind=kind, text=body.strip())
+
+
+def complete_program(text: str, prefix: str | None, entry_point: str | None) -> str:
+    """A completion-style reply made whole: when `text` does not define `entry_point` and
+    the task gives a `prefix` (HumanEval's prompt: signature and docstring), the reply is
+    the function's body and goes after the prefix (indented if it came unindented)."""
+    if not prefix or not entry_point or _defines(text, entry_point):
+        return text
+    lines = text.splitlines()
+    first = next((ln for ln in lines if ln.strip()), "")
+    if first and not first[0].isspace():
+        lines = [("    " + ln) if ln.strip() else ln for ln in lines]
+    body = "\n".join(lines)
+    return prefix + (body if prefix.endswith("\n") else "\n" + body) + "\n"
+
+
+def _defines(text: str, name: str) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return f"def {name}(" in text
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+               for n in tree.body)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tether.core.artifact import Artifact, extract_artifact
+from tether.core.artifact import Artifact, complete_program, extract_artifact
 from tether.core.task import Task
 from tether.models.base import Completion, Message
 
@@ -25,6 +25,11 @@ def to_artifact(task: Task, completion: Completion) -> Artifact:
     entry = task.data.get("entry_point")
     artifact = extract_artifact(task.artifact_kind, completion.text,
                                 finish_reason=completion.finish_reason, entry_point=entry)
+    prefix = task.data.get("completion_prefix")
+    if prefix and artifact.kind == "program":
+        # completion-style suites (HumanEval): a reply giving only the body is completed
+        artifact = artifact.model_copy(
+            update={"text": complete_program(artifact.text, prefix, entry)})
     if entry:
         artifact.meta.setdefault("entry_point", entry)
     return artifact

@@ -1,0 +1,38 @@
+"""Scripted test doubles for HumanEval runs (`scripted:tests.suites.humaneval_doubles:NAME`):
+a proposer answering each problem's reference solution, or only its body, or an empty
+body. They read the problem from the prompt the task shows; nothing here is a model."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tether.models.base import text_of
+from tether.suites.humaneval import bundled_file, load_humaneval_file
+
+
+@cache
+def _problems() -> dict[str, tuple[str, str]]:
+    """prompt text shown to the model -> (completion prefix, reference program)."""
+    return {t.prompt: (t.data["completion_prefix"], t.data["reference_solution"])
+            for t in load_humaneval_file(bundled_file(), suite="humaneval")}
+
+
+def _problem(messages: list) -> tuple[str, str]:
+    shown = text_of(messages[-1])
+    for prompt, problem in _problems().items():
+        if prompt in shown:
+            return problem
+    raise KeyError("not a HumanEval prompt")
+
+
+def reference(messages: list, info: object) -> str:
+    return f"```python\n{_problem(messages)[1]}\n```"
+
+
+def body_only(messages: list, info: object) -> str:
+    prefix, program = _problem(messages)
+    return f"```python\n{program[len(prefix):]}\n```"
+
+
+def empty_body(messages: list, info: object) -> str:
+    return "```python\n    pass\n```"
