@@ -46,7 +46,7 @@ name = "single_shot"
 label = "greedy"
 params = {{max_tokens = 64}}
 [[strategies]]
-name = "single_shot"
+name = "proposer_reviewer"
 label = "warm"
 params = {{temperature = 0.7}}
 [run]

@@ -30,6 +30,7 @@ from tether.instruments.base import (
     Instrument,
     InstrumentEnv,
     build_instrument,
+    calls_model,
     observe_safely,
 )
 from tether.models.base import Completion, Message, Model, Usage, tool_kwargs
@@ -46,6 +47,20 @@ SEED_STRIDE = 1_000
 METRIC_ROLE = "metric"
 #: The role of calls model-backed *feedback* instruments make (critique, screenshot judge).
 FEEDBACK_ROLE = "reviewer"
+#: The role whose model serves every role the experiment gives no model of its own.
+FALLBACK_ROLE = "proposer"
+
+
+def role_for(purpose: str) -> str:
+    """The role a model-backed instrument's calls are made under when it observes for
+    `purpose`: the metric's calls are `metric`, every other purpose's are `reviewer`."""
+    return METRIC_ROLE if purpose == "metric" else FEEDBACK_ROLE
+
+
+def instrument_roles(spec: str, purpose: str = "feedback") -> tuple[str, ...]:
+    """The roles the instrument `spec` spends under when observing for `purpose`: none
+    unless it declares `calls_model` (ConfigError for an unknown instrument)."""
+    return (role_for(purpose),) if calls_model(spec) else ()
 
 
 class TrialContext:
@@ -53,7 +68,7 @@ class TrialContext:
 
     def __init__(self, spec: TrialSpec, task: Task, models: dict[str, Model],
                  env: InstrumentEnv | None = None) -> None:
-        if "proposer" not in models:
+        if FALLBACK_ROLE not in models:
             raise ConfigError(f"trial {spec.trial_id}: no proposer model",
                               hint="every experiment names a model for the proposer role")
         self.spec = spec
@@ -77,7 +92,7 @@ class TrialContext:
     # --- models -----------------------------------------------------------------
     def model(self, role: str) -> Model:
         """The model serving `role`; roles without their own spec use the proposer's."""
-        return self._models.get(role) or self._models["proposer"]
+        return self._models.get(role) or self._models[FALLBACK_ROLE]
 
     def _named_model(self, spec: str) -> Model:
         from tether.models.registry import parse_model
@@ -148,8 +163,7 @@ class TrialContext:
         return generate
 
     def _env_for(self, purpose: str) -> InstrumentEnv:
-        role = METRIC_ROLE if purpose == "metric" else FEEDBACK_ROLE
-        return replace(self.env, generate=self.bound_generate(role))
+        return replace(self.env, generate=self.bound_generate(role_for(purpose)))
 
     # --- instruments ------------------------------------------------------------
     def instrument(self, spec: str) -> Instrument:

@@ -54,6 +54,10 @@ class InstrumentEnv:
 
 
 class Instrument(Protocol):
+    """An instrument. One that calls a model through `env.generate` says so by setting
+    the class attribute `calls_model = True`: the config check reads it to know which
+    roles an experiment's instruments spend under (see `calls_model` below)."""
+
     name: ClassVar[str]
     version: ClassVar[str]
     grounded: ClassVar[bool]
@@ -103,6 +107,17 @@ def build_instrument(spec: str) -> Instrument:
         return _REGISTRY[name](**options)
     except TypeError as exc:
         raise ConfigError(f"instrument spec {spec!r}: {exc}") from None
+
+
+def calls_model(spec: str) -> bool:
+    """Whether the instrument a spec names declares `calls_model` (a model-backed one);
+    read from its class, without building it. ConfigError for an unknown instrument."""
+    _load_builtins()
+    name, _ = parse_spec(spec)
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown instrument {name!r} in {spec!r}",
+                          hint=f"known instruments: {', '.join(sorted(_REGISTRY))}")
+    return bool(getattr(_REGISTRY[name], "calls_model", False))
 
 
 def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,

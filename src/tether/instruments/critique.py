@@ -109,6 +109,8 @@ class CritiqueInstrument:
     name = "critique"
     version = "1"
     grounded = False
+    #: its calls go through the bound generate (role by purpose: see tether.context)
+    calls_model = True
 
     def __init__(self, model: str | None = None, max_tokens: int = 512) -> None:
         if model is not None and not isinstance(model, str):

@@ -113,6 +113,8 @@ class ScreenshotJudge:
     name = "screenshot_judge"
     version = "1"
     grounded = False
+    #: its calls go through the bound generate (role by purpose: see tether.context)
+    calls_model = True
 
     def __init__(self, model: str | None = None, max_tokens: int = 1024) -> None:
         if model is not None and not isinstance(model, str):

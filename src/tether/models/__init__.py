@@ -1,6 +1,6 @@
 """Model access: one protocol, several backends, a cache, and a spec registry."""
 
-from tether.models.base import ROLES, Completion, GenerateParams, Message, Model, Usage, request_key
+from tether.models.base import Completion, GenerateParams, Message, Model, Usage, request_key
 from tether.models.cache import CACHE_MODES, CachedModel, ReplayModel, ResponseStore, with_cache
 from tether.models.errors import (
     AuthenticationError,
@@ -18,7 +18,7 @@ from tether.models.retry import RetryPolicy
 from tether.models.scripted import CallInfo, ScriptedModel
 
 __all__ = [
-    "ROLES", "Completion", "GenerateParams", "Message", "Model", "Usage", "request_key",
+    "Completion", "GenerateParams", "Message", "Model", "Usage", "request_key",
     "CACHE_MODES", "CachedModel", "ReplayModel", "ResponseStore", "with_cache",
     "AuthenticationError", "ContextLengthExceeded", "EndpointUnreachable", "ModelError",
     "RateLimited", "ReplayMiss", "ServerError", "UnknownModelError",

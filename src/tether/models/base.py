@@ -24,9 +24,6 @@ from tether.models.fanout import map_samples
 
 Message = dict[str, Any]
 
-#: Accounting labels a call may carry. Free text is allowed, these are the known ones.
-ROLES = ("proposer", "reviewer", "selector", "teacher", "student", "judge")
-
 
 @dataclass(frozen=True)
 class Usage:

@@ -15,8 +15,8 @@ which runs again verbatim):
     reviewer = "openai/gpt-4o-mini"
 
     [[strategies]]
-    name = "single_shot"
-    label = "greedy"                            # optional: the arm's name in reports
+    name = "proposer_reviewer"                  # calls the proposer and the reviewer
+    label = "H"                                 # optional: the arm's name in reports
     params = {max_tokens = 512}
 
     [run]
@@ -29,6 +29,11 @@ which runs again verbatim):
 Shorthands are normalised before validation (a strategy named by a string, a budget
 given as its total, a single `[models]` table), so validation errors point at the
 key the user wrote: `file: strategies[1].params: ...`.
+
+Every table is strict: an unknown key is an error with a "did you mean" hint, and so
+is a `[models]` role or a budget share no strategy or instrument of the experiment
+calls, or a share outside [0, 1] or shares summing past 1 (`tether.runs.roles`: the
+roles are what the strategies and instruments declare, never a list kept here).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.models.cache import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
+from tether.runs.roles import check_model_roles, check_shares, did_you_mean
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -194,14 +200,17 @@ _KEYS = {
 }
 
 
-def _allowed_keys(loc: tuple[Any, ...]) -> str:
+def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     parent = tuple(p for p in loc[:-1] if not isinstance(p, int))
     model = _KEYS.get(parent)
-    return ", ".join(model.model_fields) if model else ""
+    return list(model.model_fields) if model else []
 
 
-def experiment_from_dict(data: Any, source: str) -> Experiment:
-    """Validate a parsed config; ConfigError names `source`, the dotted key and what was wanted."""
+def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) -> Experiment:
+    """Validate a parsed config; ConfigError names `source`, the dotted key and what was wanted.
+
+    `check_roles=False` skips the check of `[models]` roles and shares against what the
+    strategies declare: for reading back what a finished run ran, never for running."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
     try:
@@ -214,20 +223,31 @@ def experiment_from_dict(data: Any, source: str) -> Experiment:
         more = f" (and {len(errs) - 1} more problem(s))" if len(errs) > 1 else ""
         hint = None
         if err["type"] == "extra_forbidden":
-            hint = f"keys allowed here: {_allowed_keys(err['loc'])}"
+            allowed = _allowed_keys(err["loc"])
+            hint = (f"{did_you_mean(str(err['loc'][-1]), allowed)}"
+                    f"keys allowed here: {', '.join(allowed)}")
         raise ConfigError(f"{source}: {where}: {what}{more}",
                           hint=hint or "see the experiment config format in the README") from None
-    _check_arms(exp, source)
+    declared = _check_arms(exp, source)
+    if not check_roles:
+        return exp
+    try:
+        check_model_roles(exp, declared)
+        check_shares(exp, declared)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}", hint=exc.hint) from None
     return exp
 
 
-def _check_arms(exp: Experiment, source: str) -> None:
-    from tether.strategies.base import build_strategy
+def _check_arms(exp: Experiment, source: str) -> tuple[str, ...]:
+    """Build every arm (its params are checked by its constructor); the roles they declare."""
+    from tether.strategies.base import build_strategy, declared_roles
 
     seen: dict[str, int] = {}
+    roles: dict[str, None] = {}
     for i, arm in enumerate(exp.strategies):
         try:
-            build_strategy(arm.name, arm.params)
+            roles.update(dict.fromkeys(declared_roles(build_strategy(arm.name, arm.params))))
         except ConfigError as exc:
             raise ConfigError(f"{source}: strategies[{i}]: {exc}", hint=exc.hint) from None
         if arm.arm in seen:
@@ -240,6 +260,7 @@ def _check_arms(exp: Experiment, source: str) -> None:
         raise ConfigError(f"{source}: models: two configurations share the label(s) "
                           f"{sorted({x for x in labels if labels.count(x) > 1})}",
                           hint="give each [[models]] entry its own label")
+    return tuple(roles)
 
 
 def load_experiment(path: str | Path) -> Experiment:

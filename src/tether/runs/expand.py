@@ -17,6 +17,7 @@ from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.runs.config import Experiment
+from tether.runs.roles import check_metric_model
 
 SuiteLoader = Callable[[str], list[Task]]
 
@@ -56,12 +57,17 @@ def _default_loader(spec: str) -> list[Task]:
 
 
 def load_tasks(exp: Experiment, load: SuiteLoader | None = None) -> list[Task]:
-    """Every selected task of every suite, in config order; ConfigError when none is left."""
+    """Every selected task of every suite, in config order; ConfigError when none is left,
+    or when a model is named for the metric role and no task's metric calls a model."""
     load = load or _default_loader
     out: list[Task] = []
     seen: set[str] = set()
-    for spec in exp.suites:
-        chosen = select_tasks(load(spec), exp.tasks, exp.limit)
+    for i, spec in enumerate(exp.suites):
+        try:
+            loaded = load(spec)
+        except ConfigError as exc:
+            raise ConfigError(f"suites[{i}]: {exc}", hint=exc.hint) from None
+        chosen = select_tasks(loaded, exp.tasks, exp.limit)
         for task in chosen:
             if task.key in seen:
                 raise ConfigError(f"task {task.key} appears twice (suite spec {spec!r})",
@@ -72,6 +78,7 @@ def load_tasks(exp: Experiment, load: SuiteLoader | None = None) -> list[Task]:
         raise ConfigError(f"no task selected from suites {exp.suites} with filter {exp.tasks}",
                           hint="check the `tasks` patterns (globs on task ids, or re:REGEX)")
     _check_metrics(out)
+    check_metric_model(exp, out)
     return out
 
 

@@ -190,9 +190,17 @@ def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
             exp = exp.model_copy(update={"limit": req.limit})
         store = None
     exp = _apply_overrides(exp, req.overrides)
-    tasks = load_tasks(exp, load)
-    planned = expand(exp, tasks)
-    _check_models(exp, CachingModelFactory())
+    # what the experiment names (suites, task filters, metrics, model specs) is checked
+    # here, past the config's own validation: its errors name the config file too
+    source = str(Path(req.resume) / CONFIG_NAME) if req.resume else str(req.config)
+    try:
+        tasks = load_tasks(exp, load)
+        planned = expand(exp, tasks)
+        _check_models(exp, CachingModelFactory())
+    except ConfigError as exc:
+        if store is not None:
+            store.close()
+        raise ConfigError(f"{source}: {exc}", hint=exc.hint) from None
     if exp.run.executor == "ray":
         from tether.runs.ray_executor import import_ray
 

@@ -37,7 +37,9 @@ def stored_tasks(store: RunStore) -> dict[str, Task]:
     from tether.runs.config import experiment_from_dict
     from tether.runs.expand import load_tasks
 
-    exp = experiment_from_dict(store.config(), str(store.dir / "config.resolved.json"))
+    # what the run ran, read back: a run from before configs were strict still rescores
+    exp = experiment_from_dict(store.config(), str(store.dir / "config.resolved.json"),
+                               check_roles=False)
     return {t.key: t for t in load_tasks(exp)}
 
 

@@ -24,6 +24,7 @@ from dataclasses import fields
 from typing import Any
 
 from tether.agents.loop import (
+    GENERATOR_ROLE,
     AgentConfig,
     AttemptResult,
     Environment,
@@ -143,6 +144,8 @@ class Agent:
     """
 
     name = "agent"
+    #: every call is the generator's (SamplePolicy)
+    roles = (GENERATOR_ROLE,)
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

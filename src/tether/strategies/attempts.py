@@ -18,6 +18,9 @@ from tether.strategies.prompting import task_messages, to_artifact
 FENCE_LANGUAGE = {"program": "python", "scene": "python", "html": "html", "shell": "bash"}
 
 
+#: The role of every call made here (drafts, revisions, samples): the proposer's.
+PROPOSER_ROLE = "proposer"
+
 CUT_OFF_NOTE = ("A previous reply was cut off before its code block was complete: "
                 "write a shorter complete version.")
 
@@ -29,7 +32,7 @@ class Attempt:
     status: str = "ok"  # "ok" or "truncated"
 
 
-def sample(ctx: TrialContext, messages: list[Message], *, role: str = "proposer",
+def sample(ctx: TrialContext, messages: list[Message], *, role: str = PROPOSER_ROLE,
            max_tokens: int = 1024, temperature: float = 0.0, n: int = 1) -> list[Attempt]:
     """`n` replies of one budgeted call, each turned into an attempt (kept in the record)."""
     attempts = []

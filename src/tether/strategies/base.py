@@ -16,7 +16,7 @@ from tether.core.facts import Facts
 from tether.errors import ConfigError
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
-           "register_strategy", "strategy_names"]
+           "declared_roles", "register_strategy", "strategy_names"]
 
 
 @dataclass
@@ -41,7 +41,15 @@ class StrategyResult:
 
 
 class Strategy(Protocol):
+    """A strategy. `roles` DECLARES every role its calls are charged to (each role it
+    passes to `ctx.generate`, and those of the model-backed instruments it observes
+    with: `tether.context.instrument_roles`), as built with its params; a config may
+    name models and budget shares only for declared roles (`tether.runs.config`)."""
+
     name: ClassVar[str]
+
+    @property
+    def roles(self) -> tuple[str, ...]: ...
 
     def run(self, ctx: TrialContext) -> StrategyResult: ...
 
@@ -72,6 +80,17 @@ def build_strategy(name: str, params: dict[str, Any] | None = None) -> Strategy:
         return _REGISTRY[name](**(params or {}))
     except TypeError as exc:
         raise ConfigError(f"strategy {name!r}: bad parameters {params}: {exc}") from None
+
+
+def declared_roles(strategy: Strategy) -> tuple[str, ...]:
+    """The roles `strategy` declares; ConfigError when it declares none (a strategy that
+    does not say which roles it calls cannot have its config checked)."""
+    roles = getattr(strategy, "roles", None)
+    if not roles or not all(isinstance(r, str) and r for r in roles):
+        raise ConfigError(f"strategy {strategy.name!r} declares no roles",
+                          hint="give the strategy a `roles` attribute: the roles it "
+                               "passes to ctx.generate")
+    return tuple(roles)
 
 
 def _load_builtins() -> None:

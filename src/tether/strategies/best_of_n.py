@@ -31,17 +31,19 @@ import json
 import re
 from typing import Any
 
-from tether.context import TrialContext
+from tether.context import TrialContext, instrument_roles
 from tether.core.budget import BudgetExhausted
 from tether.core.facts import SelectionFacts
 from tether.core.observation import Observation
 from tether.errors import ConfigError
-from tether.strategies.attempts import Attempt, fenced, sample
+from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.keep_best import rank_key
 from tether.strategies.prompting import task_messages
 
 SELECTORS = ("oracle", "verifier", "llm", "majority")
+#: the role of the `llm` selector's call
+SELECTOR_ROLE = "selector"
 
 SELECTOR_SYSTEM = (
     "You compare candidate solutions to one task and pick the one most likely to be "
@@ -95,6 +97,17 @@ class BestOfN:
         self.score_all = score_all
         self.sample_tokens = sample_tokens or max_tokens
         self.max_n = max_n
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The proposer's samples, plus the `llm` selector's call or a model-backed
+        verifier's (it observes for selection)."""
+        if self.selector == "llm":
+            return (PROPOSER_ROLE, SELECTOR_ROLE)
+        if self.selector == "verifier":
+            return tuple(dict.fromkeys((PROPOSER_ROLE,
+                                        *instrument_roles(self.verifier, "selection"))))
+        return (PROPOSER_ROLE,)
 
     # --- sampling ---------------------------------------------------------------
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:
@@ -200,7 +213,7 @@ class BestOfN:
              f"Which candidate (0 to {len(candidates) - 1}) is best? "
              'Answer {"selected_index": <int>}.'},
         ]
-        (reply,) = ctx.generate("selector", messages, max_tokens=self.selector_max_tokens)
+        (reply,) = ctx.generate(SELECTOR_ROLE, messages, max_tokens=self.selector_max_tokens)
         k = parse_selection(reply.text, len(candidates))
         extra["selector_parsed"] = k is not None
         return candidates[k if k is not None else 0]

@@ -38,18 +38,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tether.context import TrialContext
+from tether.context import TrialContext, instrument_roles
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Defect, Observation
-from tether.instruments.base import parse_spec
+from tether.instruments.base import calls_model, parse_spec
 
 #: Text a model sees when a channel gives nothing but the verdict is known.
 NO_DETAILS = "The current version does not meet the task's requirements yet."
 
 ALIASES = {"lint": "static", "screenshot_vlm": "screenshot_judge"}
-#: Instruments that call a model through the bound generate (their replies cost tokens).
-MODEL_BACKED = frozenset({"critique", "screenshot_judge"})
+#: The budget share that buys feedback cycles (`feedback_cycles`); no call is charged to it.
+EXECUTION_SHARE = "execution"
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,12 @@ class Channel:
     @property
     def empty(self) -> bool:
         return not self.instruments
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The roles its model-backed parts (those declaring `calls_model`) spend under."""
+        return tuple(dict.fromkeys(r for spec in self.instruments
+                                   for r in instrument_roles(spec, "feedback")))
 
 
 def _canonical(part: str) -> str:
@@ -79,8 +85,8 @@ def parse_channel(value: str | list[str] | tuple[str, ...]) -> Channel:
 
 def _with_token_cap(spec: str, max_tokens: int) -> str:
     """A model-backed part without its own `max_tokens` gets the strategy's cap."""
-    name, options = parse_spec(spec)
-    if name in MODEL_BACKED and "max_tokens" not in options:
+    _, options = parse_spec(spec)
+    if calls_model(spec) and "max_tokens" not in options:
         return f"{spec};max_tokens={max_tokens}"
     return spec
 
@@ -149,7 +155,7 @@ def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
     """
     report = FeedbackReport(channel=channel.name)
     for spec in channel.instruments:
-        if spec == ctx.task.metric and parse_spec(spec)[0] not in MODEL_BACKED:
+        if spec == ctx.task.metric and not calls_model(spec):
             # a grounded metric's cached observation is reused; a model's opinion as
             # feedback is a reviewer call of its own, charged to the budget
             report.observations.append(ctx.metric(artifact))
@@ -161,7 +167,7 @@ def collect(ctx: TrialContext, channel: Channel, artifact: Artifact, *,
 
 def feedback_cycles(budget: BudgetSpec, *, max_iterations: int, cycle_tokens: int) -> int:
     """How many feedback cycles a trial may run (rule in the module docstring)."""
-    share = budget.shares.get("execution")
+    share = budget.shares.get(EXECUTION_SHARE)
     if share is None or budget.total is None:
         return max_iterations
     bought = max(1, round(share * budget.total / max(cycle_tokens, 1)))

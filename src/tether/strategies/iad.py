@@ -22,7 +22,13 @@ from typing import Any
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
-from tether.strategies.attempts import revision_messages, sample, shorter_retry, single_shot_draft
+from tether.strategies.attempts import (
+    PROPOSER_ROLE,
+    revision_messages,
+    sample,
+    shorter_retry,
+    single_shot_draft,
+)
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest, rank_key
@@ -45,6 +51,11 @@ class IAD:
         self.draft_temperature = draft_temperature
         self.max_tokens = max_tokens
         self.feedback_chars = feedback_chars
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The proposer's calls, plus those of the channel's model-backed parts."""
+        return tuple(dict.fromkeys((PROPOSER_ROLE, *self.channel.roles)))
 
     def run(self, ctx: TrialContext) -> StrategyResult:
         cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,

@@ -29,6 +29,7 @@ from typing import Any
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.strategies.attempts import (
+    PROPOSER_ROLE,
     Attempt,
     fenced,
     revision_messages,
@@ -40,6 +41,9 @@ from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
 from tether.strategies.review import Review, parse_review, reviewer_messages
+
+#: the role of the reviewer's call (the channel's model-backed parts use it too)
+REVIEWER_ROLE = "reviewer"
 
 
 @register_strategy("proposer_reviewer")
@@ -61,6 +65,11 @@ class ProposerReviewer:
         self.draft_temperature = draft_temperature
         self.feedback_chars = feedback_chars
 
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """Proposer and reviewer, plus the roles of the channel's model-backed parts."""
+        return tuple(dict.fromkeys((PROPOSER_ROLE, REVIEWER_ROLE, *self.channel.roles)))
+
     def review(self, ctx: TrialContext, attempt: Attempt) -> Review:
         """Channel observations -> a reviewer call in a fresh context -> the defect list."""
         assert attempt.artifact is not None
@@ -68,7 +77,7 @@ class ProposerReviewer:
                            critique_max_tokens=self.reviewer_max_tokens)
         messages = reviewer_messages(ctx.task.prompt, fenced(ctx, attempt.artifact.text),
                                      evidence.text(self.feedback_chars))
-        (reply,) = ctx.generate("reviewer", messages, max_tokens=self.reviewer_max_tokens)
+        (reply,) = ctx.generate(REVIEWER_ROLE, messages, max_tokens=self.reviewer_max_tokens)
         return parse_review(reply.text)
 
     def run(self, ctx: TrialContext) -> StrategyResult:

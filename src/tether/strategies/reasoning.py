@@ -21,7 +21,7 @@ the interaction-scaling study's R did at B = 1K.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.artifact import Truncated
@@ -57,6 +57,8 @@ def supports_native_thinking(model: Model) -> bool:
 @register_strategy("reasoning")
 class Reasoning:
     name = "reasoning"
+    #: its one call's role
+    roles: ClassVar[tuple[str, ...]] = ("proposer",)
 
     def __init__(self, mode: str = "auto", thinking_budget: int | None = None,
                  max_tokens: int = 1024, temperature: float = 0.0,

@@ -28,6 +28,7 @@ from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
 from tether.strategies.attempts import (
     CUT_OFF_NOTE,
+    PROPOSER_ROLE,
     Attempt,
     answer_format,
     sample,
@@ -55,6 +56,11 @@ class SelfLoop:
         #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
         self.draft_temperature = draft_temperature
         self.feedback_chars = feedback_chars
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The proposer's calls, plus those of the channel's model-backed parts."""
+        return tuple(dict.fromkeys((PROPOSER_ROLE, *self.channel.roles)))
 
     def _feedback_text(self, ctx: TrialContext, attempt: Attempt) -> str:
         if attempt.artifact is None:

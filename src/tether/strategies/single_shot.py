@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from tether.context import TrialContext
-from tether.strategies.attempts import single_shot_draft
+from tether.strategies.attempts import PROPOSER_ROLE, single_shot_draft
 from tether.strategies.base import StrategyResult, register_strategy
 
 
 @register_strategy("single_shot")
 class SingleShot:
     name = "single_shot"
+    roles: ClassVar[tuple[str, ...]] = (PROPOSER_ROLE,)
 
     def __init__(self, max_tokens: int = 1024, temperature: float = 0.0) -> None:
         self.max_tokens = max_tokens

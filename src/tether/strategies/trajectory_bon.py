@@ -13,7 +13,13 @@ from __future__ import annotations
 from contextlib import ExitStack
 from typing import Any
 
-from tether.agents.loop import AttemptResult, Environment, SamplePolicy, run_attempt
+from tether.agents.loop import (
+    GENERATOR_ROLE,
+    AttemptResult,
+    Environment,
+    SamplePolicy,
+    run_attempt,
+)
 from tether.agents.selector import DEFAULT_RETRIES, SCHEMA_TEXT, Selection, select
 from tether.agents.templates import (
     TRAJECTORY_SELECTOR_SYSTEM,
@@ -63,6 +69,14 @@ class TrajectoryBoN:
         self.selector_temperature = selector_temperature
         self.selector_retries = selector_retries
         self.transcript_chars = transcript_chars
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The attempts' generator, and the selector when one picks among several
+        attempts (the oracle picks with the task's metric instrument)."""
+        if self.pick == "selector" and self.n > 1:
+            return (GENERATOR_ROLE, SELECTOR_ROLE)
+        return (GENERATOR_ROLE,)
 
     def run(self, ctx: TrialContext) -> StrategyResult:
         policy = SamplePolicy(self.config)

@@ -42,5 +42,11 @@ class TurnBoN:
         self.n = int(n)
         self.policy = TurnBoNPolicy(self.config, self.n, **policy_params)
 
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The policy's generator, and its selector unless n = 1 (no selector call)."""
+        policy = self.policy
+        return (policy.role,) if self.n == 1 else (policy.role, policy.selector_role)
+
     def run(self, ctx: TrialContext) -> StrategyResult:
         return run_one(ctx, self.policy, self.config, self.environment_factory, {"n": self.n})
