@@ -10,8 +10,9 @@ docstring), `entry_point`, `test` (defining `check(candidate)`) and optionally
 The task asks for the completed function; its hidden check is the problem's own
 `check(<entry point>)`. The docstring's examples (`>>> call` then the expected value),
 which the model sees, become the task's visible checks (`execution;checks=visible`, the
-default best-of-N verifier); a problem whose docstring has none has no visible checks. The reference program is `prompt + canonical_solution` (the
-canonical solution is only a body), kept for oracle checks. A reply that gives only the
+default best-of-N verifier); a problem whose docstring has none has no visible checks.
+The reference program is `prompt + canonical_solution` (the canonical solution is only
+a body), kept for oracle checks. A reply that gives only the
 body gets the prompt put back in front of it (`data["completion_prefix"]`, the usual
 HumanEval completion convention; see `tether.core.artifact.complete_program`).
 """
