@@ -99,13 +99,10 @@ class BestOfN:
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:
         """(number of samples, max tokens per sample) for this trial's budget."""
         spec = ctx.ledger.spec
-        room = None
-        if spec.total is not None:
-            room = spec.total - ctx.ledger.charged()
-            if "proposer" in spec.shares:
-                room = min(room, int(spec.total * spec.shares["proposer"]))
-            elif self.selector == "llm" and "selector" not in spec.shares:
-                room -= self.selector_max_tokens
+        room = ctx.ledger.room("proposer")
+        if (room is not None and self.selector == "llm"
+                and not {"proposer", "selector"} & set(spec.shares)):
+            room -= self.selector_max_tokens  # the selector's call comes out of the same pool
         if self.n == "auto":
             n = 1 if room is None else max(1, room // self.sample_tokens)
             n = min(n, self.max_n) if self.max_n else n
