@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.agents.actions import strip_private_reasoning
 from tether.agents.templates import SELECTOR_RETRY, render
 from tether.context import TrialContext
 from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
+from tether.models.replies import NoJSONError, first_json, strip_private_reasoning
 
 SELECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -55,18 +55,10 @@ class Selection:
 
 def first_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text` (prose and code fences around it are ignored)."""
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-            continue
-        if isinstance(value, dict):
-            return value
-        start = text.find("{", start + 1)
-    raise SelectionParseError("no JSON object found in the answer")
+    try:
+        return first_json(text, kind="object")
+    except NoJSONError as exc:
+        raise SelectionParseError(str(exc)) from None
 
 
 def parse_selection(text: str, n: int) -> tuple[int, str | None]:
