@@ -17,17 +17,17 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, Unpack
 
 from tether.models.base import (
     Completion,
+    GenerateKwargs,
+    GenerateParams,
     Message,
     Model,
-    make_params,
     request_key,
     sample_seed,
     supports_tools,
-    tool_kwargs,
 )
 from tether.models.errors import ReplayMiss
 
@@ -106,29 +106,11 @@ class CachedModel:
         self.model_id = inner.model_id
         self.supports_tools = supports_tools(inner)
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]:
-        extra = tool_kwargs(tools, tool_choice)
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        params = GenerateParams.of(**request)
         if self.mode == "off":
-            return self.inner.generate(
-                messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role, **extra,
-            )
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools, tool_choice=tool_choice)
+            return self.inner.generate(messages, n=n, role=role, **params.as_kwargs())
         out = []
         for i in range(n):
             key = request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
@@ -137,11 +119,8 @@ class CachedModel:
                 out.append(replace(hit, sample_index=i, cache_hit=True))
                 continue
             # Sample i of an uncached call uses seed+i; ask for exactly that sample.
-            (fresh,) = self.inner.generate(
-                messages, n=1, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                seed=sample_seed(seed, i), stop=stop, thinking_budget=thinking_budget, role=role,
-                **extra,
-            )
+            sample = replace(params, seed=sample_seed(params.seed, i))
+            (fresh,) = self.inner.generate(messages, n=1, role=role, **sample.as_kwargs())
             fresh = replace(fresh, sample_index=i)
             if self.mode in ("write", "readwrite"):
                 request = {"messages": messages, "params": params.to_json(), "sample_index": i,
@@ -165,23 +144,9 @@ class ReplayModel:
         # A cassette of a tool-using session replays only if the agent offers tools again.
         self.supports_tools = self.store.has_tool_requests()
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]:
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools, tool_choice=tool_choice)
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        params = GenerateParams.of(**request)
         out = []
         for i in range(n):
             hit = None
