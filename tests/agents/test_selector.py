@@ -95,3 +95,25 @@ def test_a_selector_prompt_over_its_context_is_a_failed_selection_not_an_agent_e
     sel = select(ctx, "sys", "user", 3)
     assert (sel.index, sel.failed, len(ctx.calls)) == (0, True, 0)
     assert "context length exceeded" in sel.errors[0]
+
+
+def test_oracle_ranks_by_the_metric_first_on_ties():
+    from tether.agents.selector import by_oracle
+    from tether.core.observation import Observation
+
+    def obs(passed, score, error=None):
+        return Observation(instrument="m", version="1", grounded=True, passed=passed,
+                           score=score, error=error)
+
+    metric = {0: obs(False, 0.5), 1: obs(True, 0.2), 2: obs(True, 0.9), 3: obs(True, 0.9)}
+    assert by_oracle([0, 1, 2, 3], metric) == 2
+    assert by_oracle([0, 1], {0: obs(None, None, "sandbox down"), 1: obs(False, 0.0)}) == 1
+    assert by_oracle([4, 5], {}) == 4  # nothing scored: the first candidate
+
+
+def test_majority_takes_the_largest_group_of_normalized_texts():
+    from tether.agents.selector import by_majority
+
+    texts = {0: "y = 2", 1: "x=1", 2: "x = 1  # same", 3: "y=2", 5: "x = (1)"}
+    assert by_majority("program", texts, [0, 1, 2, 3, 5]) == (1, {"majority_groups": [3, 2]})
+    assert by_majority("text", {0: "a b", 1: "c", 2: " a  b"}, [1, 0, 2])[0] == 0

@@ -70,6 +70,13 @@ def test_parse_judgement_requires_every_requirement() -> None:
         parse_judgement("no json here", 1)
 
 
+def test_parse_judgement_reads_the_object_despite_braces_after_it() -> None:
+    # the shared reply reader decodes from the object's start; a first-{ to last-} match
+    # used to fail on the closing remark's braces and turn a clear answer into an error
+    text = '{"checks": [{"met": true}]} (format: {index, met})'
+    assert [c["met"] for c in parse_judgement(text, 1)] == [True]
+
+
 def test_judge_without_a_model_cannot_score_outside_a_trial() -> None:
     if not shutil.which("chromium"):
         pytest.skip("Debian chromium is not installed (scripts/setup.sh installs it)")

@@ -13,10 +13,11 @@ from tests.strategies.trial_helpers import (
     program,
     run,
 )
+from tether.agents.selector import SelectionParseError, parse_selection
 from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.strategies import build_strategy
-from tether.strategies.best_of_n import normalize, parse_selection
+from tether.strategies.best_of_n import normalize
 
 S = "best_of_n"
 SAMPLES = [program("zero"), program("alpha"), program("alpha beta"), program("beta")]
@@ -70,9 +71,34 @@ def test_llm_selector_picks_the_index_it_names():
 @pytest.mark.parametrize("reply", ["the third one", '{"selected_index": 9}',
                                    '{"selected_index": "2"}'])
 def test_llm_selector_falls_back_to_sample_0(reply):
-    script = RoleScript(proposer=list(SAMPLES), selector=[reply])
+    script = RoleScript(proposer=list(SAMPLES), selector=[reply] * 4)
     record, arts = run(S, {"n": 4, "selector": "llm"}, script, roles=("proposer", "selector"))
     assert record.extra["selected_index"] == 0 and record.extra["selector_parsed"] is False
+    # turn-BoN's rules: the answer is sent back with its error 3 times, then sample 0
+    sel = calls(record, "selector")
+    assert len(sel) == 4 and record.extra["selection"]["failed"] is True
+    assert len(record.extra["selection"]["errors"]) == 4
+    assert "could not be used" in sel[1].messages[-1]["content"]
+    assert record.status == "ok"
+
+
+def test_llm_selector_without_retries_makes_one_call():
+    script = RoleScript(proposer=list(SAMPLES), selector=["the third one"])
+    record, _ = run(S, {"n": 4, "selector": "llm", "selector_retries": 0}, script,
+                    roles=("proposer", "selector"))
+    assert record.extra["selected_index"] == 0 and record.extra["selector_parsed"] is False
+    assert len(calls(record, "selector")) == 1
+
+
+def test_llm_selector_retry_uses_the_corrected_answer():
+    script = RoleScript(proposer=list(SAMPLES),
+                        selector=['{"selected_index": 9}', '{"selected_index": 2}'])
+    record, arts = run(S, {"n": 4, "selector": "llm"}, script, roles=("proposer", "selector"))
+    assert record.extra["selected_index"] == 2 and record.extra["selector_parsed"] is True
+    retry = calls(record, "selector")[1].messages
+    assert retry[-2] == {"role": "assistant", "content": '{"selected_index": 9}'}
+    assert "out of range 0..3" in retry[-1]["content"]
+    assert '{"selected_index": <integer from 0 to 3>}' in retry[-1]["content"]
 
 
 def test_llm_selector_keeps_room_for_its_call_within_the_budget():
@@ -125,8 +151,9 @@ def test_normalize_and_parse_selection():
     assert normalize("program", "x=1 # c\n\n") == normalize("program", "x = 1")
     assert normalize("program", "def (:  # broken\n") == "def (:"
     assert normalize("text", " a \n b ") == "a b"
-    assert parse_selection('sure: {"selected_index": 1}', 2) == 1
-    assert parse_selection('{"selected_index": true}', 2) is None
+    assert parse_selection('sure: {"selected_index": 1}', 2) == (1, None)
+    with pytest.raises(SelectionParseError):
+        parse_selection('{"selected_index": true}', 2)
 
 
 def test_bad_parameters_are_config_errors():

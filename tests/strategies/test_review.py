@@ -26,6 +26,12 @@ def test_unparseable_reply_keeps_its_text_for_the_proposer():
     assert parse_review('{"issues": "none"}').parsed is False
 
 
+def test_issues_object_wins_over_an_earlier_array_and_trailing_braces():
+    text = 'Looked at lines [3, 4]. {"issues": [{"cause": "x"}]} (schema: {...})'
+    review = parse_review(text)
+    assert review.parsed and [i.cause for i in review.issues] == ["x"]
+
+
 def test_empty_issue_list_is_parsed():
     review = parse_review('{"issues": []}')
     assert review.parsed and review.for_proposer() == "The reviewer named no specific issue."

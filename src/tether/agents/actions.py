@@ -8,7 +8,8 @@ Three reply forms are accepted:
 - the fenced-block protocol for every other model: exactly one ```bash block.
 
 Anything else is a `FormatError` whose message is shown to the model so it can fix
-its next reply. Private reasoning (`<think>...</think>`) never counts as the reply.
+its next reply. Private reasoning (`<think>...</think>`) never counts as the reply
+(`strip_private_reasoning`, from `tether.models.replies`, is re-exported here).
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tether.models.base import ToolCall, function_tool
+from tether.models.replies import strip_private_reasoning
 
 #: Printed alone as the first line of a command's output, it ends the attempt.
 FINISH_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 #: Observations longer than this are shown as head and tail with the elided count.
 OBSERVATION_LIMIT = 10_000
 
-_THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
 _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
 
@@ -52,11 +53,6 @@ class Action:
 
     command: str
     form: str  # "fenced", "tool_call" (written as text) or "native"
-
-
-def strip_private_reasoning(text: str) -> str:
-    """The reply without `<think>` blocks (an unclosed one runs to the end of the text)."""
-    return _THINK.sub("", text).strip()
 
 
 def parse_action(text: str, *, finish_reason: str | None = None) -> Action:

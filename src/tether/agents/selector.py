@@ -1,24 +1,43 @@
-"""Listwise selection: a model reads N options at once and names the index of one.
+"""Selection policies: how one of N samples (or attempts) is chosen.
 
-The reply must hold a JSON object `{"rationale": str, "selected_index": int}`; the
-first JSON object in the reply is the answer. An unusable answer is sent back with
-its parse error, up to `retries` times; after that the choice falls back to option 0
-and the selection is flagged failed. Option 0 of i.i.d. samples is an unbiased draw,
-i.e. exactly what the policy without a selector would have done, so a failed
-selector costs tokens but never biases the comparison.
+Shared by best-of-N (`strategies.best_of_n`: all four), turn-level best-of-N
+(`agents.turn_bon`: llm) and trajectory best-of-N (`strategies.trajectory_bon`: llm).
+
+  oracle    the task's metric picks (`by_oracle`): first passing, else the highest
+            partial score, first on ties. The pass@N ceiling, not a deployable method.
+  verifier  a grounded instrument scores each option (`by_verifier`, purpose
+            "selection"); the best wins, ties broken by `ctx.rng` or the first option.
+  majority  vote over normalized texts (`by_majority`, `normalize`); the largest
+            group wins, ties to the group seen first.
+  llm       listwise: a model reads the N options at once and names one (`select`).
+
+The llm selector's reply must hold a JSON object with an integer `selected_index`
+(and, where the caller's prompt asks for it, a `rationale` string); the first JSON
+object in the reply, private reasoning removed, is the answer. An unusable answer is
+sent back with its parse error (the caller's retry template), up to `retries` times;
+after that, or when the selector's prompt no longer fits its context, the choice
+falls back to option 0 and the selection is flagged failed. Option 0 of i.i.d.
+samples is an unbiased draw, i.e. exactly what the policy without a selector would
+have done, so a failed selector costs tokens but never biases the comparison.
+BudgetExhausted (first call or retry) propagates: the caller decides what it ends.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.agents.actions import strip_private_reasoning
 from tether.agents.templates import SELECTOR_RETRY, render
 from tether.context import TrialContext
+from tether.core.artifact import Artifact
+from tether.core.observation import Observation, rank_key
 from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
+from tether.models.replies import NoJSONError, first_json, strip_private_reasoning
 
 SELECTION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -55,18 +74,10 @@ class Selection:
 
 def first_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text` (prose and code fences around it are ignored)."""
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-            continue
-        if isinstance(value, dict):
-            return value
-        start = text.find("{", start + 1)
-    raise SelectionParseError("no JSON object found in the answer")
+    try:
+        return first_json(text, kind="object")
+    except NoJSONError as exc:
+        raise SelectionParseError(str(exc)) from None
 
 
 def parse_selection(text: str, n: int) -> tuple[int, str | None]:
@@ -84,8 +95,11 @@ def parse_selection(text: str, n: int) -> tuple[int, str | None]:
 
 def select(ctx: TrialContext, system: str, user: str, n: int, *, role: str = "selector",
            max_tokens: int = 512, temperature: float = 0.0,
-           retries: int = DEFAULT_RETRIES) -> Selection:
+           retries: int = DEFAULT_RETRIES, retry_template: str = SELECTOR_RETRY) -> Selection:
     """Ask the `role` model to pick one of `n` options described in `user`.
+
+    `retry_template` (rendered with `error` and `n`) is the message sent back after an
+    unusable answer; callers whose prompt asks for a different answer form pass their own.
 
     BudgetExhausted propagates (the caller's attempt ends); a selector whose prompt no
     longer fits its context counts as a failed selection, not as the agent's failure.
@@ -111,6 +125,52 @@ def select(ctx: TrialContext, system: str, user: str, n: int, *, role: str = "se
                 error += " (the answer was cut off: keep the rationale short)"
             selection.errors.append(error)
         messages = [*messages, {"role": "assistant", "content": reply.text},
-                    {"role": "user", "content": render(SELECTOR_RETRY, error=error, n=n)}]
+                    {"role": "user", "content": render(retry_template, error=error, n=n)}]
     selection.index, selection.failed = 0, True
     return selection
+
+
+# --- grounded and model-free policies ----------------------------------------------
+def by_oracle(candidates: Sequence[int], metric: Mapping[int, Observation]) -> int:
+    """The candidate the task's metric ranks best (`rank_key`); the first on ties."""
+    return max(candidates, key=lambda i: rank_key(metric.get(i)))  # max keeps the first
+
+
+def by_verifier(ctx: TrialContext, verifier: str, artifacts: Sequence[Artifact | None],
+                candidates: Sequence[int], tie_break: str = "rng") -> tuple[int, dict[str, Any]]:
+    """The candidate the `verifier` instrument ranks best; ties broken by `ctx.rng`
+    (`tie_break="rng"`) or to the first. Returns (index, facts for the record)."""
+    obs = {i: ctx.observe(verifier, artifacts[i], purpose="selection") for i in candidates}
+    facts: dict[str, Any] = {"verifier_scores": [obs[i].score if i in obs and obs[i].ok
+                                                 else None for i in range(len(artifacts))]}
+    errors = [obs[i].error for i in candidates if obs[i].error]
+    if errors:
+        facts["verifier_errors"] = errors
+    best = max(rank_key(obs[i]) for i in candidates)
+    tied = [i for i in candidates if rank_key(obs[i]) == best]
+    facts["verifier_tied"] = tied
+    return (ctx.rng.choice(tied) if tie_break == "rng" else tied[0]), facts
+
+
+def normalize(kind: str, text: str) -> str:
+    """The form majority voting compares: programs without comments or layout."""
+    if kind in ("program", "scene"):
+        try:
+            return ast.unparse(ast.parse(text))
+        except (SyntaxError, ValueError):
+            lines = (re.sub(r"#.*$", "", line).rstrip() for line in text.splitlines())
+            return "\n".join(line for line in lines if line)
+    return " ".join(text.split())
+
+
+def by_majority(kind: str, texts: Mapping[int, str],
+                candidates: Sequence[int]) -> tuple[int, dict[str, Any]]:
+    """The first member of the largest group of equal normalized texts (ties to the
+    group seen first). Returns (index, facts: the group sizes, largest first)."""
+    groups: dict[str, list[int]] = {}
+    for i in candidates:
+        groups.setdefault(normalize(kind, texts[i]), []).append(i)
+    sizes = sorted((len(g) for g in groups.values()), reverse=True)
+    # dicts keep insertion order, and max keeps the first of equal sizes
+    return max(groups.values(), key=len)[0], {"majority_groups": sizes}
+

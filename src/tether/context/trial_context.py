@@ -17,7 +17,7 @@ import itertools
 import random
 import threading
 from dataclasses import replace
-from typing import Any
+from typing import Unpack
 
 from tether.core.artifact import Artifact
 from tether.core.budget import Ledger
@@ -33,13 +33,22 @@ from tether.instruments.base import (
     calls_model,
     observe_safely,
 )
-from tether.models.base import Completion, Message, Model, Usage, tool_kwargs
+from tether.models.base import (
+    Completion,
+    GenerateKwargs,
+    GenerateParams,
+    Message,
+    Model,
+    Usage,
+)
 from tether.models.errors import ModelError
 from tether.models.recording import CallRecord, RecordingModel
 
 #: Seeds of one call's samples are `seed + i` (see models.base.sample_seed); calls are
 #: spaced this far apart so no two samples of a trial ever share a seed.
 SEED_STRIDE = 1_000
+#: max_tokens of a trial call that names none
+DEFAULT_MAX_TOKENS = 1024
 
 #: The owner of calls a model-backed *metric* makes (the screenshot judge as the score):
 #: recorded like every call, never charged to the strategy's budget, so a score does not
@@ -102,14 +111,14 @@ class TrialContext:
                 self._named_models[spec] = parse_model(spec)
             return self._named_models[spec]
 
-    def generate(self, role: str, messages: list[Message], *, max_tokens: int = 1024,
-                 n: int = 1, temperature: float = 0.0, top_p: float = 1.0,
-                 stop: list[str] | None = None,
-                 thinking_budget: int | None = None,
-                 tools: list[dict[str, Any]] | None = None,
-                 tool_choice: str | None = None,
-                 model: str | None = None) -> list[Completion]:
+    def generate(self, role: str, messages: list[Message], *, n: int = 1,
+                 model: str | None = None, params: GenerateParams | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
         """One budgeted, recorded, seeded call. `max_tokens` may be lowered to fit the budget.
+
+        The request is the `GenerateKwargs` keywords (`max_tokens` defaults to 1024 here)
+        or, instead of them, a `GenerateParams`; `seed` is not the caller's to give: the
+        context seeds every call from the trial's seed and the call's index.
 
         `model` (a spec) serves this call instead of the role's model; the call is still
         charged to `role`. Calls of the `metric` role are recorded but never charged.
@@ -121,6 +130,14 @@ class TrialContext:
         Raises BudgetExhausted when not even one token fits (the ledger marks itself
         exhausted, which the runner turns into the end state `budget_exhausted`).
         """
+        if params is not None:
+            if request:
+                raise TypeError("generate takes params or request keywords, not both")
+            request = params.as_kwargs()
+        if request.get("seed") is not None:
+            raise TypeError("the trial context seeds every call itself")
+        asked = GenerateParams.of(**{"max_tokens": DEFAULT_MAX_TOKENS, **request})
+        max_tokens, thinking_budget, tools = asked.max_tokens, asked.thinking_budget, asked.tools
         charged = role != METRIC_ROLE
         allowed = (self.ledger.reserve(role, messages, max_tokens, n, tools=tools) if charged
                    else max_tokens)
@@ -141,10 +158,9 @@ class TrialContext:
         recorder = RecordingModel(served_by, self.calls, role=role)
         usage = Usage()
         try:
-            completions = recorder.generate(
-                messages, n=n, max_tokens=answer_tokens, temperature=temperature, top_p=top_p,
-                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role,
-                **tool_kwargs(tools, tool_choice))
+            call = replace(asked, max_tokens=answer_tokens, seed=seed,
+                           thinking_budget=thinking_budget)
+            completions = recorder.generate(messages, n=n, role=role, **call.as_kwargs())
             for c in completions:
                 usage = usage + c.usage
         finally:

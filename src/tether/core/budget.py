@@ -84,24 +84,38 @@ class Ledger:
         items = self.spent.items() if role is None else [(role, self.spent.get(role, Usage()))]
         return sum(self._charged(u) for _, u in items)
 
-    def _room(self, role: str) -> int | None:
+    def room(self, role: str, messages: list[Message] | None = None, n: int = 1,
+             tools: list[dict[str, Any]] | None = None) -> int | None:
+        """Tokens `role` may still spend (None: no cap), the one rule every planner uses.
+
+        The rest of `total` after what was charged and what in-flight calls reserved,
+        capped by the role's share (less what the role was charged) when it has one. In
+        `input+output` mode, passing the `messages` (and `tools`) of a planned call of `n`
+        samples also takes off the estimate of its prompt, once per sample.
+        """
+        with self._lock:
+            return self._room(role, messages, n, tools)
+
+    def _room(self, role: str, messages: list[Message] | None = None, n: int = 1,
+              tools: list[dict[str, Any]] | None = None) -> int | None:
         if self.spec.total is None:
             return None
         room = self.spec.total - self.charged() - self._reserved
         if role in self.spec.shares:
             room = min(room, int(self.spec.total * self.spec.shares[role]) - self.charged(role))
+        if messages is not None and self.spec.count == "input+output":
+            # the prompt is charged to the role too, so it comes off the share as well
+            room -= estimate_input_tokens(messages, tools) * n
         return room
 
     def reserve(self, role: str, messages: list[Message], max_tokens: int, n: int = 1,
                 tools: list[dict[str, Any]] | None = None) -> int:
         """Return the max_tokens a call of n samples may use, or raise BudgetExhausted."""
         with self._lock:
-            room = self._room(role)
+            room = self._room(role, messages, n, tools)
             if room is None:
                 self._reserved += max_tokens * n
                 return max_tokens
-            if self.spec.count == "input+output":
-                room -= estimate_input_tokens(messages, tools) * n
             per_sample = min(max_tokens, room // n)
             if per_sample < 1:
                 self.exhausted = True

@@ -85,3 +85,12 @@ class Observation(BaseModel):
             where = f" at {d.location}" if d.location else ""
             lines.append(f"- [{d.kind}]{where}: {d.message}")
         return "\n".join(lines)
+
+
+def rank_key(obs: Observation | None) -> tuple[int, float]:
+    """Order of goodness of a metric observation: passing first, then partial score.
+    Keep-best loops and the selection policies (`tether.agents.selector`) both rank by it."""
+    if obs is None or obs.error is not None:
+        return (-1, 0.0)
+    goodness = obs.goodness
+    return (1 if obs.passed else 0, goodness if goodness is not None else float("-inf"))

@@ -1,24 +1,26 @@
 """Instrument protocol and registry.
 
 An instrument observes an artifact and returns an Observation. Instruments are
-named by specs, `name` or `name;key=value;...` (values read as JSON when they
-parse, else as strings), so a config or `tether rescore --metric` can pick one.
+named by specs, `name` or `name;key=value;...` (`tether.specs.parse_spec`: values read
+as JSON when they parse, else as strings), so a config or `tether rescore --metric`
+can pick one.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from tether import specs
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
 from tether.core.observation import Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.models.base import Completion, Message
+from tether.registry import Registry
 
 
 class Generate(Protocol):
@@ -66,58 +68,49 @@ class Instrument(Protocol):
 
 
 InstrumentFactory = Callable[..., Instrument]
-_REGISTRY: dict[str, InstrumentFactory] = {}
+
+
+def _load_builtins() -> None:
+    # Every public module (or subpackage) of tether.instruments registers its
+    # instruments on import; discovered here so adding one needs no edit of this file.
+    import importlib
+    import pkgutil
+
+    import tether.instruments as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_") and info.name != "base":
+            importlib.import_module(f"tether.instruments.{info.name}")
+
+
+INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)
 
 
 def register_instrument(name: str) -> Callable[[InstrumentFactory], InstrumentFactory]:
-    def deco(factory: InstrumentFactory) -> InstrumentFactory:
-        _REGISTRY[name] = factory
-        return factory
-    return deco
+    return INSTRUMENTS.register(name)
 
 
 def instrument_names() -> list[str]:
-    _load_builtins()
-    return sorted(_REGISTRY)
+    return INSTRUMENTS.names()
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    head, *opts = spec.strip().split(";")
-    options: dict[str, Any] = {}
-    for opt in opts:
-        key, sep, value = opt.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"bad option {opt!r} in instrument spec {spec!r}",
-                              hint="write options as name;key=value")
-        try:
-            options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key.strip()] = value
-    return head.strip(), options
+    """(name, options) of an instrument spec (the shared `tether.specs.parse_spec`)."""
+    return specs.parse_spec(spec, what="instrument spec")
 
 
 def build_instrument(spec: str) -> Instrument:
     """The instrument a spec names; ConfigError names the spec and the known ones."""
-    _load_builtins()
     name, options = parse_spec(spec)
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown instrument {name!r} in {spec!r}",
-                          hint=f"known instruments: {', '.join(sorted(_REGISTRY))}")
-    try:
-        return _REGISTRY[name](**options)
-    except TypeError as exc:
-        raise ConfigError(f"instrument spec {spec!r}: {exc}") from None
+    instrument: Instrument = INSTRUMENTS.build(name, options, where=f" in {spec!r}")
+    return instrument
 
 
 def calls_model(spec: str) -> bool:
     """Whether the instrument a spec names declares `calls_model` (a model-backed one);
     read from its class, without building it. ConfigError for an unknown instrument."""
-    _load_builtins()
     name, _ = parse_spec(spec)
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown instrument {name!r} in {spec!r}",
-                          hint=f"known instruments: {', '.join(sorted(_REGISTRY))}")
-    return bool(getattr(_REGISTRY[name], "calls_model", False))
+    return bool(getattr(INSTRUMENTS.get(name, where=f" in {spec!r}"), "calls_model", False))
 
 
 def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,
@@ -144,16 +137,3 @@ def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,
     if not obs.duration_s:
         obs = obs.model_copy(update={"duration_s": time.monotonic() - start})
     return obs
-
-
-def _load_builtins() -> None:
-    # Every public module (or subpackage) of tether.instruments registers its
-    # instruments on import; discovered here so adding one needs no edit of this file.
-    import importlib
-    import pkgutil
-
-    import tether.instruments as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("_") and info.name != "base":
-            importlib.import_module(f"tether.instruments.{info.name}")

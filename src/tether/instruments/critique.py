@@ -9,9 +9,7 @@ the role's model; `critique;model=SPEC` names another one, still charged to the 
 from __future__ import annotations
 
 import json
-import re
 import time
-from typing import Any
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -19,6 +17,7 @@ from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
 from tether.models.base import Message
+from tether.models.replies import NoJSONError, first_json
 
 CRITIQUE_SYSTEM = (
     "You review Python programs without running them. Find real defects: wrong results, "
@@ -29,7 +28,6 @@ CRITIQUE_INSTRUCTIONS = (
     '{"location": "line N or function name", "cause": "what is wrong", '
     '"change": "the concrete fix"}. Reply [] if the program is correct.'
 )
-_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
 
 
 #: Pages (figures, slides, web pages, animations) are read as source, never rendered:
@@ -60,27 +58,13 @@ def critique_messages(task: Task, text: str, kind: str = "program") -> list[Mess
     return [{"role": "system", "content": CRITIQUE_SYSTEM}, {"role": "user", "content": user}]
 
 
-def _first_json(text: str) -> Any:
-    """The first JSON array or object in text (fenced or bare); raises ValueError if none."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for chunk in candidates:
-        for i, ch in enumerate(chunk):
-            if ch in "[{":
-                try:
-                    value, _ = decoder.raw_decode(chunk, i)
-                    return value
-                except ValueError:
-                    continue
-    raise ValueError("no JSON value in the reply")
-
-
 def parse_critique(text: str) -> list[Defect]:
     """Defects from a critique reply, leniently: an unreadable reply is one defect holding
     the text (the reviewer still said something), never an error."""
     try:
-        value = _first_json(text)
-    except ValueError:
+        # the first JSON array or object, fenced or bare
+        value = first_json(text, kind="any", fenced=True)
+    except NoJSONError:
         stripped = text.strip()
         if not stripped:
             return []

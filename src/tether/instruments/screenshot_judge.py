@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from typing import Any
 
 from tether.core.artifact import Artifact
@@ -25,6 +24,7 @@ from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
 from tether.models.base import Message
+from tether.models.replies import NoJSONError, first_json
 
 CANVAS = (1920, 1080)
 SYSTEM = (
@@ -50,17 +50,13 @@ def judge_messages(task: Task, png: bytes) -> list[Message]:
     ]
 
 
-_OBJECT = re.compile(r"\{.*\}", re.S)
-
-
 def parse_judgement(text: str, n_requirements: int) -> list[dict[str, Any]]:
     """The judge's checks, one per requirement; ValueError when the reply says none."""
-    body = re.sub(r"<think>.*?</think>", "", text, flags=re.S)
-    match = _OBJECT.search(body)
-    if not match:
-        raise ValueError("no JSON object in the judge's reply")
-    data = json.loads(match.group(0))
-    checks = data.get("checks") if isinstance(data, dict) else None
+    try:
+        data = first_json(text, kind="object", strip_think=True)
+    except NoJSONError:
+        raise ValueError("no JSON object in the judge's reply") from None
+    checks = data.get("checks")
     if not isinstance(checks, list):
         raise ValueError("the judge's reply has no 'checks' list")
     by_index: dict[int, dict[str, Any]] = {}

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from tether.errors import ConfigError
 from tether.models.fanout import map_samples
@@ -96,6 +96,26 @@ def function_tool(name: str, description: str, parameters: dict[str, Any]) -> di
             "function": {"name": name, "description": description, "parameters": parameters}}
 
 
+class GenerateKwargs(TypedDict, total=False):
+    """The request keywords every `generate` takes (the one list of them), besides `n`
+    and `role`. Their defaults are `GenerateParams`'s; `GenerateParams.of(**kwargs)`
+    turns them into the frozen params a request is keyed by, `params.as_kwargs()` back."""
+
+    max_tokens: int
+    temperature: float
+    top_p: float
+    seed: int | None
+    stop: list[str] | None
+    thinking_budget: int | None
+    #: OpenAI-shaped function tool specs offered (see `function_tool`)
+    tools: list[dict[str, Any]] | None
+    #: None (the provider's default, "auto"), "auto", "required", or a tool's name to force
+    tool_choice: str | None
+
+
+_KWARG_NAMES = frozenset(GenerateKwargs.__annotations__)
+
+
 @dataclass(frozen=True)
 class GenerateParams:
     """Everything besides the messages that shapes a request."""
@@ -115,6 +135,46 @@ class GenerateParams:
     def tools(self) -> list[dict[str, Any]] | None:
         """The specs, parsed anew on each access (test `tools_json` for presence)."""
         return json.loads(self.tools_json) if self.tools_json else None
+
+    @classmethod
+    def of(cls, **kwargs: Unpack[GenerateKwargs]) -> GenerateParams:
+        """The params of `generate` keywords (absent ones take the defaults above);
+        TypeError for a keyword that is not a request keyword, ValueError for bad values."""
+        unknown = set(kwargs) - _KWARG_NAMES
+        if unknown:
+            raise TypeError(f"unknown generate keyword(s) {sorted(unknown)}")
+        defaults = {f.name: f.default for f in fields(cls)}
+        stop, tools = kwargs.get("stop"), kwargs.get("tools")
+        max_tokens = kwargs.get("max_tokens", defaults["max_tokens"])
+        tool_choice = kwargs.get("tool_choice")
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        if tool_choice is not None and not tools:
+            raise ValueError("tool_choice needs tools")
+        return cls(
+            max_tokens=max_tokens,
+            temperature=kwargs.get("temperature", defaults["temperature"]),
+            top_p=kwargs.get("top_p", defaults["top_p"]),
+            seed=kwargs.get("seed"),
+            stop=tuple(stop) if stop else None,
+            thinking_budget=kwargs.get("thinking_budget"),
+            tools_json=json.dumps(list(tools), sort_keys=True, separators=(",", ":"))
+            if tools else None,
+            tool_choice=tool_choice,
+        )
+
+    def as_kwargs(self) -> GenerateKwargs:
+        """The keywords an inner `generate` is called with: every field, the tool ones only
+        when used, so a model double with a narrower signature keeps working."""
+        out = GenerateKwargs(max_tokens=self.max_tokens, temperature=self.temperature,
+                             top_p=self.top_p, seed=self.seed,
+                             stop=list(self.stop) if self.stop else None,
+                             thinking_budget=self.thinking_budget)
+        if self.tools_json:
+            out["tools"] = self.tools
+        if self.tool_choice is not None:
+            out["tool_choice"] = self.tool_choice
+        return out
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -164,21 +224,11 @@ class Model(Protocol):
 
     model_id: str
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]: ...
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        """n completions of `messages`; `request` holds the `GenerateKwargs` (defaults:
+        `GenerateParams`), `role` labels the call."""
+        ...
 
 
 def tool_kwargs(tools: list[dict[str, Any]] | None,
@@ -211,27 +261,13 @@ class SampledModel:
     #: `concurrency` option, in-process ones (llama.cpp, scripted) stay serial
     concurrency: int = 1
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]:
-        if tools and not self.supports_tools:
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        if request.get("tools") and not self.supports_tools:
             raise ConfigError(
                 f"{self.model_id} does not take native tool calls",
                 hint="use the text protocol for this model (agent param protocol = \"text\")")
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools, tool_choice=tool_choice)
+        params = GenerateParams.of(**request)
         return map_samples(lambda i: self._sample(messages, params, i), range(n),
                            self.concurrency)
 
@@ -252,21 +288,10 @@ def make_params(
     tools: list[dict[str, Any]] | None = None,
     tool_choice: str | None = None,
 ) -> GenerateParams:
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-    if tool_choice is not None and not tools:
-        raise ValueError("tool_choice needs tools")
-    return GenerateParams(
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        stop=tuple(stop) if stop else None,
-        thinking_budget=thinking_budget,
-        tools_json=json.dumps(list(tools), sort_keys=True, separators=(",", ":"))
-        if tools else None,
-        tool_choice=tool_choice,
-    )
+    """Positional form of `GenerateParams.of`, kept for existing callers."""
+    return GenerateParams.of(max_tokens=max_tokens, temperature=temperature, top_p=top_p,
+                             seed=seed, stop=stop, thinking_budget=thinking_budget,
+                             tools=tools, tool_choice=tool_choice)
 
 
 def text_of(message: Message) -> str:

@@ -17,17 +17,17 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, Unpack
 
 from tether.models.base import (
     Completion,
+    GenerateKwargs,
+    GenerateParams,
     Message,
     Model,
-    make_params,
     request_key,
     sample_seed,
     supports_tools,
-    tool_kwargs,
 )
 from tether.models.errors import ReplayMiss
 from tether.models.fanout import map_samples, sample_concurrency
@@ -112,29 +112,11 @@ class CachedModel:
         self.supports_tools = supports_tools(inner)
         self.concurrency = sample_concurrency(inner)
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]:
-        extra = tool_kwargs(tools, tool_choice)
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        params = GenerateParams.of(**request)
         if self.mode == "off":
-            return self.inner.generate(
-                messages, n=n, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                seed=seed, stop=stop, thinking_budget=thinking_budget, role=role, **extra,
-            )
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools, tool_choice=tool_choice)
+            return self.inner.generate(messages, n=n, role=role, **params.as_kwargs())
         keys = [request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
                 for i in range(n)]
         hits: dict[int, Completion] = {}
@@ -146,11 +128,8 @@ class CachedModel:
 
         def fetch(i: int) -> Completion:
             # Sample i of an uncached call uses seed+i; ask for exactly that sample.
-            (fresh,) = self.inner.generate(
-                messages, n=1, max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                seed=sample_seed(seed, i), stop=stop, thinking_budget=thinking_budget, role=role,
-                **extra,
-            )
+            sample = replace(params, seed=sample_seed(params.seed, i))
+            (fresh,) = self.inner.generate(messages, n=1, role=role, **sample.as_kwargs())
             fresh = replace(fresh, sample_index=i)
             if self.mode in ("write", "readwrite"):
                 # Stored as soon as it arrives: a sibling sample failing later keeps it.
@@ -179,23 +158,9 @@ class ReplayModel:
         # A cassette of a tool-using session replays only if the agent offers tools again.
         self.supports_tools = self.store.has_tool_requests()
 
-    def generate(
-        self,
-        messages: list[Message],
-        *,
-        n: int = 1,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        seed: int | None = None,
-        stop: list[str] | None = None,
-        thinking_budget: int | None = None,
-        role: str | None = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: str | None = None,
-    ) -> list[Completion]:
-        params = make_params(max_tokens, temperature, top_p, seed, stop, thinking_budget,
-                             tools=tools, tool_choice=tool_choice)
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        params = GenerateParams.of(**request)
         out = []
         for i in range(n):
             hit = None

@@ -7,14 +7,15 @@ holds (a trial, a CLI command); there is no process-wide counter anywhere.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 from tether.models.base import (
     Completion,
+    GenerateKwargs,
+    GenerateParams,
     Message,
     Model,
     Usage,
-    make_params,
     request_key,
     supports_tools,
 )
@@ -50,15 +51,12 @@ class RecordingModel:
         self.supports_tools = supports_tools(inner)
         self.concurrency = sample_concurrency(inner)
 
-    def generate(self, messages: list[Message], **kwargs: Any) -> list[Completion]:
-        role = kwargs.pop("role", None) or self.role
-        completions = self.inner.generate(messages, role=role, **kwargs)
-        params = make_params(
-            kwargs.get("max_tokens", 256), kwargs.get("temperature", 0.0),
-            kwargs.get("top_p", 1.0), kwargs.get("seed"), kwargs.get("stop"),
-            kwargs.get("thinking_budget"), tools=kwargs.get("tools"),
-            tool_choice=kwargs.get("tool_choice"),
-        )
+    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
+                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+        role = role or self.role
+        # the keywords pass through as given, so the inner model sees the caller's call
+        completions = self.inner.generate(messages, n=n, role=role, **request)
+        params = GenerateParams.of(**request)
         for c in completions:
             self.log.append(
                 CallRecord(

@@ -1,6 +1,9 @@
 """One parser for every model spec.
 
-Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`):
+Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`; they are
+split by the shared `tether.specs.parse_spec`, then each option is checked for its type
+here: concurrency, n_ctx, n_threads integers, timeout_s a number, reasoning a flag,
+true for 1/true/yes, any other option the text written):
   local/smollm2-135m                 the embedded default (llama.cpp, in-process)
   local/PATH.gguf                    any GGUF file on disk
   openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
@@ -20,9 +23,12 @@ import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from tether.errors import ConfigError
 from tether.models.base import Model
 from tether.models.errors import UnknownModelError
+from tether.specs import parse_spec
 
 DEFAULT_MODEL = "local/smollm2-135m"
 
@@ -56,21 +62,30 @@ _NUMERIC = {"concurrency": int, "timeout_s": float, "n_ctx": int, "n_threads": i
 
 
 def _split_options(spec: str) -> tuple[str, dict[str, object]]:
-    head, *opts = spec.split(";")
-    options: dict[str, object] = {}
-    for opt in opts:
-        key, sep, value = opt.partition("=")
-        if not sep:
-            raise UnknownModelError(f"bad option {opt!r} in model spec {spec!r}: use key=value")
-        cast = _NUMERIC.get(key)
-        if key == "reasoning":
-            options[key] = value.lower() in ("1", "true", "yes")
-        else:
-            try:
-                options[key] = cast(value) if cast else value
-            except ValueError:
-                raise UnknownModelError(f"option {key} in {spec!r} must be a number") from None
-    return head, options
+    try:
+        head, parsed = parse_spec(spec, what="model spec")
+    except ConfigError as exc:
+        raise UnknownModelError(str(exc), hint=exc.hint) from None
+    return head, {key: _typed(spec, key, value) for key, value in parsed.items()}
+
+
+def _typed(spec: str, key: str, value: Any) -> object:
+    """A model option as its backend takes it, from the shared parser's JSON-or-text."""
+    if key == "reasoning":
+        return str(value).lower() in ("1", "true", "yes")
+    cast = _NUMERIC.get(key)
+    if cast is None:
+        # text options (key_env, base_url) keep what was written, even if it reads as JSON
+        return value if isinstance(value, str) else json.dumps(value)
+    if isinstance(value, str):
+        try:
+            return cast(value)  # e.g. "04", which JSON does not read as a number
+        except ValueError:
+            pass
+    elif not isinstance(value, bool) and isinstance(value, int | float) and (
+            cast is float or isinstance(value, int)):
+        return cast(value)
+    raise UnknownModelError(f"option {key} in {spec!r} must be a number")
 
 
 def _allow(spec: str, options: dict[str, object], allowed: set[str]) -> None:

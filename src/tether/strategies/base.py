@@ -14,6 +14,7 @@ from tether.context import SEED_STRIDE, TrialContext
 from tether.core.artifact import Artifact
 from tether.core.facts import Facts
 from tether.errors import ConfigError
+from tether.registry import Registry
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
            "declared_roles", "register_strategy", "strategy_names"]
@@ -55,31 +56,6 @@ class Strategy(Protocol):
 
 
 StrategyFactory = Callable[..., Strategy]
-_REGISTRY: dict[str, StrategyFactory] = {}
-
-
-def register_strategy(name: str) -> Callable[[StrategyFactory], StrategyFactory]:
-    def deco(factory: StrategyFactory) -> StrategyFactory:
-        _REGISTRY[name] = factory
-        return factory
-    return deco
-
-
-def strategy_names() -> list[str]:
-    _load_builtins()
-    return sorted(_REGISTRY)
-
-
-def build_strategy(name: str, params: dict[str, Any] | None = None) -> Strategy:
-    """The strategy `name` with `params`; ConfigError names what is wrong."""
-    _load_builtins()
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown strategy {name!r}",
-                          hint=f"known strategies: {', '.join(sorted(_REGISTRY))}")
-    try:
-        return _REGISTRY[name](**(params or {}))
-    except TypeError as exc:
-        raise ConfigError(f"strategy {name!r}: bad parameters {params}: {exc}") from None
 
 
 def declared_roles(strategy: Strategy) -> tuple[str, ...]:
@@ -103,3 +79,21 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.strategies.{info.name}")
+
+
+STRATEGIES: Registry[StrategyFactory] = Registry("strategy", plural="strategies",
+                                                 load=_load_builtins)
+
+
+def register_strategy(name: str) -> Callable[[StrategyFactory], StrategyFactory]:
+    return STRATEGIES.register(name)
+
+
+def strategy_names() -> list[str]:
+    return STRATEGIES.names()
+
+
+def build_strategy(name: str, params: dict[str, Any] | None = None) -> Strategy:
+    """The strategy `name` with `params`; ConfigError names what is wrong."""
+    strategy: Strategy = STRATEGIES.build(name, params)
+    return strategy

@@ -1,14 +1,18 @@
 """`best_of_n` (S): N samples at temperature T, one of them selected.
 
-Selectors (`selector`):
+Selectors (`selector`, the shared policies of `tether.agents.selector`):
   oracle     the task's metric itself picks (first passing, else highest partial
              score): the pass@N ceiling, not a deployable method.
   verifier   a grounded instrument (`verifier`, default `execution;checks=visible`:
              the checks shown in the prompt) scores each sample; the best wins, ties
              broken by `ctx.rng` (`tie_break="rng"`) or the first sample ("first").
-  llm        one listwise selector call (role `selector`) sees the task and the
-             numbered samples and answers JSON {"selected_index": int}; a reply
-             that does not parse falls back to sample 0 (and says so in `extra`).
+  llm        a listwise selector call (role `selector`) sees the task and the
+             numbered samples and answers JSON {"selected_index": int}. The rules are
+             turn-BoN's (`tether.agents.selector.select`): an unusable reply is sent
+             back with its error up to `selector_retries` times (default 3; 0 is the
+             single call best-of-N made before), then the choice falls back to sample 0
+             (`extra["selector_parsed"]` false, `extra["selection"]` the replies and
+             errors); a selector prompt over the model's context also falls back to 0.
   majority   vote over normalized outputs (programs: `ast.unparse`, which drops
              comments and formatting; else whitespace-collapsed text); the largest
              group wins, ties to the group seen first.
@@ -26,11 +30,16 @@ uses those scores to select. `extra["single_shot_score"]` is the first sample's.
 
 from __future__ import annotations
 
-import ast
-import json
-import re
 from typing import Any
 
+from tether.agents.selector import (
+    DEFAULT_RETRIES,
+    by_majority,
+    by_oracle,
+    by_verifier,
+    normalize,
+    select,
+)
 from tether.context import TrialContext, instrument_roles
 from tether.core.budget import BudgetExhausted
 from tether.core.facts import SelectionFacts
@@ -38,7 +47,6 @@ from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
 from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.keep_best import rank_key
 from tether.strategies.prompting import task_messages
 
 SELECTORS = ("oracle", "verifier", "llm", "majority")
@@ -49,30 +57,12 @@ SELECTOR_SYSTEM = (
     "You compare candidate solutions to one task and pick the one most likely to be "
     'correct. Answer with JSON only: {"selected_index": <index of the best candidate>}'
 )
+#: sent back after an unusable answer (this selector's answer form has no rationale)
+SELECTOR_RETRY = """\
+Your answer could not be used: {{ error }}
+Answer again with JSON only: {"selected_index": <integer from 0 to {{ n - 1 }}>}."""
 
-
-def normalize(kind: str, text: str) -> str:
-    """The form majority voting compares: programs without comments or layout."""
-    if kind in ("program", "scene"):
-        try:
-            return ast.unparse(ast.parse(text))
-        except (SyntaxError, ValueError):
-            lines = (re.sub(r"#.*$", "", line).rstrip() for line in text.splitlines())
-            return "\n".join(line for line in lines if line)
-    return " ".join(text.split())
-
-
-def parse_selection(text: str, n: int) -> int | None:
-    """`selected_index` from the selector's reply, or None when it is not usable."""
-    for candidate in [*re.findall(r"\{.*?\}", text, re.S)]:
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        value = data.get("selected_index") if isinstance(data, dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n:
-            return value
-    return None
+__all__ = ["SELECTORS", "SELECTOR_RETRY", "SELECTOR_SYSTEM", "BestOfN", "normalize"]
 
 
 @register_strategy("best_of_n")
@@ -83,7 +73,7 @@ class BestOfN:
                  verifier: str = "execution;checks=visible", tie_break: str = "rng",
                  max_tokens: int = 1024, selector_max_tokens: int = 64,
                  score_all: bool = True, sample_tokens: int | None = None,
-                 max_n: int | None = None) -> None:
+                 max_n: int | None = None, selector_retries: int = DEFAULT_RETRIES) -> None:
         if selector not in SELECTORS:
             raise ConfigError(f"best_of_n: selector must be one of {', '.join(SELECTORS)}, "
                               f"not {selector!r}")
@@ -97,6 +87,7 @@ class BestOfN:
         self.score_all = score_all
         self.sample_tokens = sample_tokens or max_tokens
         self.max_n = max_n
+        self.selector_retries = selector_retries
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -113,13 +104,10 @@ class BestOfN:
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:
         """(number of samples, max tokens per sample) for this trial's budget."""
         spec = ctx.ledger.spec
-        room = None
-        if spec.total is not None:
-            room = spec.total - ctx.ledger.charged()
-            if "proposer" in spec.shares:
-                room = min(room, int(spec.total * spec.shares["proposer"]))
-            elif self.selector == "llm" and "selector" not in spec.shares:
-                room -= self.selector_max_tokens
+        room = ctx.ledger.room("proposer")
+        if (room is not None and self.selector == "llm"
+                and not {"proposer", "selector"} & set(spec.shares)):
+            room -= self.selector_max_tokens  # the selector's call comes out of the same pool
         if self.n == "auto":
             n = 1 if room is None else max(1, room // self.sample_tokens)
             n = min(n, self.max_n) if self.max_n else n
@@ -172,48 +160,29 @@ class BestOfN:
         if len(candidates) == 1:
             return candidates[0]
         if self.selector == "oracle":
-            return max(candidates, key=lambda i: rank_key(metric.get(i)))  # first on ties
+            return by_oracle(candidates, metric)
+        if self.selector == "llm":
+            return self._by_llm(ctx, attempts, candidates, extra)
         if self.selector == "verifier":
-            return self._by_verifier(ctx, attempts, candidates, extra)
-        if self.selector == "majority":
-            return self._by_majority(ctx, attempts, candidates, extra)
-        return self._by_llm(ctx, attempts, candidates, extra)
-
-    def _by_verifier(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],
-                     extra: dict[str, Any]) -> int:
-        obs = {i: ctx.observe(self.verifier, attempts[i].artifact, purpose="selection")
-               for i in candidates}
-        extra["verifier_scores"] = [obs[i].score if i in obs and obs[i].ok else None
-                                    for i in range(len(attempts))]
-        errors = [obs[i].error for i in candidates if obs[i].error]
-        if errors:
-            extra["verifier_errors"] = errors
-        best = max(rank_key(obs[i]) for i in candidates)
-        tied = [i for i in candidates if rank_key(obs[i]) == best]
-        extra["verifier_tied"] = tied
-        return ctx.rng.choice(tied) if self.tie_break == "rng" else tied[0]
-
-    def _by_majority(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],
-                     extra: dict[str, Any]) -> int:
-        groups: dict[str, list[int]] = {}
-        for i in candidates:
-            groups.setdefault(normalize(ctx.task.artifact_kind, attempts[i].artifact.text),
-                              []).append(i)
-        extra["majority_groups"] = sorted((len(g) for g in groups.values()), reverse=True)
-        # dicts keep insertion order, and max keeps the first of equal sizes
-        return max(groups.values(), key=len)[0]
+            chosen, facts = by_verifier(ctx, self.verifier, [a.artifact for a in attempts],
+                                        candidates, self.tie_break)
+        else:
+            chosen, facts = by_majority(ctx.task.artifact_kind,
+                                        {i: attempts[i].artifact.text for i in candidates},
+                                        candidates)
+        extra.update(facts)
+        return chosen
 
     def _by_llm(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],
                 extra: dict[str, Any]) -> int:
         shown = "\n\n".join(f"Candidate {k}:\n{fenced(ctx, attempts[i].artifact.text)}"
                             for k, i in enumerate(candidates))
-        messages = [
-            {"role": "system", "content": SELECTOR_SYSTEM},
-            {"role": "user", "content": f"Task:\n{ctx.task.prompt}\n\n{shown}\n\n"
-             f"Which candidate (0 to {len(candidates) - 1}) is best? "
-             'Answer {"selected_index": <int>}.'},
-        ]
-        (reply,) = ctx.generate(SELECTOR_ROLE, messages, max_tokens=self.selector_max_tokens)
-        k = parse_selection(reply.text, len(candidates))
-        extra["selector_parsed"] = k is not None
-        return candidates[k if k is not None else 0]
+        user = (f"Task:\n{ctx.task.prompt}\n\n{shown}\n\n"
+                f"Which candidate (0 to {len(candidates) - 1}) is best? "
+                'Answer {"selected_index": <int>}.')
+        selection = select(ctx, SELECTOR_SYSTEM, user, len(candidates),
+                           max_tokens=self.selector_max_tokens,
+                           retries=self.selector_retries, retry_template=SELECTOR_RETRY)
+        extra["selector_parsed"] = not selection.failed
+        extra["selection"] = selection.to_json()
+        return candidates[selection.index]

@@ -17,17 +17,11 @@ from typing import Any
 
 from tether.context import TrialContext
 from tether.core.facts import LoopFacts
-from tether.core.observation import Observation
+from tether.core.observation import Observation, rank_key
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import StrategyResult
 
-
-def rank_key(obs: Observation | None) -> tuple[int, float]:
-    """Order of goodness of a metric observation: passing first, then partial score."""
-    if obs is None or obs.error is not None:
-        return (-1, 0.0)
-    goodness = obs.goodness
-    return (1 if obs.passed else 0, goodness if goodness is not None else float("-inf"))
+__all__ = ["KeepBest", "rank_key"]
 
 
 class KeepBest:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.artifact import Truncated
-from tether.core.budget import BudgetExhausted, estimate_input_tokens
+from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
 from tether.models.base import Message, Model
 from tether.strategies.base import StrategyResult, register_strategy
@@ -74,15 +74,9 @@ class Reasoning:
     def _total(self, ctx: TrialContext, messages: list[Message]) -> int:
         wanted = (self.thinking_budget if self.thinking_budget is not None
                   else UNLIMITED_THINKING) + self.max_tokens
-        spec = ctx.ledger.spec
-        if spec.total is None:
+        room = ctx.ledger.room("proposer", messages)  # the prompt too, if it is charged
+        if room is None:
             return wanted
-        room = spec.total - ctx.ledger.charged()
-        if spec.count == "input+output":  # the ledger charges the prompt too
-            room -= estimate_input_tokens(messages)
-        if "proposer" in spec.shares:
-            room = min(room, int(spec.total * spec.shares["proposer"])
-                       - ctx.ledger.charged("proposer"))
         if self.thinking_budget is None:
             return max(room, 1)
         return max(min(wanted, room), 1)

@@ -12,12 +12,11 @@ text goes to the proposer as free-form notes, and the trial counts the failure.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from tether.models.base import Message
+from tether.models.replies import NoJSONError, first_json
 
 SCHEMA_HINT = ('{"issues": [{"location": "<function, line or element>", '
                '"cause": "<why it is wrong>", "change": "<the concrete edit to make>"}]}')
@@ -27,9 +26,6 @@ REVIEWER_SYSTEM = (
     "available, evidence about how it behaves. Find what makes the attempt wrong and say "
     "precisely how to fix it. Answer with JSON only, in this form:\n" + SCHEMA_HINT
 )
-
-_FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
-
 
 @dataclass(frozen=True)
 class Issue:
@@ -68,13 +64,21 @@ def reviewer_messages(task_prompt: str, program_block: str, evidence: str) -> li
             {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def _candidates(text: str) -> list[str]:
-    found = [text.strip(), *(m.strip() for m in _FENCED_JSON.findall(text))]
-    for open_, close in ("{}", "[]"):
-        start, end = text.find(open_), text.rfind(close)
-        if start != -1 and end > start:
-            found.append(text[start:end + 1])
-    return found
+def _has_issues(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("issues"), list)
+
+
+def _issue_list(text: str) -> list[Any] | None:
+    """The issues: an `{"issues": [...]}` object anywhere (fenced or bare), else the
+    first JSON array; None when the reply has neither."""
+    try:
+        return first_json(text, kind="object", fenced=True, accept=_has_issues)["issues"]
+    except NoJSONError:
+        pass
+    try:
+        return first_json(text, kind="array", fenced=True)
+    except NoJSONError:
+        return None
 
 
 def _issue(item: Any) -> Issue | None:
@@ -90,14 +94,8 @@ def _issue(item: Any) -> Issue | None:
 
 def parse_review(text: str) -> Review:
     """The reviewer's issues; `parsed=False` (with the raw text kept) when it is not JSON."""
-    for candidate in _candidates(text):
-        try:
-            data = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        items = data.get("issues") if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            continue
-        issues = [i for i in map(_issue, items) if i is not None]
-        return Review(issues=issues, parsed=True, raw=text)
-    return Review(issues=[], parsed=False, raw=text)
+    items = _issue_list(text)
+    if items is None:
+        return Review(issues=[], parsed=False, raw=text)
+    issues = [i for i in map(_issue, items) if i is not None]
+    return Review(issues=issues, parsed=True, raw=text)

@@ -1,0 +1,40 @@
+"""The one parser of `name;key=value;...` specs (instruments, models, feedback parts).
+
+Typing rule, the same for every spec: a value is read as JSON when it parses as JSON,
+else kept as the string written. So `checks=visible` and `key_env=MY_KEY` are strings,
+`concurrency=4` is the int 4, `timeout_s=2.5` a float, `reasoning=true` the bool True,
+`weights=[1,2]` a list. A caller that needs a type checks or converts the value itself
+(the model registry does, per option) and names the option when it cannot.
+
+Keys and the name are stripped of surrounding spaces; values are kept as written. A
+`;` always separates options, and the first `=` of an option separates key and value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tether.errors import ConfigError
+
+
+def parse_value(text: str) -> Any:
+    """`text` as JSON when it parses, else the string itself (the one typing rule)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_spec(spec: str, *, what: str = "spec") -> tuple[str, dict[str, Any]]:
+    """(name, options) of `name;key=value;...`; ConfigError names the bad option and
+    the spec (`what` says which kind of spec, e.g. "instrument spec")."""
+    head, *opts = spec.strip().split(";")
+    options: dict[str, Any] = {}
+    for opt in opts:
+        key, sep, value = opt.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"bad option {opt!r} in {what} {spec!r}",
+                              hint="write options as name;key=value")
+        options[key.strip()] = parse_value(value)
+    return head.strip(), options

@@ -1,0 +1,47 @@
+"""`Registry[T]`: register, names, look-up and build with a known-names hint."""
+
+import pytest
+
+from tether.errors import ConfigError
+from tether.registry import Registry
+
+
+def make() -> tuple[Registry, list[int]]:
+    loads: list[int] = []
+    reg: Registry = Registry("widget", load=lambda: loads.append(1))
+
+    @reg.register("b")
+    def b(size: int = 1) -> tuple[str, int]:
+        return ("b", size)
+
+    reg.register("a")(lambda: ("a", 0))
+    return reg, loads
+
+
+def test_names_are_sorted_and_every_lookup_loads_first():
+    reg, loads = make()
+    assert reg.names() == ["a", "b"] and "a" in reg and "z" not in reg
+    assert len(loads) == 3
+
+
+def test_build_calls_the_factory_with_the_params():
+    reg, _ = make()
+    assert reg.build("b", {"size": 3}) == ("b", 3)
+    assert reg.build("a") == ("a", 0)
+
+
+def test_unknown_name_lists_the_known_ones():
+    reg, _ = make()
+    with pytest.raises(ConfigError, match=r"unknown widget 'z' in 'z;x=1'") as err:
+        reg.get("z", where=" in 'z;x=1'")
+    assert err.value.hint == "known widgets: a, b"
+    plural = Registry("strategy", plural="strategies")
+    with pytest.raises(ConfigError) as err:
+        plural.get("x")
+    assert err.value.hint == "known strategies: "
+
+
+def test_bad_parameters_are_config_errors_naming_them():
+    reg, _ = make()
+    with pytest.raises(ConfigError, match=r"widget 'b': bad parameters \{'colour': 1\}"):
+        reg.build("b", {"colour": 1})
