@@ -27,6 +27,12 @@ AWAY = {
         "http://127.0.0.1:9/next"),
     "meta refresh reload": ('<meta http-equiv="refresh" content="0">', None),
     "delayed reload": ("<script>setTimeout(() => location.reload(), 50)</script>", None),
+    "form submitted while parsing": (
+        "<form action='http://127.0.0.1:9/f'></form><script>document.forms[0].submit()</script>",
+        "http://127.0.0.1:9/f"),
+    "form requestSubmit": (
+        "<form action='about:blank'></form><script>document.forms[0].requestSubmit()</script>",
+        "about:blank"),
     "blob document": ("<script>location.href = URL.createObjectURL(new Blob(['<p>other</p>'],"
                       " {type: 'text/html'}))</script>", "blob:"),
 }
@@ -61,6 +67,8 @@ SAME_DOCUMENT = {
     "pushState": "<script>history.pushState({slide: 2}, '', '#/2')</script>",
     "replaceState": "<script>history.replaceState({}, '', '?step=3')</script>",
     "link to an anchor": '<a id="go" href="#part2">go</a><script>go.click()</script>',
+    "form handled by its script": ('<form onsubmit="event.preventDefault()"></form>'
+                                   "<script>document.forms[0].requestSubmit()</script>"),
 }
 
 

@@ -26,6 +26,7 @@ instead of measuring another document.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 #: the empty document the artifact is written into (fulfilled by the host's route).
 BOOTSTRAP_URL = "http://tether.invalid/"
@@ -58,10 +59,23 @@ GUARD_JS = r"""
       refuse(name);
     };
   }
+  // A form submitted while the page is still parsing: cancelling it in the navigate
+  // event leaves Chromium waiting for a load event that never comes, so the form
+  // methods record the navigation and do not submit (a submit handler still runs).
+  const leave = (url) => { if (!navigations.includes(url)) navigations.push(url); };
+  if (window.top === window && window.HTMLFormElement) {
+    const proto = HTMLFormElement.prototype;
+    proto.submit = function submit() { leave(this.action); };
+    proto.requestSubmit = function requestSubmit(submitter) {
+      const event = new SubmitEvent('submit', {bubbles: true, cancelable: true,
+                                               submitter: submitter || null});
+      if (this.dispatchEvent(event)) leave(this.action);
+    };
+  }
   if (window.top === window && window.navigation) {
     window.navigation.addEventListener('navigate', (e) => {
       if (e.destination.sameDocument) return;
-      if (!navigations.includes(e.destination.url)) navigations.push(e.destination.url);
+      leave(e.destination.url);
       if (e.cancelable) e.preventDefault();
     });
   }
@@ -86,6 +100,7 @@ GUARD_JS = r"""
 """.replace("__BOOTSTRAP__", BOOTSTRAP_URL)
 
 
+@cache  # one string per profile, built once
 def guarded_probe(probe_js: str) -> str:
     """The probe, run only in the claimed document, with the guard's record attached."""
     return ("(args) => {\n"

@@ -215,7 +215,7 @@ async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list
 async def _probe(page: Any, run: ProbeRun, profile: Profile, args: dict[str, Any],
                  progress: Progress) -> None:
     progress.step = "evaluating the layout probe"
-    result = await page.evaluate(_guarded(profile.probe_js), args)
+    result = await page.evaluate(guarded_probe(profile.probe_js), args)
     if "foreign" in result:
         raise ForeignDocument(
             f"the page replaced itself with another document ({result['foreign'][:120]}); "
@@ -224,12 +224,3 @@ async def _probe(page: Any, run: ProbeRun, profile: Profile, args: dict[str, Any
     run.defects = result["defects"]
     run.skipped = result.get("skipped", [])
     run.done = True
-
-
-_GUARDED: dict[str, str] = {}
-
-
-def _guarded(probe_js: str) -> str:
-    if probe_js not in _GUARDED:
-        _GUARDED[probe_js] = guarded_probe(probe_js)
-    return _GUARDED[probe_js]
