@@ -24,7 +24,7 @@ import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from tether.instruments.geometry.browser import BrowserHost, PageSession
+from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.instruments.geometry.measure import measure_html
 
@@ -39,17 +39,9 @@ class FreshBrowserHost(BrowserHost):
     async def page(self, width, height, init_scripts=()):
         browser = await self.fresh_browser()
         try:
-            context = await browser.new_context(viewport={"width": width, "height": height},
-                                                device_scale_factor=1)
-            session = PageSession(page=None, context=context)
-
-            async def block(route):
-                session.blocked.append(route.request.url)
-                await route.abort()
-            await context.route("**/*", block)
-            for script in init_scripts:
-                await context.add_init_script(script=script)
-            session.page = await context.new_page()
+            # the same guarded context as the reused browser's pages
+            session = await BrowserHost.open_session(browser, init_scripts)
+            await session.page.set_viewport_size({"width": width, "height": height})
             yield session
         finally:
             await browser.close()

@@ -48,7 +48,8 @@ def test_network_requests_are_blocked_and_recorded(browser_host):
                 '<img src="http://127.0.0.1:9/x.png"><p>hi</p>', wait_until="load")
             return list(s.blocked), await s.page.evaluate("document.body.innerText")
     blocked, text = browser_host.run(load())
-    assert set(blocked) == {"https://fonts.example.invalid/css", "http://127.0.0.1:9/x.png"}
+    assert {(b.via, b.url) for b in blocked} == {
+        ("stylesheet", "https://fonts.example.invalid/css"), ("image", "http://127.0.0.1:9/x.png")}
     assert text.strip() == "hi"
 
 
@@ -87,5 +88,5 @@ def test_warm_spare_pages_are_fresh_for_every_artifact(browser_host):
     first = browser_host.run(visit('<img src="https://example.invalid/a.png">'))
     second = browser_host.run(visit("<p>plain</p>"))
     assert first[0] == second[0] == [None, 375]  # nothing carried over, viewport applied
-    assert first[1] == ["https://example.invalid/a.png"] and second[1] == []
+    assert [b.url for b in first[1]] == ["https://example.invalid/a.png"] and second[1] == []
     assert first[2] is not second[2]  # a new context each time

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.instruments.geometry.conftest import PLANTED
 from tether.core.artifact import Artifact
 from tether.core.observation import Observation
@@ -67,6 +69,27 @@ def test_probe_failure_is_an_error_never_zero_defects(browser_host):
         measure_mod.PROBE_TIMEOUT_S = old
     assert obs.error and "1920x1080" in obs.error
     assert obs.score is None and obs.passed is None and obs.defects == []
+    assert "loading the page timed out (limit: 2 s per viewport)" in obs.error
+
+
+# Every element query the probes make spins forever: the page loads, the probe cannot finish.
+SPINNING_PROBE = """<p>x</p><script>
+const spin = () => { for (;;) {} };
+Element.prototype.checkVisibility = spin;
+window.getComputedStyle = spin;
+</script>"""
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+def test_a_timeout_names_the_step_and_the_limit(browser_host, monkeypatch, profile):
+    import tether.instruments.geometry.measure as measure_mod
+
+    monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
+    obs = GeometryInstrument(profile=profile, host=browser_host).measure(SPINNING_PROBE,
+                                                                          "figure")
+    assert obs.score is None and obs.defects == []
+    assert obs.error == ("geometry probe failed at 1920x1080: evaluating the layout probe "
+                         "timed out (limit: 2 s per viewport)")
 
 
 def test_feedback_gives_coordinates_and_fixes(browser_host):

@@ -4,10 +4,15 @@ Playwright's async API runs on a private event loop in a daemon thread, so any
 thread can submit work (`BrowserHost.run`) and several artifacts are measured
 concurrently in the one browser (`BrowserHost.gather`, bounded by a semaphore).
 
-Everything a page would fetch is blocked: each blocked URL is recorded on the page
-session (the instrument reports it as an `external_resource` defect). Fonts are
-pinned: the browser's fontconfig sees only the Debian fonts-dejavu-core and
-fonts-liberation files, so text boxes do not depend on what else a machine has.
+Pages are untrusted and nothing they try may leave the browser. Three layers stop
+it, each enough on its own for HTTP and WebSocket: Chromium runs in its own network
+namespace with no route anywhere (netns.py), every host name and address resolves to
+nothing (--host-resolver-rules), and the context aborts every request and WebSocket
+and blocks service workers. The in-page guard (guard.py) stops WebRTC and navigations
+away from the artifact. Every attempt is recorded on the page session (the instrument
+reports it as an `external_resource` or `navigation` defect). Fonts are pinned: the
+browser's fontconfig sees only the Debian fonts-dejavu-core and fonts-liberation
+files, so text boxes do not depend on what else a machine has.
 """
 
 from __future__ import annotations
@@ -24,12 +29,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tether.errors import TetherError
+from tether.instruments.geometry.guard import BOOTSTRAP_URL, GUARD_JS, Blocked
+from tether.instruments.geometry.netns import NoNetworkNamespace, isolated_executable
 
 T = TypeVar("T")
 
 CHROMIUM = os.environ.get("TETHER_CHROMIUM", "/usr/bin/chromium")
+#: --host-resolver-rules: every host (IP literals included) resolves to nothing, so the
+#: network stack cannot open a connection even for requests no route sees (beacons,
+#: prefetches, workers' WebSockets), and Chromium makes no DNS query of its own.
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
+               "--disable-component-update", "--disable-sync", "--no-first-run",
+               "--host-resolver-rules=MAP * ~NOTFOUND"]
+#: URL schemes that stay inside the browser (never a way out, never recorded).
+LOCAL_SCHEMES = ("data:", "blob:", "about:", "javascript:", "chrome-error:")
 #: Debian fonts-dejavu-core and fonts-liberation: the only fonts the browser may use.
 DEJAVU_DIR = "/usr/share/fonts/truetype/dejavu"
 DEJAVU_CORE = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf",
@@ -76,19 +89,61 @@ def write_fontconfig(directory: Path) -> Path:
 
 @dataclass
 class PageSession:
-    """A page in its own context, and the URLs its content tried to fetch."""
+    """A page in its own context, and the ways out its content tried.
+
+    `blocked` holds each blocked request, WebSocket or hint once; `navigations` the
+    top-level navigations to another document that reached the network layer (the
+    guard cancels the others and reports them itself). `load` serves the artifact.
+    """
 
     page: Any
     context: Any
-    blocked: list[str] = field(default_factory=list)
+    blocked: list[Blocked] = field(default_factory=list)
+    navigations: list[str] = field(default_factory=list)
+    #: the artifact, until the page has been served it (once: see guard.py)
+    html: str | None = None
+
+    async def load(self, html: str, wait_until: str, timeout_ms: float) -> None:
+        """Open the artifact as the document at BOOTSTRAP_URL (served from memory, once)."""
+        self.html = html
+        await self.page.goto(BOOTSTRAP_URL, wait_until=wait_until, timeout=timeout_ms)
+
+    def note(self, item: Blocked) -> None:
+        if item not in self.blocked:
+            self.blocked.append(item)
+
+    def on_request(self, request: Any) -> None:
+        """Record a request the page made (the route aborts it; this says what it was)."""
+        url = request.url
+        if url.startswith(LOCAL_SCHEMES) or url.startswith(BOOTSTRAP_URL):
+            # the artifact itself, and its relative URLs (they resolve against it); they
+            # never leave (nothing answers them) and were invalid on about:blank before
+            return
+        if request.is_navigation_request() and self._is_main_frame(request):
+            if url not in self.navigations:
+                self.navigations.append(url)
+            return
+        self.note(Blocked(request.resource_type, url))
+
+    def _is_main_frame(self, request: Any) -> bool:
+        try:
+            frame = request.frame
+        except Exception:  # noqa: BLE001 - a service worker's request has no frame
+            return False
+        return frame.parent_frame is None and frame.page is self.page
 
 
 class BrowserHost:
     """The process's browser: started lazily, closed at exit."""
 
     def __init__(self, executable: str = CHROMIUM, concurrency: int = DEFAULT_CONCURRENCY,
-                 pin_fonts: bool = True, spares: int = 2) -> None:
+                 pin_fonts: bool = True, spares: int = 2,
+                 network_namespace: bool = True) -> None:
         self.executable = executable
+        #: start Chromium in a network namespace of its own (False only to test the
+        #: in-browser layers alone)
+        self.network_namespace = network_namespace
+        self._launch_path: str | None = None
         self.concurrency = concurrency
         self.pin_fonts = pin_fonts
         self._loop = asyncio.new_event_loop()
@@ -138,17 +193,31 @@ class BrowserHost:
             raise BrowserUnavailable(f"playwright is not installed ({exc})") from None
         if not Path(self.executable).exists():
             raise BrowserUnavailable(f"no Chromium at {self.executable}")
-        env = dict(os.environ)
-        if self.pin_fonts:
-            env["FONTCONFIG_FILE"] = str(write_fontconfig(Path(self._tmp.name) / "fonts"))
         if self._pw is None:
             self._pw = await async_playwright().start()
         try:
-            self._browser = await self._pw.chromium.launch(
-                executable_path=self.executable, args=LAUNCH_ARGS, env=env, headless=True)
+            self._browser = await self._launch()
+        except NoNetworkNamespace as exc:
+            raise BrowserUnavailable(
+                f"Chromium would have network access: {exc}", hint=(
+                    "the browser runs in a network namespace of its own: run as root or "
+                    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1"
+                    " / user.max_user_namespaces > 0)")) from None
         except Exception as exc:  # noqa: BLE001 - any launch failure is the same to the user
             raise BrowserUnavailable(f"Chromium failed to start: {exc}".splitlines()[0]) from None
         self._sem = asyncio.Semaphore(self.concurrency)
+
+    async def _launch(self) -> Any:
+        """Launch Chromium with the pinned fonts, in its own network namespace."""
+        env = dict(os.environ)
+        if self.pin_fonts:
+            env["FONTCONFIG_FILE"] = str(write_fontconfig(Path(self._tmp.name) / "fonts"))
+        if self._launch_path is None:
+            self._launch_path = (str(isolated_executable(self.executable,
+                                                         Path(self._tmp.name) / "bin"))
+                                 if self.network_namespace else self.executable)
+        return await self._pw.chromium.launch(executable_path=self._launch_path,
+                                              args=LAUNCH_ARGS, env=env, headless=True)
 
     # -- pages --------------------------------------------------------------------------
     @asynccontextmanager
@@ -180,19 +249,40 @@ class BrowserHost:
                     await session.context.close()
 
     async def _open(self, scripts: tuple[str, ...]) -> PageSession:
-        context = await self._browser.new_context(
+        return await self.open_session(self._browser, scripts)
+
+    @staticmethod
+    async def open_session(browser: Any, scripts: Iterable[str] = ()) -> PageSession:
+        """A new context and page (about:blank) in `browser`, guarded.
+
+        Every request is aborted (the artifact at BOOTSTRAP_URL, served once by
+        `PageSession.load`, is the one answer) and every WebSocket closed; service
+        workers are blocked; the guard runs before `scripts` (one init script: each is a
+        round trip to the browser).
+        """
+        context = await browser.new_context(
             viewport={"width": 1920, "height": 1080}, device_scale_factor=1,
-            is_mobile=False, has_touch=False, java_script_enabled=True)
+            is_mobile=False, has_touch=False, java_script_enabled=True,
+            service_workers="block")
         session = PageSession(page=None, context=context)
 
         async def block(route: Any) -> None:
-            session.blocked.append(route.request.url)
+            if route.request.url == BOOTSTRAP_URL and session.html is not None:
+                html, session.html = session.html, None
+                await route.fulfill(status=200, content_type="text/html; charset=utf-8",
+                                    body=html)
+                return
             await route.abort()
 
+        async def close_socket(ws: Any) -> None:
+            session.note(Blocked("websocket", ws.url))
+            await ws.close(code=1008, reason="blocked: artifacts must not use the network")
+
         try:
+            context.on("request", session.on_request)
             await context.route("**/*", block)
-            for script in scripts:
-                await context.add_init_script(script=script)
+            await context.route_web_socket("**/*", close_socket)
+            await context.add_init_script(script="\n".join((GUARD_JS, *scripts)))
             session.page = await context.new_page()
         except BaseException:
             await context.close()
@@ -219,11 +309,7 @@ class BrowserHost:
 
     async def fresh_browser(self) -> Any:
         """A separately launched browser (the benchmark's per-artifact baseline)."""
-        env = dict(os.environ)
-        if self.pin_fonts:
-            env["FONTCONFIG_FILE"] = str(write_fontconfig(Path(self._tmp.name) / "fonts"))
-        return await self._pw.chromium.launch(executable_path=self.executable, args=LAUNCH_ARGS,
-                                              env=env, headless=True)
+        return await self._launch()
 
     def close(self) -> None:
         async def stop() -> None:

@@ -11,10 +11,11 @@ from collections import Counter
 from typing import Any
 
 from tether.core.observation import Defect, Observation
+from tether.instruments.geometry.guard import Blocked
 from tether.instruments.geometry.measure import Measurement, ProbeRun
 
 KINDS = ("text_overlap", "out_of_bounds", "overflow", "scrollbar", "misalignment",
-         "external_resource")
+         "external_resource", "navigation")
 
 FIXES = {
     "text_overlap": "move the texts apart (or give them separate rows/columns) so their "
@@ -31,6 +32,9 @@ FIXES = {
                     "equal gaps (a grid or flex row with gap)",
     "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
                          "artifacts must not load anything from the network",
+    "navigation": "remove the redirect (location changes, meta refresh, reloads, form "
+                  "submissions): the artifact must stay this page; for steps or slides "
+                  "change the URL hash or use history.pushState",
 }
 
 
@@ -89,12 +93,25 @@ def defect_from_probe(d: dict[str, Any], run: ProbeRun) -> Defect:
         "frame_ms": run.frame_ms, "suggested_fix": fix, "detail": d.get("detail") or {}})
 
 
-def external_defect(url: str) -> Defect:
-    shown = url if len(url) <= 120 else url[:117] + "..."
-    return Defect(kind="external_resource", message=f"blocked a network request to {shown}",
-                  location="network", evidence={"elements": [], "url": url, "viewport": None,
-                                                "frame_ms": None,
+def _shown(url: str) -> str:
+    return url if len(url) <= 120 else url[:117] + "..."
+
+
+def external_defect(item: Blocked) -> Defect:
+    return Defect(kind="external_resource",
+                  message=f"blocked {item.describe()} to {_shown(item.url)}",
+                  location="network", evidence={"elements": [], "url": item.url, "via": item.via,
+                                                "viewport": None, "frame_ms": None,
                                                 "suggested_fix": FIXES["external_resource"]})
+
+
+def navigation_defect(url: str) -> Defect:
+    return Defect(kind="navigation",
+                  message=f"the page tried to navigate away to {_shown(url)}; the navigation "
+                          "was blocked and the page measured as it stands",
+                  location="document", evidence={"elements": [], "url": url, "viewport": None,
+                                                 "frame_ms": None,
+                                                 "suggested_fix": FIXES["navigation"]})
 
 
 def observation_from(m: Measurement, *, name: str, version: str,
@@ -102,13 +119,15 @@ def observation_from(m: Measurement, *, name: str, version: str,
     """The Observation for a measurement: score = number of defects, or an error."""
     raw: dict[str, Any] = {"profile": m.profile, "modality": m.modality,
                            "locations": [r.location for r in m.runs],
-                           "blocked_requests": m.blocked, "page_errors": m.page_errors[:20]}
+                           "blocked_requests": [{"via": b.via, "url": b.url} for b in m.blocked],
+                           "navigations": m.navigations, "page_errors": m.page_errors[:20]}
     if m.error:
         return Observation(instrument=name, version=version, grounded=True,
                            error=f"geometry probe failed at {m.error}", raw=raw)
     defects = [defect_from_probe(d, r) for r in m.runs for d in r.defects]
     if counts_external:
-        defects += [external_defect(u) for u in m.blocked]
+        defects += [external_defect(b) for b in m.blocked]
+        defects += [navigation_defect(u) for u in m.navigations]
     counts = Counter(d.kind for d in defects)
     raw.update(n_defects=len(defects), counts=dict(sorted(counts.items())),
                per_location={r.location: len(r.defects) for r in m.runs})

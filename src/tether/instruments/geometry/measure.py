@@ -1,13 +1,19 @@
 """Render one HTML artifact and run a profile's probe at each viewport and frame.
 
-Reference profile: the study's procedure (set_content, wait for network idle, wait
-80 ms; animations: wait 50 ms, then wall-clock waits until each frame time).
+The artifact is loaded as the page's document (PageSession.load: served at the
+bootstrap URL, so the guard can cancel navigations away; the study wrote it into
+about:blank with set_content, where the Navigation API is off). Reference profile:
+the study's procedure (load, wait for network idle, wait 80 ms; animations: wait
+50 ms, then wall-clock waits until each frame time).
 Default profile: virtual time (temporal.py): load, fonts ready, then the clock is
 advanced to each frame time (static pages: settled), so results do not depend on
 machine speed.
 
 A failure at one viewport or frame is kept as that probe's error; the instrument
-turns any error into an error observation, never into "no defects".
+turns any error into an error observation, never into "no defects". A timeout names
+the step that was running and the limit. The probe runs only in the artifact's own
+document (guard.py): a page that got itself replaced by another document is an
+error, never the other document's measurement.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.instruments.geometry.browser import BrowserHost
+from tether.instruments.geometry.browser import BrowserHost, PageSession
+from tether.instruments.geometry.guard import Blocked, guarded_probe
 from tether.instruments.geometry.profiles import (
     DEFAULT_FRAMES_MS,
     Profile,
@@ -54,8 +61,18 @@ class Measurement:
     profile: str
     modality: str
     runs: list[ProbeRun]
-    blocked: list[str] = field(default_factory=list)
+    #: every way out the page tried (once each), and the documents it tried to leave for
+    blocked: list[Blocked] = field(default_factory=list)
+    navigations: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+
+    def record(self, session: PageSession, guard: dict[str, Any] | None) -> None:
+        """Add what the host's routes and the page's guard saw (each once)."""
+        found = list(session.blocked) + [Blocked(b["via"], b["url"])
+                                         for b in (guard or {}).get("blocked", [])]
+        self.blocked.extend(b for b in dict.fromkeys(found) if b not in self.blocked)
+        urls = list(session.navigations) + list((guard or {}).get("navigations", []))
+        self.navigations.extend(u for u in dict.fromkeys(urls) if u not in self.navigations)
 
     @property
     def error(self) -> str | None:
@@ -65,6 +82,27 @@ class Measurement:
 
 #: called with the page and its probe runs while the page is still open (the overlay).
 AfterProbe = Callable[[Any, list[ProbeRun]], Awaitable[None]]
+
+
+class ForeignDocument(RuntimeError):
+    """The page's document is no longer the artifact (a navigation got past the guard)."""
+
+
+class StepTimeout(RuntimeError):
+    """A viewport's measurement ran past PROBE_TIMEOUT_S; the message names the step."""
+
+
+class Progress:
+    """The step a viewport's measurement is in, so a timeout can say which one."""
+
+    def __init__(self) -> None:
+        self.step = "opening a page"
+        #: the guard's record from the latest probe
+        self.guard: dict[str, Any] | None = None
+
+
+def timeout_message(step: str, limit: str) -> str:
+    return f"{step} timed out (limit: {limit})"
 
 
 async def measure_html(host: BrowserHost, html: str, modality: str, profile: Profile,
@@ -98,51 +136,91 @@ async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, i
                             m: Measurement, after: AfterProbe | None = None) -> list[ProbeRun]:
     runs = [ProbeRun(viewport=viewport, frame_ms=f) for f in frames]
     init = [CLOCK_JS] if profile.controlled_time else []
+    progress = Progress()
+    session: PageSession | None = None
     try:
         async with host.page(*viewport, init_scripts=init) as session:
             page = session.page
             page.on("pageerror", lambda exc: m.page_errors.append(str(exc)[:200]))
-            await asyncio.wait_for(
-                _load_and_probe(page, html, web, runs, profile), PROBE_TIMEOUT_S)
+            await _within(_load_and_probe(session, html, web, runs, profile, progress),
+                          progress)
             if after is not None:
-                await asyncio.wait_for(after(page, runs), PROBE_TIMEOUT_S)
-            m.blocked.extend(u for u in session.blocked if u not in m.blocked)
+                progress.step = "drawing the overlay"
+                await _within(after(page, runs), progress)
     except Exception as exc:  # noqa: BLE001 - every failure becomes the probes' error
-        message = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        message = _failure(exc, progress)
         for run in runs:
             if not run.done:
                 run.error = message
+    if session is not None:
+        m.record(session, progress.guard)
     return runs
 
 
-async def _load_and_probe(page: Any, html: str, web: bool, runs: list[ProbeRun],
-                          profile: Profile) -> None:
-    opts = {"web": web}
+async def _within(work: Awaitable[None], progress: Progress) -> None:
+    """Run one viewport's work under PROBE_TIMEOUT_S; a timeout names the step it hit."""
+    try:
+        await asyncio.wait_for(work, PROBE_TIMEOUT_S)
+    except TimeoutError:
+        raise StepTimeout(timeout_message(
+            progress.step, f"{PROBE_TIMEOUT_S:g} s per viewport")) from None
+
+
+def _failure(exc: Exception, progress: Progress) -> str:
+    """One line for a failed viewport: what timed out, or the error as Playwright said it."""
+    if isinstance(exc, (StepTimeout, ForeignDocument)):
+        return str(exc)
+    first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+    if type(exc).__name__ == "TimeoutError":  # Playwright's own limit on one call
+        if progress.step == "loading the page":
+            return timeout_message(progress.step, f"{LOAD_TIMEOUT_MS / 1000:g} s")
+        return timeout_message(progress.step, first or "Playwright's default")
+    return f"{type(exc).__name__}: {first}"
+
+
+async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list[ProbeRun],
+                          profile: Profile, progress: Progress) -> None:
+    page = session.page
+    args = {"opts": {"web": web}}
+    progress.step = "loading the page"
     if not profile.controlled_time:
-        await page.set_content(html, wait_until="networkidle", timeout=LOAD_TIMEOUT_MS)
+        await session.load(html, "networkidle", LOAD_TIMEOUT_MS)
         if runs[0].frame_ms is None:
+            progress.step = "waiting 80 ms after load"
             await page.wait_for_timeout(80)
-            await _probe(page, runs[0], profile, opts)
+            await _probe(page, runs[0], profile, args, progress)
             return
+        progress.step = "waiting 50 ms after load"
         await page.wait_for_timeout(50)
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         for run in runs:
+            progress.step = f"waiting for frame {run.frame_ms} ms"
             await asyncio.sleep(max(0.0, t0 + (run.frame_ms or 0) / 1000 - loop.time()))
-            await _probe(page, run, profile, opts)
+            await _probe(page, run, profile, args, progress)
         return
-    await page.set_content(html, wait_until="load", timeout=LOAD_TIMEOUT_MS)
+    await session.load(html, "load", LOAD_TIMEOUT_MS)
+    progress.step = "waiting for fonts"
     await page.evaluate("() => document.fonts.ready.then(() => true)")
     for run in runs:
         if run.frame_ms is None:
+            progress.step = f"running the page's timers for {SETTLE_MS} ms (virtual time)"
             await settle(page, SETTLE_MS)
         else:
+            progress.step = f"advancing the clock to frame {run.frame_ms} ms"
             await advance_to(page, run.frame_ms)
-        await _probe(page, run, profile, opts)
+        await _probe(page, run, profile, args, progress)
 
 
-async def _probe(page: Any, run: ProbeRun, profile: Profile, opts: dict[str, Any]) -> None:
-    result = await page.evaluate(profile.probe_js, opts)
+async def _probe(page: Any, run: ProbeRun, profile: Profile, args: dict[str, Any],
+                 progress: Progress) -> None:
+    progress.step = "evaluating the layout probe"
+    result = await page.evaluate(guarded_probe(profile.probe_js), args)
+    if "foreign" in result:
+        raise ForeignDocument(
+            f"the page replaced itself with another document ({result['foreign'][:120]}); "
+            "only the artifact's own document is measured")
+    progress.guard = result["guard"]
     run.defects = result["defects"]
     run.skipped = result.get("skipped", [])
     run.done = True

@@ -36,6 +36,7 @@ WHY = {
     "root_hides": "the root hides overflow, so no scrollbar is shown",
     "cards": "cards grouped per parent, order-independent clustering, shared cards once",
     "network": "blocked network request (reference does not count network use)",
+    "navigation": "blocked navigation away from the page (reference does not count it)",
     "timing": "frames at controlled time (reference: wall-clock waits)",
 }
 
@@ -133,6 +134,9 @@ def explain(ref: Measurement, dfl: Measurement) -> list[KindDiff]:
     if dfl.blocked:
         out.append(KindDiff("external_resource", "network", 0, len(dfl.blocked),
                             Counter(network=len(dfl.blocked))))
+    if dfl.navigations:
+        out.append(KindDiff("navigation", "document", 0, len(dfl.navigations),
+                            Counter(navigation=len(dfl.navigations))))
     return out
 
 

@@ -26,7 +26,8 @@ class Profile:
     version: str
     probe_js: str
     controlled_time: bool
-    #: whether blocked network requests count as defects (the study never counted them).
+    #: whether blocked network use and navigations away count as defects (the study
+    #: counted neither; both are still blocked and recorded in the observation's raw).
     counts_external: bool
 
 
