@@ -156,9 +156,7 @@ class ToySetting:
             n = int(sizes.get(split, 0))
             out[split] = items[start:start + n]
             start += n
-        if start > len(items):
-            raise ConfigError(f"toy setting has {len(items)} items, asked for {start}")
-        return out
+        return out  # 20 items in all: later splits come up short when more are asked
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
         obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
