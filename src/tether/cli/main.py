@@ -14,6 +14,7 @@ from tether.cli.models import models
 from tether.cli.report import report
 from tether.cli.run import rescore, run
 from tether.cli.sandbox import sandbox
+from tether.cli.scene import scene
 from tether.cli.suites import suites
 from tether.cli.tasks import tasks
 
@@ -25,5 +26,5 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded, harness):
+                 check_recorded, harness, scene):
     main.add_command(_command)

@@ -1,0 +1,103 @@
+"""State capture S = (cells, bindings, structure) of the Blender scene a program left.
+
+- cells: numeric values a repair could write, keyed by the statement that would write
+  them, `bpy.data.<collection>["<name>"].<path>` (plus `[i]` never: arrays stay whole):
+  object transforms and visibility, light energy / colour / size, camera lens / sensor /
+  shift / clip, material and world node socket default values (sockets by index).
+- bindings: object -> data and material slot -> material, with the users count of the
+  bound data block (a count above 1 means a write to it reaches other objects too).
+- structure: the objects (type, parent), mesh vertex / face counts, modifiers.
+
+Stdlib and bpy only: the executor ships this file's text into its sandboxed worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+OBJECT_CELLS = ("location", "rotation_euler", "scale", "hide_render", "hide_viewport")
+LIGHT_CELLS = ("energy", "color", "shadow_soft_size", "size", "angle", "spot_size", "spot_blend")
+CAMERA_CELLS = ("lens", "sensor_width", "shift_x", "shift_y", "clip_start", "clip_end")
+
+
+def _key(collection: str, name: str, path: str) -> str:
+    quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'bpy.data.{collection}["{quoted}"].{path}'
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, bool | int | str):
+        return v
+    if isinstance(v, float):
+        return v
+    try:
+        return [_value(x) for x in v]
+    except TypeError:
+        return repr(v)
+
+
+def _sockets(cells: dict[str, Any], collection: str, holder: Any) -> None:
+    tree = getattr(holder, "node_tree", None)
+    if tree is None:
+        return
+    for node in tree.nodes:
+        for i, socket in enumerate(node.inputs):
+            if hasattr(socket, "default_value"):
+                value = _value(socket.default_value)
+                if not isinstance(value, str):
+                    path = f'node_tree.nodes["{node.name}"].inputs[{i}].default_value'
+                    cells[_key(collection, holder.name, path)] = value
+
+
+def capture(bpy: Any) -> dict[str, Any]:
+    """The scene state as plain JSON-able data (deterministic key order)."""
+    data = bpy.data
+    cells: dict[str, Any] = {}
+    bindings: list[dict[str, Any]] = []
+    objects: dict[str, Any] = {}
+    for obj in data.objects:
+        for prop in OBJECT_CELLS:
+            cells[_key("objects", obj.name, prop)] = _value(getattr(obj, prop))
+        info: dict[str, Any] = {
+            "type": obj.type,
+            "parent": obj.parent.name if obj.parent else None,
+            "modifiers": [[m.name, m.type] for m in obj.modifiers],
+        }
+        if obj.data is not None:
+            coll = _collection_of(obj.data)
+            bindings.append({
+                "from": ["objects", obj.name], "path": "data",
+                "to": [coll, obj.data.name], "users": obj.data.users,
+            })  # fmt: skip
+        for i, slot in enumerate(obj.material_slots):
+            if slot.material is not None:
+                bindings.append({
+                    "from": ["objects", obj.name], "path": f"material_slots[{i}].material",
+                    "to": ["materials", slot.material.name], "users": slot.material.users,
+                })  # fmt: skip
+        objects[obj.name] = info
+    for light in data.lights:
+        for prop in LIGHT_CELLS:
+            if hasattr(light, prop):
+                cells[_key("lights", light.name, prop)] = _value(getattr(light, prop))
+    for cam in data.cameras:
+        for prop in CAMERA_CELLS:
+            cells[_key("cameras", cam.name, prop)] = _value(getattr(cam, prop))
+    for mat in data.materials:
+        _sockets(cells, "materials", mat)
+    for world in data.worlds:
+        _sockets(cells, "worlds", world)
+    meshes = {
+        m.name: {"vertices": len(m.vertices), "faces": len(m.polygons), "users": m.users}
+        for m in data.meshes
+    }
+    return {
+        "cells": dict(sorted(cells.items())),
+        "bindings": bindings,
+        "structure": {"objects": objects, "meshes": meshes},
+    }
+
+
+def _collection_of(id_data: Any) -> str:
+    kinds = {"MESH": "meshes", "LIGHT": "lights", "CAMERA": "cameras", "CURVE": "curves"}
+    return kinds.get(id_data.id_type, id_data.id_type.lower())
