@@ -16,6 +16,7 @@ from tether.errors import ConfigError
 #: setting name -> (module, class) under this package.
 SETTING_CLASSES: dict[str, tuple[str, str]] = {
     "docs": ("docs", "DocsSetting"),
+    "shapes": ("shapes", "ShapesSetting"),
 }
 
 
