@@ -17,6 +17,7 @@ from tether.errors import ConfigError
 SETTING_CLASSES: dict[str, tuple[str, str]] = {
     "docs": ("docs", "DocsSetting"),
     "shapes": ("shapes", "ShapesSetting"),
+    "flags": ("flags", "FlagsSetting"),
 }
 
 
