@@ -50,7 +50,10 @@ def test_get_setting_builds_docs_and_rejects_unknown() -> None:
 
 
 def test_ocr_rule_reads_labelled_lines_and_not_distractors() -> None:
-    ocr = "Northwind Traders Inc.\nItems Total $90.00\nVAT (10%) $9.00\nBalance Due $99.00\nCash $100.00"
+    ocr = (
+        "Northwind Traders Inc.\nItems Total $90.00\nVAT (10%) $9.00\n"
+        "Balance Due $99.00\nCash $100.00"
+    )
     assert ocr_rule("How much is due in total?", ocr) == "$99.00"
     assert ocr_rule("What is the amount before tax?", ocr) == "$90.00"
     assert ocr_rule("How much tax was charged on this receipt?", ocr) == "$9.00"

@@ -40,11 +40,11 @@ class OfflineSetting(Protocol):
 
     name: str
 
-    def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
-        ...
+    def splits(
+        self, seed: int, sizes: Mapping[str, int] | None = None
+    ) -> dict[str, list[Item]]: ...
 
-    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        ...
+    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]: ...
 
     def image(self, item: Item) -> bytes | None: ...
 
@@ -80,9 +80,7 @@ def item_id(setting: str, seed: int, split: str, index: int) -> str:
     return f"{setting}-{seed}-{split}-{index:04d}"
 
 
-def check_resources(
-    setting: str, resources: Mapping[str, Any], offered: tuple[str, ...]
-) -> None:
+def check_resources(setting: str, resources: Mapping[str, Any], offered: tuple[str, ...]) -> None:
     """A resource the setting does not offer is a harness mistake, not something to ignore."""
     unknown = sorted(set(resources) - set(offered))
     if unknown:

@@ -39,22 +39,37 @@ def _amounts(value: float, symbol: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((printed, f"{value:,.2f}", f"{value:.2f}")))
 
 
-def make_question(spec: dict[str, Any], rng: np.random.Generator) -> tuple[str, str, tuple[str, ...]]:
+def make_question(
+    spec: dict[str, Any], rng: np.random.Generator
+) -> tuple[str, str, tuple[str, ...]]:
     """(kind, question, gold answers) for one document."""
     s = spec["symbol"]
     doc = spec["kind"]
     # Lookups (one labelled line answers them) and reading questions that compare or add
     # across lines (which item, how many items, how many units in all).
     # Half of the questions need reading across lines.
-    lookups = ["total", "subtotal", "tax", "date", "number", "vendor", "qty", "unit", "phone",
-               "amount"]
+    lookups = [
+        "total",
+        "subtotal",
+        "tax",
+        "date",
+        "number",
+        "vendor",
+        "qty",
+        "unit",
+        "phone",
+        "amount",
+    ]
     lookups += ["due", "customer"] if doc == "invoice" else ["change", "paid"]
     kinds = lookups if rng.random() < 0.5 else ["count", "sumqty", "maxunit", "maxqty"]
     kind = kinds[int(rng.integers(len(kinds)))]
     line = spec["lines"][int(rng.integers(len(spec["lines"])))]
     if kind == "total":
-        q = ("What is the total amount of this {doc}?", "How much is due in total?",
-             "What is the final amount to pay?")[int(rng.integers(3))].format(doc=doc)
+        q = (
+            "What is the total amount of this {doc}?",
+            "How much is due in total?",
+            "What is the final amount to pay?",
+        )[int(rng.integers(3))].format(doc=doc)
         return kind, q, _amounts(spec["total"], s)
     if kind == "subtotal":
         return kind, "What is the amount before tax?", _amounts(spec["subtotal"], s)
@@ -76,11 +91,19 @@ def make_question(spec: dict[str, Any], rng: np.random.Generator) -> tuple[str, 
     if kind == "unit":
         return kind, f"What is the unit price of '{line['name']}'?", (f"{line['unit']:.2f}",)
     if kind == "amount":
-        return kind, f"What is the amount charged for '{line['name']}'?", _amounts(line["amount"], s)
+        return (
+            kind,
+            f"What is the amount charged for '{line['name']}'?",
+            _amounts(line["amount"], s),
+        )
     if kind == "count":
         return kind, "How many different items are listed?", (str(len(spec["lines"])),)
     if kind == "sumqty":
-        return kind, "How many units were bought in all?", (str(sum(x["qty"] for x in spec["lines"])),)
+        return (
+            kind,
+            "How many units were bought in all?",
+            (str(sum(x["qty"] for x in spec["lines"])),),
+        )
     if kind in ("maxunit", "maxqty"):
         field = "unit" if kind == "maxunit" else "qty"
         values = sorted((x[field] for x in spec["lines"]), reverse=True)
@@ -165,6 +188,7 @@ _AMOUNT = re.compile(r"\$?\d[\d,]*\.\d\d")
 _DATE = re.compile(r"\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}|\d{1,2} [A-Z][a-z]{2} \d{4}")
 _PHONE = re.compile(r"\(\d{3}\) ?\d{3}-\d{4}")
 _NUMBER = re.compile(r"(?:INV|R)-?\d{4,6}")
+
 
 def _amount_after(ocr: str, label: str, skip: tuple[str, ...] = ()) -> str:
     for line in ocr.splitlines():

@@ -21,22 +21,58 @@ FONTS = {
 }
 
 VENDOR_HEADS = (
-    "Northwind", "Bluebird", "Cedar Point", "Harbor", "Summit", "Maple Leaf", "Granite",
-    "Silverline", "Redwood", "Lakeside", "Pioneer", "Orchard", "Copperfield", "Brightwater",
+    "Northwind",
+    "Bluebird",
+    "Cedar Point",
+    "Harbor",
+    "Summit",
+    "Maple Leaf",
+    "Granite",
+    "Silverline",
+    "Redwood",
+    "Lakeside",
+    "Pioneer",
+    "Orchard",
+    "Copperfield",
+    "Brightwater",
 )
 VENDOR_TAILS = (
-    "Office Supply", "Hardware", "Traders", "Bakery", "Electronics", "Print Shop",
-    "Garden Center", "Coffee House", "Logistics", "Stationers",
+    "Office Supply",
+    "Hardware",
+    "Traders",
+    "Bakery",
+    "Electronics",
+    "Print Shop",
+    "Garden Center",
+    "Coffee House",
+    "Logistics",
+    "Stationers",
 )
 SUFFIXES = ("Co.", "Ltd.", "Inc.", "LLC")
 STREETS = ("Oak St", "Market Ave", "Station Rd", "Mill Lane", "River Dr", "King St", "Elm Way")
 CITIES = ("Springfield", "Riverton", "Fairview", "Milton", "Ashford", "Clayton", "Dover")
 CUSTOMERS = ("J. Alvarez", "M. Chen", "P. Okafor", "S. Novak", "R. Patel", "L. Moreau")
 PRODUCTS = (
-    "Paper A4 box", "Stapler", "Ink cartridge", "USB cable", "Desk lamp", "Notebook",
-    "Coffee beans 1kg", "Croissant", "Hammer", "Screws 100pc", "Paint 2L", "Garden hose",
-    "Printer toner", "Envelope pack", "Marker set", "Extension cord", "Flower pot", "Bagel",
-    "Batteries AA", "Label tape",
+    "Paper A4 box",
+    "Stapler",
+    "Ink cartridge",
+    "USB cable",
+    "Desk lamp",
+    "Notebook",
+    "Coffee beans 1kg",
+    "Croissant",
+    "Hammer",
+    "Screws 100pc",
+    "Paint 2L",
+    "Garden hose",
+    "Printer toner",
+    "Envelope pack",
+    "Marker set",
+    "Extension cord",
+    "Flower pot",
+    "Bagel",
+    "Batteries AA",
+    "Label tape",
 )
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 # Several wordings per field, as on real documents; "Items Total" is a distractor for
@@ -83,12 +119,15 @@ def make_spec(rng: np.random.Generator) -> dict[str, Any]:
     for k in picks:
         qty = int(rng.integers(1, 13))
         unit = round(float(rng.uniform(0.8, 180.0)), 2)
-        lines.append({"name": PRODUCTS[int(k)], "qty": qty, "unit": unit,
-                      "amount": round(qty * unit, 2)})
+        lines.append(
+            {"name": PRODUCTS[int(k)], "qty": qty, "unit": unit, "amount": round(qty * unit, 2)}
+        )
     subtotal = round(sum(line["amount"] for line in lines), 2)
     rate = float(rng.choice([5.0, 6.5, 8.0, 10.0, 20.0]))
     tax = round(subtotal * rate / 100, 2)
-    shipping = round(float(rng.uniform(4, 30)), 2) if kind == "invoice" and rng.random() < 0.5 else 0.0
+    shipping = (
+        round(float(rng.uniform(4, 30)), 2) if kind == "invoice" and rng.random() < 0.5 else 0.0
+    )
     total = round(subtotal + tax + shipping, 2)
     paid = round(total + float(rng.choice([0.0, 0.5, 5.0, 10.0, 20.0, 50.0])), 2)
     return {
@@ -150,7 +189,9 @@ def text_lines(spec: dict[str, Any]) -> list[tuple[str, str]]:
             ("", ""),
         ]
     for line in spec["lines"]:
-        rows.append((f"{line['name']}  {line['qty']} x {line['unit']:.2f}", money(line["amount"], s)))
+        rows.append(
+            (f"{line['name']}  {line['qty']} x {line['unit']:.2f}", money(line["amount"], s))
+        )
     rows += [
         ("", ""),
         (spec["subtotal_label"], money(spec["subtotal"], s)),

@@ -99,8 +99,12 @@ class FlagsSetting:
             answers = (f[kind],)
         cw, ch = float(rng.uniform(0.45, 0.95)), float(rng.uniform(0.45, 0.95))
         params = {
-            "crop": [round(float(rng.uniform(0, 1 - cw)), 3),
-                     round(float(rng.uniform(0, 1 - ch)), 3), round(cw, 3), round(ch, 3)],
+            "crop": [
+                round(float(rng.uniform(0, 1 - cw)), 3),
+                round(float(rng.uniform(0, 1 - ch)), 3),
+                round(cw, 3),
+                round(ch, 3),
+            ],
             "angle": round(float(rng.uniform(-15, 15)), 1),
             "gain": [round(float(g), 3) for g in rng.uniform(0.7, 1.3, 3)],
             "offset": [round(float(o), 1) for o in rng.uniform(-35, 35, 3)],
@@ -166,7 +170,9 @@ class FlagsSetting:
 
 
 _CARD_FIELD = {
-    "alpha-3": "ISO alpha-3", "numeric": "ISO numeric", "official name": "Official name",
+    "alpha-3": "ISO alpha-3",
+    "numeric": "ISO numeric",
+    "official name": "Official name",
     "currency": "Currency",
 }
 

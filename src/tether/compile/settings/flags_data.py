@@ -105,7 +105,8 @@ def currency_of(alpha_2: str) -> tuple[str, str] | None:
     import pycountry
 
     found = [
-        c for c in pycountry.currencies
+        c
+        for c in pycountry.currencies
         if c.alpha_3.startswith(alpha_2) and not any(w in c.name.lower() for w in _FUND_WORDS)
     ]
     return (found[0].name, found[0].alpha_3) if len(found) == 1 else None

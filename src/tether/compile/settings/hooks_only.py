@@ -54,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         setting = get_setting(name)
         items = setting.splits(args.seed, {"probe": 0, "validation": 0, "test": args.n})["test"]
         result = hooks_only_score(setting, items)
-        print(f"{name}: hooks-only {result.hooks_only:.3f}  ceiling {result.ceiling:.3f}  "
-              f"(n={result.n}, seed={args.seed}, test split)")
+        print(
+            f"{name}: hooks-only {result.hooks_only:.3f}  ceiling {result.ceiling:.3f}  "
+            f"(n={result.n}, seed={args.seed}, test split)"
+        )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,14 @@ NAME = "shapes"
 
 # easy-vqa draws in these exact colours (measured on its clean images).
 PALETTE: dict[str, tuple[int, int, int]] = {
-    "red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0),
-    "teal": (0, 128, 128), "brown": (165, 42, 42), "gray": (128, 128, 128), "black": (0, 0, 0),
+    "red": (255, 0, 0),
+    "green": (0, 255, 0),
+    "blue": (0, 0, 255),
+    "yellow": (255, 255, 0),
+    "teal": (0, 128, 128),
+    "brown": (165, 42, 42),
+    "gray": (128, 128, 128),
+    "black": (0, 0, 0),
 }
 SHAPES = ("circle", "rectangle", "triangle")
 
@@ -104,8 +110,16 @@ def measure(image: Image.Image) -> dict[str, Any]:
         "area_fraction": round(area / mask.size, 4),
     }
     if area < 5:
-        signals.update({"colour_fractions": {}, "fill_ratio": 0.0, "aspect": 0.0,
-                        "eccentricity": 0.0, "mean_rgb": [], "touches_border": False})
+        signals.update(
+            {
+                "colour_fractions": {},
+                "fill_ratio": 0.0,
+                "aspect": 0.0,
+                "eccentricity": 0.0,
+                "mean_rgb": [],
+                "touches_border": False,
+            }
+        )
         return signals
     fg = px[mask]
     names = list(PALETTE)
@@ -117,15 +131,21 @@ def measure(image: Image.Image) -> dict[str, Any]:
     w = xs.max() - xs.min() + 1
     cov = np.cov(np.stack([xs, ys]).astype(np.float64))
     eig = np.sort(np.linalg.eigvalsh(cov))
-    signals.update({
-        "colour_fractions": {n: round(float(c), 3) for n, c in zip(names, counts, strict=True)},
-        "mean_rgb": [round(float(v), 1) for v in fg.mean(axis=0)],
-        "fill_ratio": round(area / float(h * w), 3),
-        "aspect": round(float(w) / float(h), 3),
-        "eccentricity": round(float(np.sqrt(1 - eig[0] / eig[1])) if eig[1] > 0 else 0.0, 3),
-        "touches_border": bool(ys.min() == 0 or xs.min() == 0 or ys.max() == px.shape[0] - 1
-                               or xs.max() == px.shape[1] - 1),
-    })
+    signals.update(
+        {
+            "colour_fractions": {n: round(float(c), 3) for n, c in zip(names, counts, strict=True)},
+            "mean_rgb": [round(float(v), 1) for v in fg.mean(axis=0)],
+            "fill_ratio": round(area / float(h * w), 3),
+            "aspect": round(float(w) / float(h), 3),
+            "eccentricity": round(float(np.sqrt(1 - eig[0] / eig[1])) if eig[1] > 0 else 0.0, 3),
+            "touches_border": bool(
+                ys.min() == 0
+                or xs.min() == 0
+                or ys.max() == px.shape[0] - 1
+                or xs.max() == px.shape[1] - 1
+            ),
+        }
+    )
     return signals
 
 
@@ -228,8 +248,12 @@ def signal_rule(question: str, signals: Mapping[str, Any]) -> str:
     classifier, negation handled. This is the `shapes` hooks-only baseline."""
     words = question.lower().replace("?", "").split()
     colour, shape = rule_colour(signals), rule_shape(signals)
-    if words[:2] == ["what", "shape"] or "shape" in words and words[0] == "what" and \
-            "color" not in words:
+    if (
+        words[:2] == ["what", "shape"]
+        or "shape" in words
+        and words[0] == "what"
+        and "color" not in words
+    ):
         return shape
     if "color" in words:
         return colour
