@@ -8,6 +8,7 @@ from tether import __version__
 from tether.cli.check_recorded import check_recorded
 from tether.cli.demo import demo
 from tether.cli.group import TetherGroup
+from tether.cli.harness import harness
 from tether.cli.measure import measure
 from tether.cli.models import models
 from tether.cli.report import report
@@ -24,5 +25,5 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded):
+                 check_recorded, harness):
     main.add_command(_command)

@@ -1,0 +1,187 @@
+"""What a harness-compilation setting provides: items, observations, a metric.
+
+A setting (flags, shapes, docs, slides, or any registered one) is the world a compiled
+harness runs in. The runtime asks it for the observation of an item (built from the
+item and the harness's enabled resources, never from gold), the item's image, and the
+score of an answer; admissibility asks it for its inventory (entity names a hook must
+not hard-code), its public vocabulary (answer options the task itself names, exempt
+from that audit) and the gold of probe/validation items.
+
+    @register_setting("mine")
+    def _mine() -> Setting:
+        return MySetting()
+
+    setting = get_setting("mine")   # ConfigError naming the known settings otherwise
+
+`ToySetting` ("toy") is a test double: ten-odd arithmetic and capital questions with
+fixed gold, used by the compile tests. It is not a benchmark.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from tether.errors import ConfigError
+
+__all__ = ["DEFAULT_SIZES", "SPLITS", "Item", "Setting", "ToySetting", "get_setting",
+           "register_setting", "setting_names"]
+
+#: the three splits every setting yields, disjoint
+SPLITS = ("probe", "validation", "test")
+#: default split sizes (the issue's 50 / 50 / 200)
+DEFAULT_SIZES: Mapping[str, int] = {"probe": 50, "validation": 50, "test": 200}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question of a setting.
+
+    `data` holds whatever the setting needs to build observations, render the image
+    and score (file paths, candidates, gold...). The runtime never reads `data`
+    itself: gold reaches only the setting's `score` and `gold`.
+    """
+
+    item_id: str
+    question: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Setting(Protocol):
+    """The interface a setting implements (see the module docstring)."""
+
+    name: str
+
+    def splits(self, seed: int, sizes: Mapping[str, int]) -> dict[str, list[Item]]:
+        """Disjoint `probe`, `validation`, `test` items; the same seed, the same items."""
+        ...
+
+    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
+        """`{"item_id", "question"}` plus the fields of the enabled resources
+        (`candidates`, `ocr`, `pages`, `signals`...); never gold."""
+        ...
+
+    def image(self, item: Item) -> bytes | None:
+        """The item's image (PNG bytes), or None for a text-only item."""
+        ...
+
+    def score(self, answer: str, item: Item) -> float:
+        """The setting's metric of `answer` on `item`, in [0, 1]."""
+        ...
+
+    def inventory(self) -> list[str]:
+        """Entity names (countries, codes, companies...) a harness must not hard-code."""
+        ...
+
+    def public_vocabulary(self) -> list[str]:
+        """Answer options the task statement itself names (yes/no, colours...)."""
+        ...
+
+    def gold(self, item: Item) -> list[str]:
+        """The accepted answers of `item` (for the hard-coded-answer audit)."""
+        ...
+
+
+SettingFactory = Callable[[], Setting]
+_REGISTRY: dict[str, SettingFactory] = {}
+
+
+def register_setting(name: str) -> Callable[[SettingFactory], SettingFactory]:
+    """Register a factory (settings may be costly to build: built on first use)."""
+    def deco(factory: SettingFactory) -> SettingFactory:
+        _REGISTRY[name] = factory
+        return factory
+    return deco
+
+
+def setting_names() -> list[str]:
+    _load_builtins()
+    return sorted(_REGISTRY)
+
+
+def get_setting(name: str) -> Setting:
+    """The setting `name`; ConfigError with the known names otherwise."""
+    _load_builtins()
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown setting {name!r}",
+                          hint=f"known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]()
+
+
+def _load_builtins() -> None:
+    # The bundled settings register on import; absent while they are being built.
+    import importlib
+    try:
+        importlib.import_module("tether.compile.settings")
+    except ModuleNotFoundError as exc:
+        if exc.name != "tether.compile.settings":
+            raise
+
+
+# --- the toy setting: a test double -------------------------------------------------
+
+_CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Kenya": "Nairobi", "Peru": "Lima",
+             "Norway": "Oslo", "Chile": "Santiago", "Egypt": "Cairo", "Canada": "Ottawa"}
+
+
+class ToySetting:
+    """Test double: capital-city and sum questions, gold fixed, no image.
+
+    Resources: `hint` adds the first letter of the answer (a stand-in for evidence the
+    harness may enable), `signals` adds the two operands of a sum. Metric: case-folded
+    exact match.
+    """
+
+    name = "toy"
+
+    def _items(self) -> list[Item]:
+        items = [Item(f"cap-{country.lower()}", f"What is the capital of {country}?",
+                      {"answer": city, "kind": "capital"})
+                 for country, city in _CAPITALS.items()]
+        for a in range(2, 14):
+            b = (a * 7) % 11 + 1
+            items.append(Item(f"sum-{a}-{b}", f"What is {a} plus {b}?",
+                              {"answer": str(a + b), "kind": "sum", "operands": [a, b]}))
+        return items
+
+    def splits(self, seed: int, sizes: Mapping[str, int]) -> dict[str, list[Item]]:
+        items = self._items()
+        random.Random(seed).shuffle(items)
+        out: dict[str, list[Item]] = {}
+        start = 0
+        for split in SPLITS:
+            n = int(sizes.get(split, 0))
+            out[split] = items[start:start + n]
+            start += n
+        return out  # 20 items in all: later splits come up short when more are asked
+
+    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
+        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        if resources.get("hint"):
+            obs["hint"] = f"The answer starts with {item.data['answer'][0]!r}."
+        if resources.get("signals") and item.data["kind"] == "sum":
+            obs["signals"] = {"a": item.data["operands"][0], "b": item.data["operands"][1]}
+        return obs
+
+    def image(self, item: Item) -> bytes | None:
+        return None
+
+    def score(self, answer: str, item: Item) -> float:
+        return float(answer.strip().casefold() == str(item.data["answer"]).casefold())
+
+    def inventory(self) -> list[str]:
+        return [*_CAPITALS, *_CAPITALS.values()]
+
+    def public_vocabulary(self) -> list[str]:
+        return ["yes", "no"]
+
+    def gold(self, item: Item) -> list[str]:
+        return [str(item.data["answer"])]
+
+
+@register_setting("toy")
+def _toy() -> Setting:
+    return ToySetting()

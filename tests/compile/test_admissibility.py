@@ -1,0 +1,193 @@
+"""Admissibility: each check has a failing and a passing case."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.compile.admissibility import check_harness
+from tether.compile.answer_audit import audit_texts
+from tether.compile.harness import SCHEMA
+from tether.compile.hook_ast import check_hook_sources
+from tether.compile.setting import get_setting, setting_names
+
+PLAIN_PROMPT = ("Read the question carefully and answer it briefly.\n"
+                "Question: {question}\nReply with the answer only, in a few words.")
+PLAIN_PARSE = '''import re
+
+def parse(text, item):
+    # keep what follows "answer is" or "Answer:", else the first line
+    match = re.search(r"answer(?:\\s+is|\\s*:)\\s*(.+)", text, re.IGNORECASE)
+    line = match.group(1) if match else text.strip().split("\\n")[0]
+    return line.strip().rstrip(".")
+'''
+ROUTE = '''def route(obs, state):
+    if state["calls"]:
+        return {"done": True}
+    return {"call_student": {"prompt": "answer", "vars": {}, "image": True}}
+'''
+
+
+def doc(setting: str = "toy", **fields):
+    base = {"schema": SCHEMA, "setting": setting, "prompts": {"answer": PLAIN_PROMPT},
+            "hooks": {"parse": PLAIN_PARSE, "route": ROUTE}}
+    base.update(fields)
+    return base
+
+
+def checks(report):
+    return [v.check for v in report.violations]
+
+
+@pytest.mark.parametrize("name", setting_names())
+def test_a_plain_english_prompt_and_parser_are_admissible_on_every_setting(name):
+    setting = get_setting(name)
+    report = check_harness(doc(name), setting)
+    assert report.violations == [] and report.admissible
+    assert len(report.smoke) == 10
+
+
+# --- 1. schema and sizes ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("fields", "needle"), [
+    ({"bogus": 1}, "bogus: Extra inputs"),
+    ({"prompts": {"answer": "x" * 8001}}, "8001 characters"),
+    ({"hooks": {"parse": PLAIN_PARSE + "#" * 20_000}}, "characters in all"),
+    ({"decode": {"max_tokens": 1025}}, "max_tokens: 1025"),
+    ({"prompts": {"answer": "{question!r}"}}, "prompts.answer: stray"),
+    ({"setting": "other"}, "the harness is for 'other'"),
+    ({"prompts": {"think": "{question}"}, "hooks": {"parse": PLAIN_PARSE}}, "no 'answer' prompt"),
+])
+def test_schema_and_sizes(toy, fields, needle):
+    report = check_harness(doc(**fields), toy)
+    assert checks(report) and set(checks(report)) == {"schema"}
+    assert any(needle in v.detail for v in report.violations), report.violations
+
+
+def test_schema_passes_at_the_limits(toy):
+    report = check_harness(doc(prompts={"answer": "{question}" + "x" * 7990},
+                               decode={"max_tokens": 1024}), toy)
+    assert report.admissible, report.violations
+
+
+def test_not_a_harness_has_no_hash(toy):
+    report = check_harness(["not", "an", "object"], toy)
+    assert report.hash is None and checks(report) == ["schema"]
+
+
+# --- 2. hook AST whitelist ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("source", "needle"), [
+    ("import os\ndef parse(text, item):\n    return text\n", "import of 'os'"),
+    ("from subprocess import run\ndef parse(text, item):\n    return text\n", "import from"),
+    ("from . import x\ndef parse(text, item):\n    return text\n", "import from '.'"),
+    ("def parse(text, item):\n    return eval(text)\n", "use of 'eval'"),
+    ("def parse(text, item):\n    return getattr(text, 'strip')()\n", "use of 'getattr'"),
+    ("def parse(text, item):\n    return open('f').read()\n", "use of 'open'"),
+    ("def parse(text, item):\n    return text.__class__.__name__\n", "attribute '__class__'"),
+    ("def parse(text, item):\n    return __builtins__\n", "name '__builtins__'"),
+    ("def parse(text):\n    return text\n", "parse must be def parse(text, item)"),
+    ("def parse(text, item, extra=1):\n    return text\n", "parse must be"),
+    ("def parse(*args):\n    return ''\n", "parse must be"),
+    ("def helper(text, item):\n    return text\n", "no top-level def parse"),
+    ("def parse(text, item):\n    return text\ndef route(obs, state):\n    return {}\n",
+     "another hook's name"),
+    ("def parse(text, item) return", "syntax error"),
+])
+def test_hook_whitelist_rejects(toy, source, needle):
+    problems = check_hook_sources({"parse": source})
+    assert any(needle in p for p in problems), problems
+    assert checks(check_harness(doc(hooks={"parse": source}), toy)) == ["hooks"] * len(problems)
+
+
+def test_hook_whitelist_accepts_the_allowed_modules():
+    source = ("import re, math, json, string, difflib, unicodedata\n"
+              "from collections import Counter\nimport itertools as it\n"
+              "def parse(text, item):\n    return Counter(re.findall(r'\\w+', text)).most_common(1)"
+              "[0][0] if text else ''\n")
+    assert check_hook_sources({"parse": source, "route": ROUTE}) == []
+
+
+# --- 3. no hard-coded answers --------------------------------------------------------------
+
+@pytest.mark.parametrize(("fields", "needle"), [
+    ({"prompts": {"answer": "{question} Hint: it may be Paris."}}, "'paris' (inventory entity"),
+    ({"hooks": {"route": ROUTE, "parse": PLAIN_PARSE.replace(
+        'return line.strip().rstrip(".")', 'return "Tokyo" if "Japan" in line else line')}},
+     "hooks.parse line"),
+    ({"hooks": {"route": ROUTE, "parse": "def parse(text, item):\n    return f'{text} 15'\n"}},
+     "gold answer of"),
+])
+def test_hardcoded_answers_are_found(toy, fields, needle):
+    report = check_harness(doc(**fields), toy)
+    assert "hardcoded" in checks(report)
+    assert any(needle in v.detail for v in report.violations), report.violations
+
+
+def test_short_codes_count_only_as_standalone_upper_case_tokens():
+    terms = {"IN": "inventory", "NO": "inventory", "CAN": "inventory", "India": "inventory"}
+    prose = [("p", "In India? no. You can answer in English. INDIANA")]
+    found = audit_texts(prose, terms, exempt=[])
+    assert found == ["p: contains 'india' (inventory)"]
+    assert len(audit_texts([("p", "Answer IN or NO (CAN).")], terms, exempt=[])) == 3
+
+
+def test_public_vocabulary_is_exempt():
+    terms = {"yes": "gold answer of x", "Paris": "inventory"}
+    assert audit_texts([("p", "Answer yes or no.")], terms, exempt=["Yes", "no"]) == []
+    assert audit_texts([("p", "Answer yes or no.")], terms, exempt=[]) != []
+
+
+def test_whole_words_only():
+    terms = {"Lima": "inventory", "Oslo": "inventory"}
+    assert audit_texts([("p", "climate, Oslonian, limarine")], terms, exempt=[]) == []
+    assert audit_texts([("p", "to oslo.")], terms, exempt=[]) == ["p: contains 'oslo' (inventory)"]
+
+
+# --- 4. smoke run -----------------------------------------------------------------------------
+
+def test_smoke_fails_on_too_many_hook_errors(toy):
+    crashing = "def parse(text, item):\n    return text[1000]\n"
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": crashing}), toy)
+    assert checks(report) == ["smoke"] and "hook errors on 10 of 10" in report.violations[0].detail
+
+
+def test_smoke_tolerates_two_hook_errors_in_ten(toy):
+    # items are picked by a checksum of their id (an id names a country: hard-coded)
+    probe = toy.splits(0, {"probe": 50, "validation": 50, "test": 200})["probe"][:10]
+    sums = sorted(sum(map(ord, i.item_id)) for i in probe)
+    assert len(set(sums)) == 10
+
+    def failing_on(n):
+        return (f"def parse(text, item):\n    if sum(map(ord, item['item_id'])) in {sums[:n]!r}:\n"
+                "        raise ValueError('x')\n    return text\n")
+    assert check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(2)}), toy).admissible
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(3)}), toy)
+    assert checks(report) == ["smoke"] and "3 of 10" in report.violations[0].detail
+
+
+def test_smoke_fails_on_half_empty_answers(toy):
+    probe = toy.splits(0, {"probe": 50, "validation": 50, "test": 200})["probe"][:10]
+    assert sum(toy.gold(i)[0].isdigit() for i in probe) == 7  # 7 sums, 3 capitals
+    digits_only = "def parse(text, item):\n    return text if text.isdigit() else ''\n"
+    letters_only = "def parse(text, item):\n    return '' if text.isdigit() else text\n"
+    assert check_harness(doc(hooks={"route": ROUTE, "parse": digits_only}), toy).admissible
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": letters_only}), toy)
+    assert checks(report) == ["smoke"] and "empty answers on 7 of 10" in report.violations[0].detail
+    abstain = "def route(obs, state):\n    return {'abstain': True}\n"
+    assert checks(check_harness(doc(hooks={"route": abstain}), toy)) == ["smoke"]
+
+
+# --- 5. determinism ----------------------------------------------------------------------------
+
+def test_determinism_catches_state_kept_in_an_imported_module(toy):
+    # fresh globals do not reset imported modules: a counter hidden there shows
+    leaky = ("import json\ndef parse(text, item):\n    if not hasattr(json, 'seen'):\n"
+             "        json.seen = []\n    json.seen.append(1)\n"
+             "    return text + str(len(json.seen))\n")
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": leaky}), toy)
+    assert checks(report) == ["determinism"]
+
+
+def test_determinism_passes_a_pure_hook(toy):
+    pure = "def parse(text, item):\n    return text + str(len(item['question']))\n"
+    assert check_harness(doc(hooks={"route": ROUTE, "parse": pure}), toy).admissible

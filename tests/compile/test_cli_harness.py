@@ -1,0 +1,59 @@
+"""`tether harness hash|check`: output and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from tether.cli.main import main
+from tether.compile.harness import SCHEMA, Harness
+
+GOOD = {"schema": SCHEMA, "setting": "toy", "prompts": {"answer": "Answer briefly: {question}"}}
+
+
+def write(tmp_path, doc, name="h.json"):
+    path = tmp_path / name
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return str(path)
+
+
+def test_hash_prints_the_identity(tmp_path):
+    result = CliRunner().invoke(main, ["harness", "hash", write(tmp_path, GOOD)])
+    assert result.exit_code == 0
+    assert result.output.strip() == Harness.model_validate(GOOD).hash
+
+
+def test_check_admissible_exits_0(tmp_path):
+    result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, GOOD),
+                                       "--setting", "toy"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("admissible on toy: ")
+
+
+def test_check_inadmissible_exits_1_with_one_line_per_violation(tmp_path):
+    bad = {**GOOD, "prompts": {"answer": "{question} maybe Paris or Tokyo? {x:>3}"},
+           "decode": {"max_tokens": 5000}}
+    result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("schema: ") for line in lines)
+
+
+def test_check_json(tmp_path):
+    bad = {**GOOD, "prompts": {"answer": "{question} maybe Paris or Tokyo?"}}
+    result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad), "--setting",
+                                       "toy", "--json"])
+    assert result.exit_code == 1
+    out = json.loads(result.output)
+    assert out["admissible"] is False and out["hash"] == Harness.model_validate(bad).hash
+    assert [v["check"] for v in out["violations"]] == ["hardcoded", "hardcoded"]
+
+
+def test_unreadable_file_or_unknown_setting_exits_2(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["harness", "check", str(tmp_path / "none.json")]).exit_code == 2
+    assert runner.invoke(main, ["harness", "check", write(tmp_path, "{oops")]).exit_code == 2
+    unknown = runner.invoke(main, ["harness", "check", write(tmp_path, GOOD), "--setting", "zz"])
+    assert unknown.exit_code == 2 and "known:" in unknown.output
+    assert runner.invoke(main, ["harness", "hash", write(tmp_path, {"x": 1})]).exit_code == 2
