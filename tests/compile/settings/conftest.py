@@ -20,14 +20,14 @@ def assert_common_contract(setting, resources: dict[str, Any], sizes=SIZES) -> N
     ids = [item.item_id for items in splits.values() for item in items]
     assert len(ids) == len(set(ids)), "item ids repeat across splits"
     for name, items in splits.items():
-        assert all(item.split == name for item in items)
+        assert all(item.data["split"] == name for item in items)
 
     again = setting.splits(7, sizes)
     assert again == splits, "same seed, different items"
     other = setting.splits(8, sizes)
     assert [i.question for i in other["test"]] != [i.question for i in splits["test"]] or [
-        i.payload for i in other["test"]
-    ] != [i.payload for i in splits["test"]]
+        i.data for i in other["test"]
+    ] != [i.data for i in splits["test"]]
 
     sample = splits["probe"][:2] + splits["test"][:2]
     for item in sample:
@@ -49,7 +49,7 @@ def _assert_no_gold_fields(setting, items, resources) -> None:
     sentinel changes nothing in it, and no field is named like gold."""
     for item in items:
         obs = setting.observation(item, resources)
-        assert not set(obs) & {"answer", "answers", "gold", "payload", "spec"}, set(obs)
-        swapped = dataclasses.replace(item, answers=("QQSENTINELQQ",))
+        assert not set(obs) & {"answer", "answers", "gold", "data", "spec"}, set(obs)
+        swapped = dataclasses.replace(item, data={**item.data, "answers": ("QQSENTINELQQ",)})
         assert setting.observation(swapped, resources) == obs
         assert "qqsentinelqq" not in _text(obs)

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from tether.compile.settings import get_setting
+from tether.compile import get_setting, setting_names
 from tether.compile.settings.docs import DocsSetting, ocr_rule
 from tether.compile.settings.hooks_only import hooks_only_score
 from tether.compile.settings.ocr import OcrCache, OcrEngine
@@ -43,7 +43,8 @@ def test_unknown_resource_is_a_config_error(docs) -> None:
         docs.observation(item, {"cards": {"budget_chars": 10}})
 
 
-def test_get_setting_builds_docs_and_rejects_unknown() -> None:
+def test_settings_are_registered_with_the_compile_registry() -> None:
+    assert {"docs", "shapes", "flags"} <= set(setting_names())
     assert get_setting("docs").name == "docs"
     with pytest.raises(ConfigError):
         get_setting("nope")

@@ -22,7 +22,7 @@ def test_common_contract_with_signals() -> None:
 
 def test_splits_never_share_an_image() -> None:
     splits = ShapesSetting().splits(5, {"probe": 10, "validation": 10, "test": 20})
-    images = [{(i.payload["part"], i.payload["image"]) for i in items} for items in splits.values()]
+    images = [{(i.data["part"], i.data["image"]) for i in items} for items in splits.values()]
     assert sum(map(len, images)) == 40
     assert not (images[0] & images[1] or images[0] & images[2] or images[1] & images[2])
 

@@ -1,9 +1,9 @@
 """What every offline setting shares: the item, seeded disjoint splits, resource parsing.
 
 A setting makes its items from a seed alone (no hub, data from installed packages). The
-item carries its gold answers for scoring, but the observation a harness sees is built by
-the setting from the item's public payload and the enabled resources only: gold never
-enters it (tests check this for every setting).
+item (`tether.compile.setting.Item`) carries its gold answers in `data` for scoring, but
+the observation a harness sees is built by the setting from the rest of `data` and the
+enabled resources only: gold never enters it (tests check this for every setting).
 """
 
 from __future__ import annotations
@@ -11,50 +11,39 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from tether.compile.setting import DEFAULT_SIZES, SPLITS, Item
 from tether.errors import ConfigError
 
-SPLITS: tuple[str, ...] = ("probe", "validation", "test")
-DEFAULT_SIZES: dict[str, int] = {"probe": 50, "validation": 50, "test": 200}
+__all__ = [
+    "DEFAULT_SIZES",
+    "SPLITS",
+    "Item",
+    "answers_of",
+    "resolve_sizes",
+    "rng_for",
+    "item_id",
+    "check_resources",
+    "int_option",
+    "png_bytes",
+    "cut",
+]
 
 
-@dataclass(frozen=True)
-class Item:
-    """One question. `payload` is host-side data (how to render the image, what the
-    linker sees); `answers` is the gold, read only by `score` and `gold`."""
-
-    item_id: str
-    question: str
-    answers: tuple[str, ...]
-    payload: Mapping[str, Any] = field(default_factory=dict)
-    split: str = ""
+def new_item(
+    item_id: str, question: str, answers: tuple[str, ...], split: str, **payload: Any
+) -> Item:
+    """An item in `tether.compile.setting.Item` form: gold under `data["answers"]`, read
+    only by `score` and `gold`; the rest of `data` is host-side (how to render the image,
+    what the linker sees)."""
+    return Item(item_id, question, {"answers": list(answers), "split": split, **payload})
 
 
-class OfflineSetting(Protocol):
-    """The interface of `tether.compile.setting.Setting`, restated so this package
-    type-checks on its own."""
-
-    name: str
-
-    def splits(
-        self, seed: int, sizes: Mapping[str, int] | None = None
-    ) -> dict[str, list[Item]]: ...
-
-    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]: ...
-
-    def image(self, item: Item) -> bytes | None: ...
-
-    def score(self, answer: str, item: Item) -> float: ...
-
-    def inventory(self) -> list[str]: ...
-
-    def public_vocabulary(self) -> list[str]: ...
-
-    def gold(self, item: Item) -> list[str]: ...
+def answers_of(item: Item) -> tuple[str, ...]:
+    return tuple(item.data["answers"])
 
 
 def resolve_sizes(sizes: Mapping[str, int] | None) -> dict[str, int]:

@@ -17,10 +17,12 @@ import numpy as np
 from tether.compile.settings.base import (
     SPLITS,
     Item,
+    answers_of,
     check_resources,
     cut,
     int_option,
     item_id,
+    new_item,
     png_bytes,
     resolve_sizes,
     rng_for,
@@ -139,12 +141,12 @@ class DocsSetting:
         rng = rng_for(NAME, seed, split, index)
         spec = make_spec(rng)
         kind, question, answers = make_question(spec, rng)
-        return Item(
-            item_id=item_id(NAME, seed, split, index),
-            question=question,
-            answers=answers,
-            payload={"spec": spec, "kind": kind},
-            split=split,
+        return new_item(
+            item_id(NAME, seed, split, index),
+            question,
+            answers,
+            split,
+            **{"spec": spec, "kind": kind},
         )
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
@@ -152,7 +154,7 @@ class DocsSetting:
         return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
 
     def image(self, item: Item) -> bytes:
-        return png_bytes(render(item.payload["spec"]))
+        return png_bytes(render(item.data["spec"]))
 
     def ocr_text(self, item: Item) -> str:
         return self.engine.text(self.image(item))
@@ -166,10 +168,10 @@ class DocsSetting:
         return obs
 
     def score(self, answer: str, item: Item) -> float:
-        return anls(answer, item.answers)
+        return anls(answer, answers_of(item))
 
     def gold(self, item: Item) -> list[str]:
-        return list(item.answers)
+        return list(answers_of(item))
 
     def inventory(self) -> list[str]:
         return vendor_names()

@@ -20,10 +20,12 @@ from PIL import Image, ImageFilter
 from tether.compile.settings.base import (
     SPLITS,
     Item,
+    answers_of,
     check_resources,
     cut,
     int_option,
     item_id,
+    new_item,
     png_bytes,
     resolve_sizes,
     rng_for,
@@ -112,12 +114,12 @@ class FlagsSetting:
             "blur": round(float(rng.uniform(0.5, 1.5)), 2),
             "noise_seed": int(rng.integers(2**31)),
         }
-        return Item(
-            item_id=item_id(NAME, seed, split, index),
-            question=QUESTIONS[kind],
-            answers=answers,
-            payload={"code": code, "kind": kind, "perturb": params},
-            split=split,
+        return new_item(
+            item_id(NAME, seed, split, index),
+            QUESTIONS[kind],
+            answers,
+            split,
+            **{"code": code, "kind": kind, "perturb": params},
         )
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
@@ -125,8 +127,8 @@ class FlagsSetting:
         return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
 
     def _image(self, item: Item) -> Image.Image:
-        arr = dict(flags())[item.payload["code"]]
-        return perturb(arr, item.payload["perturb"])
+        arr = dict(flags())[item.data["code"]]
+        return perturb(arr, item.data["perturb"])
 
     def image(self, item: Item) -> bytes:
         return png_bytes(self._image(item))
@@ -143,13 +145,13 @@ class FlagsSetting:
         return obs
 
     def linker_top1_correct(self, item: Item) -> bool:
-        return link(self._image(item), 1)[0][0] == item.payload["code"]
+        return link(self._image(item), 1)[0][0] == item.data["code"]
 
     def score(self, answer: str, item: Item) -> float:
-        return relaxed_exact_match(answer, item.answers)
+        return relaxed_exact_match(answer, answers_of(item))
 
     def gold(self, item: Item) -> list[str]:
-        return list(item.answers)
+        return list(answers_of(item))
 
     def inventory(self) -> list[str]:
         """Country names and ISO codes: what a harness must not hard-code."""

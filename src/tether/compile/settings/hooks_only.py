@@ -43,7 +43,7 @@ def hooks_only_score(setting, items: Sequence[Item]) -> HooksOnlyScore:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from tether.compile.settings import get_setting
+    from tether.compile.setting import get_setting
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("settings", nargs="+")

@@ -22,8 +22,10 @@ from PIL import Image, ImageFilter
 from tether.compile.settings.base import (
     SPLITS,
     Item,
+    answers_of,
     check_resources,
     item_id,
+    new_item,
     png_bytes,
     resolve_sizes,
     rng_for,
@@ -181,12 +183,12 @@ class ShapesSetting:
             "patch": patch,
             "noise_seed": int(rng.integers(2**31)),
         }
-        return Item(
-            item_id=item_id(NAME, seed, split, index),
-            question=question,
-            answers=(answer,),
-            payload={"part": part, "image": image, "degrade": params},
-            split=split,
+        return new_item(
+            item_id(NAME, seed, split, index),
+            question,
+            (answer,),
+            split,
+            **{"part": part, "image": image, "degrade": params},
         )
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
@@ -196,7 +198,7 @@ class ShapesSetting:
         return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
 
     def _image(self, item: Item) -> Image.Image:
-        p = item.payload
+        p = item.data
         clean = Image.open(_data_dir() / p["part"] / "images" / f"{p['image']}.png")
         return degrade(clean, p["degrade"])
 
@@ -211,10 +213,10 @@ class ShapesSetting:
         return obs
 
     def score(self, answer: str, item: Item) -> float:
-        return accuracy(answer, item.answers)
+        return accuracy(answer, answers_of(item))
 
     def gold(self, item: Item) -> list[str]:
-        return list(item.answers)
+        return list(answers_of(item))
 
     def inventory(self) -> list[str]:
         return [*SHAPES, *PALETTE]
