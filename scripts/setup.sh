@@ -25,6 +25,8 @@ done
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 [ -d /usr/share/fonts/truetype/liberation ] || need_apt+=(fonts-liberation)
+# The docs harness setting OCRs its rendered pages with Debian's tesseract.
+command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr)
 if ((${#need_apt[@]})); then
   echo "setup: installing system packages: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -56,7 +58,7 @@ fi
 
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
-"$PIP" install -q -e ".[local,dev,anthropic,ray,browser]"
+"$PIP" install -q -e ".[local,dev,anthropic,ray,browser,harness]"
 # Scene programs: bpy 4.2 (a ~350 MB wheel for Python 3.11 only) and the image metrics.
 # Skipped when already importable. A failed install fails setup: the scene tests must run
 # in CI on real Blender, never skip quietly.

@@ -1,0 +1,44 @@
+"""The four offline harness settings (issue 13): `docs` (DocVQA-like), `shapes`
+(BLINK-like), `flags` (InfoSeek-like); `slides` (SlideVQA-like) is still to come.
+
+Each is a class with the `tether.compile.setting.Setting` interface, registered here with
+`register_setting`, so `tether.compile.get_setting("docs")` builds one. A setting's module
+is imported only when it is built, so using one setting does not load the data (or need
+the optional packages) of the others; a missing package is a ConfigError with the fix.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from tether.compile.setting import register_setting
+from tether.errors import ConfigError
+
+#: setting name -> (module, class) under this package.
+SETTING_CLASSES: dict[str, tuple[str, str]] = {
+    "docs": ("docs", "DocsSetting"),
+    "shapes": ("shapes", "ShapesSetting"),
+    "flags": ("flags", "FlagsSetting"),
+}
+
+
+def build_setting(name: str, **kwargs: Any) -> Any:
+    """A new instance of one of this package's settings (kwargs: e.g. an OCR engine)."""
+    module, cls = SETTING_CLASSES[name]
+    try:
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ImportError as exc:
+        raise ConfigError(
+            f"setting {name!r} needs a package that is not installed: {exc.name}",
+            hint="pip install -e '.[harness]' (or run scripts/setup.sh)",
+        ) from exc
+    return getattr(mod, cls)(**kwargs)
+
+
+def _factory(name: str):
+    return lambda: build_setting(name)
+
+
+for _name in SETTING_CLASSES:
+    register_setting(_name)(_factory(_name))
