@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,11 @@ def fingerprint(run_dir: Path) -> dict[str, Any]:
                 "index": r.index, "status": r.status, "error_kind": r.error_kind,
                 "artifact": r.artifact, "metric": metric,
                 "artifact_text": store.artifact_text(r.artifact) if r.artifact else None,
-                "calls": [(c.role, c.request_hash, c.output, c.usage.model_dump(), c.cache_hit)
+                "calls": [(c.role, c.request_hash, c.output, asdict(c.usage), c.cache_hit)
                           for c in r.calls],
                 "observations": [(o.purpose, o.artifact, o.observation.score,
                                   o.observation.passed, o.observation.error)
                                  for o in r.observations],
-                "spend": {k: v.model_dump() for k, v in r.spend.items()},
+                "spend": {k: asdict(v) for k, v in r.spend.items()},
             }
         return out
