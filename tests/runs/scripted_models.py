@@ -40,3 +40,22 @@ def echo_word(messages, info):
         raise ModelError("scripted backend is down")
     wait_while_held(word)
     return f"{word} seed={info.params.seed} sample={info.sample_index}"
+
+
+#: the hold word of `bash_agent`: its reply after TURNS_BEFORE_HOLD turns waits on it
+AGENT_HOLD = "agent-turn"
+TURNS_BEFORE_HOLD = 3
+
+
+def bash_agent(messages, info):
+    """A bash agent's replies: `echo turn K` for the first turns, then the finish marker.
+
+    The reply after TURNS_BEFORE_HOLD turns waits while AGENT_HOLD is held, so a test
+    can kill the trial with exactly that many turns done.
+    """
+    from tether.agents.actions import FINISH_MARKER
+
+    if info.call_number >= TURNS_BEFORE_HOLD:
+        wait_while_held(AGENT_HOLD)
+        return f"Done.\n```bash\necho {FINISH_MARKER}\n```"
+    return f"Next.\n```bash\necho turn {info.call_number + 1}\n```"
