@@ -13,6 +13,8 @@ from tests.models.llama_server import llama_server
 from tether.models import ContextLengthExceeded, parse_model
 from tether.models.retry import call_with_retries
 
+pytestmark = pytest.mark.llama
+
 pytest.importorskip("llama_cpp.server.app")  # needs llama-cpp-python[server]
 
 N_CTX = 2048
