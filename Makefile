@@ -1,5 +1,5 @@
 # Two entry points, both idempotent on a fresh Debian machine (see README).
-.PHONY: setup demo test lint bench
+.PHONY: setup demo test test-fast lint bench
 
 setup:
 	bash scripts/setup.sh
@@ -11,6 +11,11 @@ test: setup
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/lint-imports
 	.venv/bin/python -m pytest -q
+
+# The development loop: unit tests without llama.cpp, Chromium or Ray (bubblewrap stays:
+# it is cheap). `make test` is the whole suite and what CI runs.
+test-fast: setup
+	.venv/bin/python -m pytest -q -m "not llama and not browser and not ray"
 
 lint: setup
 	.venv/bin/ruff check src tests benchmarks

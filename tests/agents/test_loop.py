@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.agents.scripted_environment import ScriptedEnvironment
+import tether.agents.loop as loop
+from tests.agents.scripted_environment import FakeClock, ScriptedEnvironment
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.loop import AgentConfig, SamplePolicy, run_attempt
 from tether.context import TrialContext
@@ -116,11 +117,22 @@ def test_step_limit_counts_every_reply():
     assert result.exit_reason == "step_limit" and len(env.executed) == 4
 
 
-def test_wall_time_ends_the_attempt_between_steps():
-    _, env, result = run(lambda m, i: bash("sleep 0.2"), wall_time_s=0.3)
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    """The loop's clock, moved only by scripted sleeps: limits checked without waiting."""
+    fake = FakeClock()
+    monkeypatch.setattr(loop, "time", fake)
+    return fake
+
+
+def test_wall_time_ends_the_attempt_between_steps(clock):
+    env = ScriptedEnvironment(clock=clock)
+    _, env, result = run(lambda m, i: bash("sleep 0.2"), env=env, wall_time_s=0.3)
     assert result.exit_reason == "wall_time"
     assert len(env.executed) == 2
-    assert env.timeouts[1] < 0.2  # the second command only got the time that was left
+    # the second command only got the time that was left
+    assert env.timeouts == [pytest.approx(0.3), pytest.approx(0.1)]
+    assert result.wall_s == pytest.approx(0.4)
 
 
 def test_token_budget_ends_the_attempt():
@@ -194,11 +206,9 @@ def test_the_environment_saying_time_is_up_ends_the_attempt():
     assert result.turns[0].not_run == "agent timeout of 120s spent"
 
 
-def test_a_reply_that_arrives_after_the_time_is_up_is_recorded_but_not_run():
-    import time
-
+def test_a_reply_that_arrives_after_the_time_is_up_is_recorded_but_not_run(clock):
     def slow(messages, info):
-        time.sleep(0.3)
+        clock.sleep(0.3)
         return bash("touch late.txt")
 
     _, env, result = run(slow, wall_time_s=0.2)

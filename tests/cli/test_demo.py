@@ -55,6 +55,7 @@ def test_demo_reports_failures_as_they_are(tmp_path: Path) -> None:
 
 
 @needs_bwrap
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium not installed")
 def test_demo_measures_the_example_pages_and_shows_their_overlays(tmp_path: Path) -> None:
     text, out = _demo(tmp_path, GOOD, visual=True)

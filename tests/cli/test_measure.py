@@ -17,6 +17,7 @@ def run(*args: str):
     return CliRunner().invoke(main, ["measure", *args], catch_exceptions=False)
 
 
+@pytest.mark.browser
 def test_defects_exit_1_with_the_issue_json_shape():
     res = run(str(PLANTED / "overlap_cascade.html"), "--json")
     assert res.exit_code == 1, res.output
@@ -31,18 +32,21 @@ def test_defects_exit_1_with_the_issue_json_shape():
     assert {"selector", "label", "box"} <= set(ev["elements"][0]) and ev["suggested_fix"]
 
 
+@pytest.mark.browser
 def test_reference_profile_counts_pairs():
     res = run(str(PLANTED / "overlap_cascade.html"), "--json", "--profile", "reference")
     assert res.exit_code == 1
     assert json.loads(res.output)["counts"] == {"text_overlap": 3}
 
 
+@pytest.mark.browser
 def test_clean_page_exits_0_and_says_clean():
     res = run(str(PLANTED / "clean.html"))
     assert res.exit_code == 0, res.output
     assert "clean" in res.output
 
 
+@pytest.mark.browser
 def test_table_groups_defects_by_kind(tmp_path):
     res = run(str(PLANTED / "carousel_clip.html"), "--profile", "reference")
     assert res.exit_code == 1
@@ -50,6 +54,7 @@ def test_table_groups_defects_by_kind(tmp_path):
     assert res.output.count("overflow") >= 1
 
 
+@pytest.mark.browser
 def test_directory_measures_every_html_file(tmp_path):
     for name in ("clean.html", "nowrap_truncated.html", "expected.json"):
         shutil.copy(PLANTED / name, tmp_path / name)
@@ -61,6 +66,7 @@ def test_directory_measures_every_html_file(tmp_path):
     assert out["n_defects"] == 1 and out["files"][1]["counts"] == {"overflow": 1}
 
 
+@pytest.mark.browser
 def test_animation_frames_and_overlay(tmp_path):
     png = tmp_path / "anim.png"
     res = run(str(PLANTED / "anim_css.html"), "--frames", "0,1000,2000", "--overlay", str(png),
@@ -93,6 +99,7 @@ def test_render_error_exits_2_never_clean(monkeypatch):
     assert "no Chromium" in out["error"] and "n_defects" not in out
 
 
+@pytest.mark.browser
 def test_compare_lists_profile_differences_with_reasons():
     res = run(str(PLANTED / "carousel_clip.html"), "--compare", "--json")
     assert res.exit_code == 0, res.output
@@ -104,6 +111,7 @@ def test_compare_lists_profile_differences_with_reasons():
     assert text.exit_code == 0 and "the profiles agree" in text.output
 
 
+@pytest.mark.browser
 def test_modality_aliases_and_unknown_modality():
     assert run(str(PLANTED / "clean.html"), "--modality", "slides").exit_code == 0
     res = CliRunner().invoke(main, ["measure", str(PLANTED / "clean.html"), "--modality", "x"])

@@ -52,6 +52,7 @@ def test_critique_with_its_own_model_is_charged_and_recorded_under_a_small_budge
         c.usage.output_tokens for c in record.calls if c.role == "reviewer")
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None,
                     reason="Debian chromium is not installed (scripts/setup.sh)")
 @pytest.mark.parametrize("total", [60, 20_000])

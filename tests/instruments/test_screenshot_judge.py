@@ -19,6 +19,8 @@ from tether.models.base import Message
 from tether.models.recording import CallRecord
 from tether.runs.standalone_generate import recorded_generate
 
+pytestmark = pytest.mark.browser
+
 TASK = Task(id="slide", suite="t", prompt="A slide titled Hello", artifact_kind="html",
             metric="geometry", data={"modality": "slide",
                                      "requirements": ["Title reads Hello", "Two columns"]})

@@ -5,6 +5,8 @@ import pytest
 from tether.errors import ConfigError
 from tether.models import ContextLengthExceeded, parse_model
 
+pytestmark = pytest.mark.llama
+
 pytest.importorskip("llama_cpp")
 
 PROMPT = [{"role": "user", "content": "Name one colour."}]

@@ -14,6 +14,8 @@ from tests.models.llama_server import llama_server
 from tether.agents.actions import BASH_TOOL
 from tether.models import parse_model
 
+pytestmark = pytest.mark.llama
+
 pytest.importorskip("llama_cpp.server.app")  # needs llama-cpp-python[server]
 
 MSG = [{"role": "system", "content": "You run bash commands with the bash tool."},

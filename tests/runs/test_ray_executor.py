@@ -17,6 +17,8 @@ from tether.runs.launch import RunRequest, execute, prepare
 
 from .conftest import REPO, fingerprint, write_config, write_suite
 
+pytestmark = pytest.mark.ray
+
 ray = pytest.importorskip("ray", reason="the Ray executor needs the `ray` extra "
                                         "(pip install -e '.[ray]'; scripts/setup.sh installs it)")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 from tether.core.trial import TrialRecord
@@ -58,52 +57,64 @@ def test_resolved_config_reruns_verbatim(experiment: Path, tmp_path: Path) -> No
     assert fingerprint(tmp_path / "a") == fingerprint(tmp_path / "b")
 
 
-def test_local_executor_keeps_n_in_flight() -> None:
-    live, peak, lock = 0, 0, threading.Lock()
+def _planned(n: int) -> list[PlannedTrial]:
+    from tether.core.task import Task
+    from tether.core.trial import TrialSpec
 
-    def slow(p: PlannedTrial):
+    task = Task(id="t", suite="s", prompt="p", metric="scripted_check")
+    return [PlannedTrial(i, TrialSpec(suite="s", task_id="t", strategy="single_shot",
+                                      models={"proposer": "x"}, seed=i), task)
+            for i in range(n)]
+
+
+#: how long a synchronising test waits for an event that should come at once: only a
+#: broken executor ever waits this long (a hang guard, not a measure of speed)
+HANG_S = 30
+
+
+def test_local_executor_keeps_n_in_flight() -> None:
+    # Each trial waits at a 4-party barrier: the run only gets through if 4 trials are in
+    # flight together, and the in-flight count says it never went above 4.
+    live, peak, lock = 0, 0, threading.Lock()
+    together = threading.Barrier(4, timeout=HANG_S)
+
+    def trial(p: PlannedTrial):
         nonlocal live, peak
         with lock:
             live += 1
             peak = max(peak, live)
-        time.sleep(0.05)
+        try:
+            together.wait()
+        except threading.BrokenBarrierError:
+            pass  # fewer than 4 in flight: reported below, after the run
         with lock:
             live -= 1
         return harness_error(p, RuntimeError("x"))
 
-    from tether.core.task import Task
-    from tether.core.trial import TrialSpec
-
-    task = Task(id="t", suite="s", prompt="p", metric="scripted_check")
-    todo = [PlannedTrial(i, TrialSpec(suite="s", task_id="t", strategy="single_shot",
-                                      models={"proposer": "x"}, seed=i), task)
-            for i in range(12)]
-    start = time.monotonic()
-    out = list(LocalExecutor(4, slow).results(todo, threading.Event()))
+    out = list(LocalExecutor(4, trial).results(_planned(12), threading.Event()))
     assert len(out) == 12 and peak == 4
-    assert time.monotonic() - start < 12 * 0.05  # ran in parallel
+    assert not together.broken
 
 
 def test_stop_abandons_in_flight_trials() -> None:
-    stop = threading.Event()
-    started = threading.Event()
+    stop, started, release, finished = (threading.Event() for _ in range(4))
 
     def blocking(p: PlannedTrial):
         started.set()
-        time.sleep(0.5)
+        release.wait(HANG_S)  # held until the driver has returned
+        finished.set()
         return harness_error(p, RuntimeError("late"))
 
-    from tether.core.task import Task
-    from tether.core.trial import TrialSpec
+    def stop_once_started() -> None:
+        started.wait(HANG_S)
+        stop.set()
 
-    task = Task(id="t", suite="s", prompt="p", metric="scripted_check")
-    todo = [PlannedTrial(i, TrialSpec(suite="s", task_id="t", strategy="single_shot",
-                                      models={"proposer": "x"}, seed=i), task)
-            for i in range(3)]
-    results = LocalExecutor(2, blocking).results(todo, stop)
-    threading.Timer(0.1, stop.set).start()
+    results = LocalExecutor(2, blocking).results(_planned(3), stop)
+    threading.Thread(target=stop_once_started, daemon=True).start()
     assert list(results) == []  # nothing yielded once stopped: in-flight work is dropped
     assert started.is_set()
+    assert not finished.is_set()  # the driver returned without waiting for the trial
+    release.set()
 
 
 def test_pending_skips_finished_and_retries_errors_on_request(experiment: Path) -> None:

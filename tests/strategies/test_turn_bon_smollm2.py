@@ -17,7 +17,7 @@ from tether.suites.harbor import BUNDLED_TERMINAL
 from tether.terminal.harbor import load_harbor_task
 
 pytest.importorskip("llama_cpp")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.llama]
 
 MODEL = "local/smollm2-135m"
 N = 2

@@ -19,8 +19,9 @@ from tether.models.base import Message, text_of
 from tether.runs.trial_runner import run_trial
 from tether.suites import load_suite
 
-pytestmark = pytest.mark.skipif(shutil.which("chromium") is None,
-                                reason="Debian chromium is not installed (scripts/setup.sh)")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(shutil.which("chromium") is None,
+                                 reason="Debian chromium is not installed (scripts/setup.sh)")]
 
 OVERLAPPING = """```html
 <html><body style="margin:0">

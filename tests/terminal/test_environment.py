@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 import warnings
 from pathlib import Path
 
@@ -62,10 +61,9 @@ def test_long_commands_and_nul_bytes(tmp_path, bwrap):  # noqa: F811
 
 def test_each_command_has_its_own_timeout(tmp_path, bwrap):  # noqa: F811
     with env_for(make_task(tmp_path), bwrap) as env:
-        start = time.monotonic()
-        r = env.execute("echo started; sleep 30", timeout_s=1)
+        # sleep 30 would end well inside the agent's 60 s: only the 1 s limit times it out
+        r = env.execute("echo started; sleep 30; echo finished", timeout_s=1)
         assert r.timed_out and r.output == "started\n"
-        assert time.monotonic() - start < 5
         assert r.to_json()["timed_out"] is True
         assert env.execute("echo next").output == "next\n"  # the session survives it
 
@@ -141,9 +139,8 @@ def test_reward_json_is_read_when_there_is_no_reward_txt(tmp_path, bwrap):  # no
 def test_a_fifo_in_app_does_not_hang_the_verifier(tmp_path, bwrap):  # noqa: F811
     with env_for(make_task(tmp_path), bwrap) as env:
         env.execute("mkfifo pipe && touch done.txt && ln -s /etc/passwd link")
-        start = time.monotonic()
+        # a verifier stuck on the fifo would hit its 20 s limit: an error, never reward 1.0
         assert env.verify().reward == 1.0
-        assert time.monotonic() - start < 10
 
 
 def test_failed_setup_raises_with_its_output(tmp_path, bwrap):  # noqa: F811
@@ -158,7 +155,7 @@ def test_agent_timeout_ends_the_attempt(tmp_path, bwrap):  # noqa: F811
     toml = '[agent]\ntimeout_sec = 1.5\n'
     with env_for(make_task(tmp_path, toml=toml), bwrap) as env:
         r = env.execute("sleep 10", timeout_s=60)  # clipped to the agent time left
-        assert r.timed_out and r.duration_s < 5
+        assert r.timed_out  # unclipped, sleep 10 would have ended normally
         with pytest.raises(AgentTimeExceeded):
             env.execute("echo too late")
 

@@ -300,14 +300,22 @@ def answer(chosen: Candidate, text: str) -> list[Message]:
 
 
 def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: AgentConfig,
-                *, workdir: str = "/app") -> AttemptResult:
-    """Run one attempt to its exit reason. Raises only for harness bugs."""
+                *, workdir: str = "/app", attempt: int = 1) -> AttemptResult:
+    """Run one attempt to its exit reason. Raises only for harness bugs.
+
+    Each turn is reported to the trial's progress sink as it ends (kind "turn", its
+    `Turn.to_json()` plus the attempt number), so a killed trial keeps its trajectory.
+    """
     start = time.monotonic()
     deadline = start + config.wall_time_s if config.wall_time_s else math.inf
     native = native_tools(ctx, config)
     messages = first_messages(ctx, config, workdir, native)
     result = AttemptResult(exit_reason="step_limit")
     format_errors = 0
+
+    def record(turn: Turn) -> None:
+        result.turns.append(turn)
+        ctx.report_progress("turn", {"attempt": attempt, **turn.to_json()})
 
     def time_left() -> float:
         env_left = getattr(env, "time_left_s", None)
@@ -328,7 +336,7 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
             messages = [*messages, chosen.assistant_message()]
             if chosen.command is None:
                 format_errors += 1
-                result.turns.append(Turn(step, decision, None, format_error=chosen.error))
+                record(Turn(step, decision, None, format_error=chosen.error))
                 if format_errors >= config.max_format_errors:
                     result.exit_reason = "format_errors"
                     break
@@ -344,11 +352,10 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
                 ran = env.execute(chosen.command, timeout_s=timeout)
             except AgentTimeExceeded as exc:
                 # Keep the turn's decision (candidates, selector) in the record: it was paid for.
-                result.turns.append(Turn(step, decision, None, not_run=str(exc)))
+                record(Turn(step, decision, None, not_run=str(exc)))
                 raise
-            result.turns.append(Turn(step, decision, chosen.command, ran.returncode,
-                                     ran.output, timed_out=ran.timed_out,
-                                     duration_s=ran.duration_s))
+            record(Turn(step, decision, chosen.command, ran.returncode, ran.output,
+                        timed_out=ran.timed_out, duration_s=ran.duration_s))
             if is_submission(ran.output):
                 result.exit_reason = "submitted"
                 break

@@ -4,10 +4,11 @@ from tether.context.trial_context import (
     FALLBACK_ROLE,
     METRIC_ROLE,
     SEED_STRIDE,
+    ProgressSink,
     TrialContext,
     instrument_roles,
     role_for,
 )
 
-__all__ = ["FALLBACK_ROLE", "METRIC_ROLE", "SEED_STRIDE", "TrialContext", "instrument_roles",
-           "role_for"]
+__all__ = ["FALLBACK_ROLE", "METRIC_ROLE", "SEED_STRIDE", "ProgressSink", "TrialContext",
+           "instrument_roles", "role_for"]

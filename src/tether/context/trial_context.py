@@ -8,7 +8,9 @@ A strategy never talks to a model or an instrument directly: it asks its
   rerun with scripted or local models reproduces the same trial,
 - records every call and every observation (there are no global counters),
 - runs the task's metric instrument, cached per artifact digest, so a keep-best
-  loop and the final score never execute the same program twice (invariant 1).
+  loop and the final score never execute the same program twice (invariant 1),
+- passes progress (an agent's finished turns) to the runner's sink as it happens, so
+  a trial that is killed keeps what it did.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import itertools
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Unpack
 
@@ -71,12 +74,16 @@ def instrument_roles(spec: str, purpose: str = "feedback") -> tuple[str, ...]:
     unless it declares `calls_model` (ConfigError for an unknown instrument)."""
     return (role_for(purpose),) if calls_model(spec) else ()
 
+#: Receives a trial's progress events as they happen: (kind, JSON-able row).
+ProgressSink = Callable[[str, dict[str, Any]], None]
+
 
 class TrialContext:
     """Everything one trial may use, and the record of what it used."""
 
     def __init__(self, spec: TrialSpec, task: Task, models: dict[str, Model],
-                 env: InstrumentEnv | None = None) -> None:
+                 env: InstrumentEnv | None = None,
+                 progress: ProgressSink | None = None) -> None:
         if FALLBACK_ROLE not in models:
             raise ConfigError(f"trial {spec.trial_id}: no proposer model",
                               hint="every experiment names a model for the proposer role")
@@ -97,6 +104,15 @@ class TrialContext:
         self._instruments: dict[str, Instrument] = {}
         self._metric_cache: dict[str, Observation] = {}
         self._lock = threading.Lock()
+        self._progress = progress
+
+    def report_progress(self, kind: str, row: dict[str, Any]) -> None:
+        """Hand one progress event (e.g. kind "turn") to the runner's sink, if it gave one.
+
+        The finished record is still what counts; progress is what survives a kill.
+        """
+        if self._progress is not None:
+            self._progress(kind, row)
 
     # --- models -----------------------------------------------------------------
     def model(self, role: str) -> Model:

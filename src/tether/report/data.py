@@ -291,6 +291,18 @@ def run_info(store: RunStore, records: Sequence[TrialRecord]) -> dict[str, Any]:
     }
 
 
+def interrupted_rows(store: RunStore) -> list[dict[str, Any]]:
+    """Trials that started and never ended: no score, only what they did so far."""
+    rows = []
+    for r in store.interrupted():
+        turns = r.extra.get("turn_records", [])
+        commands = [t["command"] for t in turns if t.get("command")]
+        rows.append({"trial_id": r.trial_id, "index": r.index, "task": r.spec.task_key,
+                     "seed": r.spec.seed, "arm": r.spec.arm, "status": r.status,
+                     "turns": len(turns), "last_command": commands[-1] if commands else None})
+    return rows
+
+
 def build_report(store: RunStore, *, baseline: str | None = None,
                  other: RunStore | None = None) -> Report:
     records = store.trials()
@@ -314,6 +326,7 @@ def build_report(store: RunStore, *, baseline: str | None = None,
                     "seed": e.record.spec.seed, "status": e.record.status,
                     "error_kind": e.record.error_kind, "value": e.value,
                     "single_shot": e.single_shot, "page": e.page} for e in entries],
+        "interrupted": interrupted_rows(store),
     }
     report = Report(numbers, entries, mode)
     if other is not None:

@@ -229,7 +229,8 @@ def make_executor(run: PreparedRun) -> Executor:
         from tether.runs.ray_executor import RayExecutor
 
         return RayExecutor(opts.concurrency, cache, opts.sandbox, opts.ray_address)
-    trial_fn = make_trial_fn(CachingModelFactory(**cache), InstrumentEnv(sandbox=opts.sandbox))
+    trial_fn = make_trial_fn(CachingModelFactory(**cache), InstrumentEnv(sandbox=opts.sandbox),
+                             run.store)
     return LocalExecutor(opts.concurrency, trial_fn)
 
 

@@ -1,10 +1,13 @@
 """Running planned trials: the local executor and the driver that commits results.
 
 Trials are I/O and subprocess bound (model servers, sandboxes), so the local
-executor is a pool of N threads. Workers only run trials; the driver (the calling
-thread) alone writes the store, committing each trial as it arrives. Stopping
-(Ctrl-C) abandons the trials in flight: they are never committed, so the store only
-ever holds whole trials and `--resume` reruns exactly what is missing.
+executor is a pool of N threads. The driver (the calling thread) alone commits
+trials, each as it arrives. Stopping (Ctrl-C) abandons the trials in flight: they are
+never committed, so the trials table only ever holds whole trials and `--resume`
+reruns exactly what is missing. What a local trial does before it ends (an agent's
+turns) is written by its worker to the store's partial rows as it happens, so a trial
+that is abandoned or killed keeps its partial trajectory (status `interrupted`) until
+its rerun commits. Ray workers run in other processes and report no progress.
 
 Workers are daemon threads: an abandoned trial cannot be interrupted from outside,
 and it must not keep the process alive after the driver has stopped.
@@ -13,11 +16,13 @@ and it must not keep the process alive after the driver has stopped.
 from __future__ import annotations
 
 import queue
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from tether.context import ProgressSink
 from tether.core.artifact import Artifact
 from tether.core.trial import TrialRecord
 from tether.instruments.base import InstrumentEnv
@@ -71,11 +76,36 @@ def harness_error(planned: PlannedTrial, exc: BaseException) -> Outcome:
     return record, {}
 
 
-def make_trial_fn(factory: CachingModelFactory, env: InstrumentEnv) -> TrialFn:
+def progress_sink(store: RunStore, planned: PlannedTrial) -> ProgressSink:
+    """Note the trial's start in the store; returns the sink that appends its progress.
+
+    Progress is kept on a best-effort basis: a failing write (the store closed under an
+    abandoned trial, a full disk) loses that event, never the trial, whose finished
+    record the driver commits anyway.
+    """
+    trial_id = planned.spec.trial_id
+
+    def sink(kind: str, row: dict[str, Any]) -> None:
+        try:
+            store.append_partial(trial_id, kind, row)
+        except sqlite3.Error:
+            pass
+
+    try:
+        store.start_partial(planned.spec, planned.index)
+    except sqlite3.Error:
+        pass
+    return sink
+
+
+def make_trial_fn(factory: CachingModelFactory, env: InstrumentEnv,
+                  store: RunStore | None = None) -> TrialFn:
+    """The function a worker runs per trial; with `store`, its progress is written there."""
     def run(planned: PlannedTrial) -> Outcome:
         try:
+            progress = progress_sink(store, planned) if store is not None else None
             return run_trial(planned.spec, planned.task, index=planned.index,
-                             model_factory=factory, env=env)
+                             model_factory=factory, env=env, progress=progress)
         except Exception as exc:  # noqa: BLE001 - run_trial should not raise; if it does, record
             return harness_error(planned, exc)
     return run

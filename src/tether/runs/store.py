@@ -19,6 +19,14 @@ Commands that only read a run (`tether report`, the source of `tether rescore`) 
 the store read-only (`RunStore.open(..., readonly=True)`): they never change a byte
 of it. An empty, schema-less or damaged `run.sqlite` is refused with `StoreError`,
 one line, before anything is read.
+
+What a trial did before it ended is kept apart, as it happens: the `partial` table
+gets a `start` row when the trial starts and one row per progress event (an agent's
+finished turn), and commit replaces them with the finished trial. A trial that has
+partial rows but no committed row was interrupted (the process was killed, or stopped
+with Ctrl-C): `interrupted()` shows what it did, and `--resume` reruns it like any
+missing trial. Run directories written before the `partial` table existed stay
+readable: only writers create it, readers take a missing table as empty.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from typing import Any
 
 from tether.core.artifact import MEDIA_TYPES, Artifact
 from tether.core.observation import Observation
-from tether.core.trial import TrialRecord
+from tether.core.trial import TrialRecord, TrialSpec
 from tether.errors import ConfigError, TetherError
 
 DB_NAME = "run.sqlite"
@@ -67,6 +75,14 @@ CREATE TABLE IF NOT EXISTS artifacts (
   digest TEXT PRIMARY KEY, kind TEXT NOT NULL, media_type TEXT NOT NULL,
   path TEXT NOT NULL);
 """
+#: Created by the first writer that needs it (never by a reader: see the module doc).
+_PARTIAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS partial (
+  trial_id TEXT NOT NULL, seq INTEGER NOT NULL, idx INTEGER NOT NULL, kind TEXT NOT NULL,
+  row TEXT NOT NULL, PRIMARY KEY (trial_id, seq))
+"""
+#: The status of a trial that started and never ended.
+INTERRUPTED = "interrupted"
 
 
 def blob_digest(data: bytes) -> str:
@@ -151,6 +167,7 @@ class RunStore:
         except BaseException:
             self._db.close()
             raise
+        self._partial_ready = False
 
     @classmethod
     def open(cls, run_dir: str | Path, *, readonly: bool = False) -> RunStore:
@@ -324,7 +341,8 @@ class RunStore:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            for table in ("trials", "calls", "observations"):
+            self._ensure_partial()
+            for table in ("trials", "calls", "observations", "partial"):
                 db.execute(f"DELETE FROM {table} WHERE trial_id = ?", (record.trial_id,))
             passed = record.passed
             db.execute(
@@ -349,6 +367,73 @@ class RunStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    # --- partial trials (progress of trials still running, or killed) --------------
+    def _ensure_partial(self) -> None:
+        """Create the partial table (writers only; call with the lock held)."""
+        if not self._partial_ready:
+            self._db.execute(_PARTIAL_SCHEMA)
+            self._partial_ready = True
+
+    def start_partial(self, spec: TrialSpec, index: int) -> None:
+        """A trial starts: drop what an earlier, interrupted run of it left, note its spec."""
+        with self._lock:
+            self._ensure_partial()
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM partial WHERE trial_id = ?", (spec.trial_id,))
+                self._db.execute("INSERT INTO partial VALUES (?, 0, ?, 'start', ?)",
+                                 (spec.trial_id, index, spec.model_dump_json()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def append_partial(self, trial_id: str, kind: str, row: dict[str, Any]) -> None:
+        """One progress event of a started trial (e.g. kind "turn": an agent's turn)."""
+        text = json.dumps(row, sort_keys=True)
+        with self._lock:
+            self._ensure_partial()
+            self._db.execute(
+                "INSERT INTO partial SELECT trial_id, (SELECT MAX(seq) + 1 FROM partial "
+                "WHERE trial_id = ?), idx, ?, ? FROM partial WHERE trial_id = ? AND seq = 0",
+                (trial_id, kind, text, trial_id))
+
+    def partial_rows(self, trial_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """(kind, row) of every progress event of a trial not committed yet, in order."""
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT kind, row FROM partial WHERE trial_id = ? AND seq > 0 ORDER BY seq",
+                    (trial_id,)).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return []  # a run written before partial rows existed
+                raise
+        return [(kind, json.loads(row)) for kind, row in rows]
+
+    def interrupted(self) -> list[TrialRecord]:
+        """Trials that started and never ended, as records with status `interrupted` and
+        their progress so far (agent turns in `extra["turn_records"]`), in experiment order.
+        """
+        with self._lock:
+            try:
+                starts = self._db.execute(
+                    "SELECT trial_id, idx, row FROM partial WHERE seq = 0 AND trial_id NOT IN "
+                    "(SELECT trial_id FROM trials) ORDER BY idx").fetchall()
+            except sqlite3.OperationalError as exc:
+                if "no such table" in str(exc):
+                    return []
+                raise
+        out = []
+        for trial_id, index, spec in starts:
+            events = self.partial_rows(trial_id)
+            turns = [row for kind, row in events if kind == "turn"]
+            out.append(TrialRecord(
+                trial_id=trial_id, index=index, spec=TrialSpec.model_validate_json(spec),
+                status=INTERRUPTED,
+                extra={"end_state": INTERRUPTED, "turns": len(turns), "turn_records": turns}))
+        return out
 
     def trials(self) -> list[TrialRecord]:
         """Every committed trial, in experiment order."""

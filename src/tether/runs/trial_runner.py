@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tether.context import TrialContext
+from tether.context import ProgressSink, TrialContext
 from tether.core.artifact import Artifact, Truncated
 from tether.core.budget import BudgetExhausted
 from tether.core.task import Task
@@ -27,10 +27,12 @@ ModelFactory = Callable[[str], Model]
 
 def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
               model_factory: ModelFactory = parse_model,
-              env: InstrumentEnv | None = None) -> tuple[TrialRecord, dict[str, Artifact]]:
+              env: InstrumentEnv | None = None,
+              progress: ProgressSink | None = None) -> tuple[TrialRecord, dict[str, Artifact]]:
     """Run one trial to its end state. Returns the record and the artifacts it made.
 
     Never raises for a failure inside the trial: those become the record's end state.
+    `progress` receives the trial's progress events as they happen (see TrialContext).
     """
     start = time.monotonic()
     status, error_kind, error_message = "ok", None, None
@@ -38,7 +40,7 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
     ctx: TrialContext | None = None
     try:
         models = {role: model_factory(s) for role, s in spec.models.items()}
-        ctx = TrialContext(spec, task, models, env)
+        ctx = TrialContext(spec, task, models, env, progress)
         strategy = build_strategy(spec.strategy, spec.strategy_params)
         result = strategy.run(ctx)
         status = result.status

@@ -85,7 +85,7 @@ class TrajectoryBoN:
             for i in range(self.n):
                 env: Environment = stack.enter_context(
                     self.environment_factory(ctx, self.config))
-                attempt = run_attempt(ctx, env, policy, self.config)
+                attempt = run_attempt(ctx, env, policy, self.config, attempt=i + 1)
                 attempts.append((attempt, attempt_artifact(
                     attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
                 if attempt.exit_reason in ("token_budget", "agent_error"):

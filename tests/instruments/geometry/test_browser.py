@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv
@@ -53,6 +55,7 @@ def test_network_requests_are_blocked_and_recorded(browser_host):
     assert text.strip() == "hi"
 
 
+@pytest.mark.browser  # its own BrowserHost, not the shared fixture
 def test_artifacts_are_measured_concurrently_in_one_browser():
     host = BrowserHost(concurrency=3)
     try:

@@ -9,6 +9,8 @@ import pytest
 from tests.instruments.geometry.conftest import PLANTED
 from tether.instruments.geometry.instrument import GeometryInstrument
 
+pytestmark = pytest.mark.browser
+
 EXPECTED = {k: v for k, v in json.loads((PLANTED / "expected.json").read_text()).items()
             if not k.startswith("_")}
 FRAMES = (0, 500, 1000, 1500, 2000)

@@ -13,7 +13,7 @@ from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 # anc_drawer rv sits on a frame boundary (its 200 ms frame gives the recorded 1 defect
 # in about half of the runs alone, the other half 0): 8 alone-runs make a false
 # failure of a correct instrument ~0.4% likely instead of ~12% with 3.
