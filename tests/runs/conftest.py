@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 

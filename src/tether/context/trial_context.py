@@ -20,7 +20,7 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Unpack
+from typing import Any, Unpack
 
 from tether.core.artifact import Artifact
 from tether.core.budget import Ledger
