@@ -116,3 +116,32 @@ def test_modality_aliases_and_unknown_modality():
     assert run(str(PLANTED / "clean.html"), "--modality", "slides").exit_code == 0
     res = CliRunner().invoke(main, ["measure", str(PLANTED / "clean.html"), "--modality", "x"])
     assert res.exit_code == 2 and "unknown modality 'x'" in res.output
+
+
+# -- a page on disk is measured with its folder (its stylesheets, images, fonts) --------
+SITE_PAGE = """<!doctype html><html><head><link rel="stylesheet" href="{css}"></head>
+<body><h1>A headline that is far too long for its box</h1></body></html>"""
+
+
+def test_page_folder_stylesheet_is_loaded_so_its_overflow_is_found(tmp_path):
+    # clean (exit 0, 0 defects) when only the file's text was loaded
+    (tmp_path / "index.html").write_text(SITE_PAGE.format(css="style.css"))
+    (tmp_path / "style.css").write_text("h1 { width: 300px; white-space: nowrap; }\n")
+    res = run(str(tmp_path / "index.html"), "--json")
+    assert res.exit_code == 1, res.output
+    out = json.loads(res.output)
+    assert out["counts"] == {"overflow": 1}
+    assert out["defects"][0]["evidence"]["detail"]["reason"] == "own_box"
+    png = tmp_path / "o.png"
+    assert run(str(tmp_path / "index.html"), "--overlay", str(png)).exit_code == 1
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    compared = run(str(tmp_path), "--compare", "--json")
+    assert compared.exit_code == 0 and json.loads(compared.output)[0]["path"].endswith(
+        "index.html")
+
+
+def test_missing_local_stylesheet_is_reported_not_silent(tmp_path):
+    (tmp_path / "index.html").write_text(SITE_PAGE.format(css="missing.css"))
+    res = run(str(tmp_path / "index.html"))
+    assert res.exit_code == 1, res.output
+    assert "missing_resource" in res.output and "missing.css" in res.output

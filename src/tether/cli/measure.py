@@ -1,5 +1,10 @@
 """`tether measure`: the geometry instrument as a lint command for HTML artifacts.
 
+A page is measured with its own folder: its relative URLs (stylesheets, images, fonts,
+scripts below the page's folder) are served to the browser from the synthetic origin,
+a missing one is a `missing_resource` defect, anything outside the folder or on the
+network stays blocked (instruments/geometry/local_files.py).
+
 Exit codes: 0 clean, 1 defects found, 2 usage or render error (a page that could
 not be measured is never reported as clean). `--compare` lists where the default and
 reference profiles disagree and why (exit 0, or 2 on a render error).
@@ -88,7 +93,7 @@ def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] |
                      as_json: bool) -> int:
     """Print the default-vs-reference differences per file; exit 2 on a render error."""
     texts = [(p.read_text(encoding="utf-8", errors="replace"), modality, frames) for p in files]
-    results = diff_profiles(texts)
+    results = diff_profiles(texts, base_dirs=[p.parent for p in files])
     if as_json:
         click.echo(json.dumps([
             {"path": str(p), "error": r} if isinstance(r, str) else
@@ -143,7 +148,9 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
         sys.exit(compare_profiles(files, modality, frame_times, as_json))
     instrument = GeometryInstrument(profile=profile)
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
-    observations = instrument.measure_many([(t, modality, frame_times) for t in texts])
+    # each page is measured with its own folder served (its css, images, fonts, scripts)
+    observations = instrument.measure_many([(t, modality, frame_times) for t in texts],
+                                           [p.parent for p in files])
     overlays: dict[Path, str] = {}
     if overlay is not None:
         for path, text, obs in zip(files, texts, observations, strict=True):
@@ -153,7 +160,8 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
             vp, frame = pick_location(obs, modality)
             try:
                 instrument.host.run(render_overlay(instrument.host, text, modality,
-                                                   instrument.profile, vp, frame, out))
+                                                   instrument.profile, vp, frame, out,
+                                                   path.parent))
             except Exception as exc:  # noqa: BLE001 - an overlay failure is a render error
                 observations[files.index(path)] = obs.model_copy(
                     update={"error": f"overlay: {exc}"})

@@ -22,7 +22,7 @@ def test_registered_and_built_from_a_spec():
     inst = build_instrument("geometry;profile=reference;modality=slides;frames=0,500")
     assert isinstance(inst, GeometryInstrument)
     assert inst.profile.name == "reference" and inst.modality == "slide"
-    assert inst.frames == (0, 500) and inst.version == "1+reference-1"
+    assert inst.frames == (0, 500) and inst.version == "2+reference-1"
     assert inst.grounded and inst.higher_is_better is False
 
 

@@ -30,6 +30,12 @@ from typing import Any, TypeVar
 
 from tether.errors import TetherError
 from tether.instruments.geometry.guard import BOOTSTRAP_URL, GUARD_JS, Blocked
+from tether.instruments.geometry.local_files import (
+    LocalFolder,
+    MissingResource,
+    content_type,
+    is_local,
+)
 from tether.instruments.geometry.netns import NoNetworkNamespace, isolated_executable
 
 T = TypeVar("T")
@@ -93,7 +99,9 @@ class PageSession:
 
     `blocked` holds each blocked request, WebSocket or hint once; `navigations` the
     top-level navigations to another document that reached the network layer (the
-    guard cancels the others and reports them itself). `load` serves the artifact.
+    guard cancels the others and reports them itself). `load` serves the artifact and,
+    when given one, its folder (local_files.py): `served` lists the files the page
+    loaded from it, `missing` the local resources it asked for that are not there.
     """
 
     page: Any
@@ -102,10 +110,16 @@ class PageSession:
     navigations: list[str] = field(default_factory=list)
     #: the artifact, until the page has been served it (once: see guard.py)
     html: str | None = None
+    #: the folder the page's relative URLs are served from (None: a single document)
+    folder: LocalFolder | None = None
+    served: list[str] = field(default_factory=list)
+    missing: list[MissingResource] = field(default_factory=list)
 
-    async def load(self, html: str, wait_until: str, timeout_ms: float) -> None:
+    async def load(self, html: str, wait_until: str, timeout_ms: float,
+                   folder: LocalFolder | None = None) -> None:
         """Open the artifact as the document at BOOTSTRAP_URL (served from memory, once)."""
         self.html = html
+        self.folder = folder
         await self.page.goto(BOOTSTRAP_URL, wait_until=wait_until, timeout=timeout_ms)
 
     def note(self, item: Blocked) -> None:
@@ -113,17 +127,50 @@ class PageSession:
             self.blocked.append(item)
 
     def on_request(self, request: Any) -> None:
-        """Record a request the page made (the route aborts it; this says what it was)."""
+        """Record a request the page made (the route answers or aborts it; this says what)."""
         url = request.url
-        if url.startswith(LOCAL_SCHEMES) or url.startswith(BOOTSTRAP_URL):
-            # the artifact itself, and its relative URLs (they resolve against it); they
-            # never leave (nothing answers them) and were invalid on about:blank before
+        if url.startswith(LOCAL_SCHEMES) or url == BOOTSTRAP_URL:
+            # the artifact itself (a reload of it is the guard's to report)
             return
         if request.is_navigation_request() and self._is_main_frame(request):
             if url not in self.navigations:
                 self.navigations.append(url)
             return
+        if is_local(url) and self.folder is not None:
+            found = self.folder.lookup(url)
+            if found.verdict == "served":
+                if found.rel not in self.served:
+                    self.served.append(found.rel)
+                return
+            if found.verdict == "missing":
+                item = MissingResource(request.resource_type, url, found.rel, found.reason)
+                if item not in self.missing:
+                    self.missing.append(item)
+                return
+        # the network, a local URL with no folder served, or one resolving outside it
         self.note(Blocked(request.resource_type, url))
+
+    async def answer(self, route: Any) -> None:
+        """The route: the artifact once, its folder's files, nothing else."""
+        request = route.request
+        url = request.url
+        if url == BOOTSTRAP_URL and self.html is not None:
+            html, self.html = self.html, None
+            await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+            return
+        if (self.folder is not None and is_local(url)
+                and not (request.is_navigation_request() and self._is_main_frame(request))):
+            found = self.folder.lookup(url)
+            if found.verdict == "served" and found.path is not None:
+                try:
+                    body = await asyncio.to_thread(found.path.read_bytes)
+                except OSError:
+                    await route.abort()
+                    return
+                await route.fulfill(status=200, content_type=content_type(found.path),
+                                    body=body)
+                return
+        await route.abort()
 
     def _is_main_frame(self, request: Any) -> bool:
         try:
@@ -255,8 +302,9 @@ class BrowserHost:
     async def open_session(browser: Any, scripts: Iterable[str] = ()) -> PageSession:
         """A new context and page (about:blank) in `browser`, guarded.
 
-        Every request is aborted (the artifact at BOOTSTRAP_URL, served once by
-        `PageSession.load`, is the one answer) and every WebSocket closed; service
+        Every request is aborted but the artifact at BOOTSTRAP_URL (served once by
+        `PageSession.load`) and the files of the folder `load` was given, if any
+        (`PageSession.answer`); every WebSocket is closed; service
         workers are blocked; the guard runs before `scripts` (one init script: each is a
         round trip to the browser).
         """
@@ -266,21 +314,13 @@ class BrowserHost:
             service_workers="block")
         session = PageSession(page=None, context=context)
 
-        async def block(route: Any) -> None:
-            if route.request.url == BOOTSTRAP_URL and session.html is not None:
-                html, session.html = session.html, None
-                await route.fulfill(status=200, content_type="text/html; charset=utf-8",
-                                    body=html)
-                return
-            await route.abort()
-
         async def close_socket(ws: Any) -> None:
             session.note(Blocked("websocket", ws.url))
             await ws.close(code=1008, reason="blocked: artifacts must not use the network")
 
         try:
             context.on("request", session.on_request)
-            await context.route("**/*", block)
+            await context.route("**/*", session.answer)
             await context.route_web_socket("**/*", close_socket)
             await context.add_init_script(script="\n".join((GUARD_JS, *scripts)))
             session.page = await context.new_page()

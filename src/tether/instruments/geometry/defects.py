@@ -12,10 +12,11 @@ from typing import Any
 
 from tether.core.observation import Defect, Observation
 from tether.instruments.geometry.guard import Blocked
+from tether.instruments.geometry.local_files import MissingResource
 from tether.instruments.geometry.measure import Measurement, ProbeRun
 
 KINDS = ("text_overlap", "out_of_bounds", "overflow", "scrollbar", "misalignment",
-         "external_resource", "navigation")
+         "external_resource", "navigation", "missing_resource")
 
 FIXES = {
     "text_overlap": "move the texts apart (or give them separate rows/columns) so their "
@@ -32,6 +33,8 @@ FIXES = {
                     "equal gaps (a grid or flex row with gap)",
     "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
                          "artifacts must not load anything from the network",
+    "missing_resource": "add the file to the page's folder or fix the reference (paths are "
+                        "relative to the page; nothing outside its folder is served)",
     "navigation": "remove the redirect (location changes, meta refresh, reloads, form "
                   "submissions): the artifact must stay this page; for steps or slides "
                   "change the URL hash or use history.pushState",
@@ -105,6 +108,17 @@ def external_defect(item: Blocked) -> Defect:
                                                 "suggested_fix": FIXES["external_resource"]})
 
 
+def missing_defect(item: MissingResource) -> Defect:
+    return Defect(kind="missing_resource",
+                  message=f"the page loads {_shown(item.path)} ({item.via}), which its folder "
+                          f"does not have: {item.reason}",
+                  location="network", evidence={"elements": [], "url": item.url,
+                                                "path": item.path, "via": item.via,
+                                                "reason": item.reason, "viewport": None,
+                                                "frame_ms": None,
+                                                "suggested_fix": FIXES["missing_resource"]})
+
+
 def navigation_defect(url: str) -> Defect:
     return Defect(kind="navigation",
                   message=f"the page tried to navigate away to {_shown(url)}; the navigation "
@@ -120,13 +134,17 @@ def observation_from(m: Measurement, *, name: str, version: str,
     raw: dict[str, Any] = {"profile": m.profile, "modality": m.modality,
                            "locations": [r.location for r in m.runs],
                            "blocked_requests": [{"via": b.via, "url": b.url} for b in m.blocked],
-                           "navigations": m.navigations, "page_errors": m.page_errors[:20]}
+                           "navigations": m.navigations, "page_errors": m.page_errors[:20],
+                           "served_files": m.served,
+                           "missing_resources": [{"via": x.via, "url": x.url, "path": x.path,
+                                                  "reason": x.reason} for x in m.missing]}
     if m.error:
         return Observation(instrument=name, version=version, grounded=True,
                            error=f"geometry probe failed at {m.error}", raw=raw)
     defects = [defect_from_probe(d, r) for r in m.runs for d in r.defects]
     if counts_external:
         defects += [external_defect(b) for b in m.blocked]
+        defects += [missing_defect(x) for x in m.missing]
         defects += [navigation_defect(u) for u in m.navigations]
     counts = Counter(d.kind for d in defects)
     raw.update(n_defects=len(defects), counts=dict(sorted(counts.items())),

@@ -45,7 +45,7 @@ class GeometryInstrument:
         self.overlay = bool(overlay)
         self.modality = normalize_modality(modality) if modality else None
         self.frames = parse_frames(frames)
-        self.version = f"1+{self.profile.version}"
+        self.version = f"2+{self.profile.version}"
         self._host = host
 
     @property
@@ -80,18 +80,29 @@ class GeometryInstrument:
                                          out))
             return out.read_bytes()
 
-    def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None
-                ) -> Observation:
-        """Measure one HTML string; any browser failure is an error observation."""
-        return self.measure_many([(html, modality, frames)])[0]
+    def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None,
+                base_dir: Path | None = None) -> Observation:
+        """Measure one HTML string; any browser failure is an error observation.
 
-    def measure_many(self, items: Sequence[tuple[str, str, tuple[int, ...] | None]]
-                     ) -> list[Observation]:
-        """Measure several artifacts concurrently in the shared browser."""
+        `base_dir`: serve the page's relative URLs from this folder (a page on disk);
+        None, as for every artifact in a run, serves the document alone.
+        """
+        return self.measure_many([(html, modality, frames)], [base_dir])[0]
+
+    def measure_many(self, items: Sequence[tuple[str, str, tuple[int, ...] | None]],
+                     base_dirs: Sequence[Path | None] | None = None) -> list[Observation]:
+        """Measure several artifacts concurrently in the shared browser.
+
+        `base_dirs[i]` is item i's folder (see `measure`); by default none is served.
+        """
+        dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
+        if len(dirs) != len(items):
+            raise ValueError("base_dirs must have one entry per item")
         try:
             host = self.host
             results = host.gather(
-                lambda it: measure_html(host, it[0], it[1], self.profile, it[2]), items)
+                lambda it: measure_html(host, it[0][0], it[0][1], self.profile, it[0][2],
+                                        it[1]), list(zip(items, dirs, strict=True)))
         except Exception as exc:  # noqa: BLE001 - browser missing or dead: every item errors
             results = [exc] * len(items)
         out = []

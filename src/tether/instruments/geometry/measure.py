@@ -21,10 +21,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tether.instruments.geometry.browser import BrowserHost, PageSession
 from tether.instruments.geometry.guard import Blocked, guarded_probe
+from tether.instruments.geometry.local_files import LocalFolder, MissingResource
 from tether.instruments.geometry.profiles import (
     DEFAULT_FRAMES_MS,
     Profile,
@@ -65,6 +67,9 @@ class Measurement:
     blocked: list[Blocked] = field(default_factory=list)
     navigations: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    #: with a folder served: the local files the page loaded, and those it lacks
+    served: list[str] = field(default_factory=list)
+    missing: list[MissingResource] = field(default_factory=list)
 
     def record(self, session: PageSession, guard: dict[str, Any] | None) -> None:
         """Add what the host's routes and the page's guard saw (each once)."""
@@ -73,6 +78,13 @@ class Measurement:
         self.blocked.extend(b for b in dict.fromkeys(found) if b not in self.blocked)
         urls = list(session.navigations) + list((guard or {}).get("navigations", []))
         self.navigations.extend(u for u in dict.fromkeys(urls) if u not in self.navigations)
+        self.served.extend(p for p in session.served if p not in self.served)
+        # a resource is missing once, however many viewports asked for it
+        seen = {x.path for x in self.missing}
+        for item in session.missing:
+            if item.path not in seen:
+                seen.add(item.path)
+                self.missing.append(item)
 
     @property
     def error(self) -> str | None:
@@ -106,15 +118,21 @@ def timeout_message(step: str, limit: str) -> str:
 
 
 async def measure_html(host: BrowserHost, html: str, modality: str, profile: Profile,
-                       frames: tuple[int, ...] | None = None) -> Measurement:
-    """All probe runs for one artifact (web viewports measured concurrently)."""
+                       frames: tuple[int, ...] | None = None,
+                       base_dir: Path | None = None) -> Measurement:
+    """All probe runs for one artifact (web viewports measured concurrently).
+
+    `base_dir`: the folder the page's relative URLs are served from (local_files.py);
+    None (model-written artifacts) serves nothing but the document.
+    """
+    folder = LocalFolder(base_dir) if base_dir is not None else None
     animated = modality == "animation"
     frame_list: tuple[int | None, ...] = (
         tuple(frames or DEFAULT_FRAMES_MS) if animated else (None,))
     web = modality == "web"
     m = Measurement(profile=profile.name, modality=modality, runs=[])
     parts = await asyncio.gather(*(
-        _measure_viewport(host, html, vp, web, frame_list, profile, m)
+        _measure_viewport(host, html, vp, web, frame_list, profile, m, folder=folder)
         for vp in viewports_for(modality)))
     for runs in parts:
         m.runs.extend(runs)
@@ -123,17 +141,19 @@ async def measure_html(host: BrowserHost, html: str, modality: str, profile: Pro
 
 async def probe_one(host: BrowserHost, html: str, modality: str, profile: Profile,
                     viewport: tuple[int, int], frame_ms: int | None,
-                    after: AfterProbe) -> Measurement:
+                    after: AfterProbe, base_dir: Path | None = None) -> Measurement:
     """Probe one viewport at one frame and hand the live page to `after`."""
     m = Measurement(profile=profile.name, modality=modality, runs=[])
+    folder = LocalFolder(base_dir) if base_dir is not None else None
     m.runs = await _measure_viewport(host, html, viewport, modality == "web", (frame_ms,),
-                                     profile, m, after)
+                                     profile, m, after, folder)
     return m
 
 
 async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, int], web: bool,
                             frames: tuple[int | None, ...], profile: Profile,
-                            m: Measurement, after: AfterProbe | None = None) -> list[ProbeRun]:
+                            m: Measurement, after: AfterProbe | None = None,
+                            folder: LocalFolder | None = None) -> list[ProbeRun]:
     runs = [ProbeRun(viewport=viewport, frame_ms=f) for f in frames]
     init = [CLOCK_JS] if profile.controlled_time else []
     progress = Progress()
@@ -142,8 +162,8 @@ async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, i
         async with host.page(*viewport, init_scripts=init) as session:
             page = session.page
             page.on("pageerror", lambda exc: m.page_errors.append(str(exc)[:200]))
-            await _within(_load_and_probe(session, html, web, runs, profile, progress),
-                          progress)
+            await _within(_load_and_probe(session, html, web, runs, profile, progress,
+                                          folder), progress)
             if after is not None:
                 progress.step = "drawing the overlay"
                 await _within(after(page, runs), progress)
@@ -179,12 +199,13 @@ def _failure(exc: Exception, progress: Progress) -> str:
 
 
 async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list[ProbeRun],
-                          profile: Profile, progress: Progress) -> None:
+                          profile: Profile, progress: Progress,
+                          folder: LocalFolder | None = None) -> None:
     page = session.page
     args = {"opts": {"web": web}}
     progress.step = "loading the page"
     if not profile.controlled_time:
-        await session.load(html, "networkidle", LOAD_TIMEOUT_MS)
+        await session.load(html, "networkidle", LOAD_TIMEOUT_MS, folder)
         if runs[0].frame_ms is None:
             progress.step = "waiting 80 ms after load"
             await page.wait_for_timeout(80)
@@ -199,7 +220,7 @@ async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list
             await asyncio.sleep(max(0.0, t0 + (run.frame_ms or 0) / 1000 - loop.time()))
             await _probe(page, run, profile, args, progress)
         return
-    await session.load(html, "load", LOAD_TIMEOUT_MS)
+    await session.load(html, "load", LOAD_TIMEOUT_MS, folder)
     progress.step = "waiting for fonts"
     await page.evaluate("() => document.fonts.ready.then(() => true)")
     for run in runs:

@@ -63,7 +63,7 @@ def pick_location(obs: Observation, modality: str) -> tuple[tuple[int, int], int
 
 async def render_overlay(host: BrowserHost, html: str, modality: str, profile: Profile,
                          viewport: tuple[int, int], frame_ms: int | None,
-                         out_path: Path) -> ProbeRun:
+                         out_path: Path, base_dir: Path | None = None) -> ProbeRun:
     """Probe at (viewport, frame), draw what it found, and write the PNG to out_path."""
     async def draw(page: Any, runs: list[ProbeRun]) -> None:
         await page.evaluate(DRAW_JS, {"defects": runs[0].defects, "colors": COLORS})
@@ -71,7 +71,7 @@ async def render_overlay(host: BrowserHost, html: str, modality: str, profile: P
                               animations="allow")
     if modality == "animation" and frame_ms is None:
         frame_ms = 0
-    m = await probe_one(host, html, modality, profile, viewport, frame_ms, draw)
+    m = await probe_one(host, html, modality, profile, viewport, frame_ms, draw, base_dir)
     if m.error:
         raise RuntimeError(f"overlay render failed at {m.error}")
     return m.runs[0]

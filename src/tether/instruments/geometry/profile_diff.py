@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tether.instruments.geometry.browser import BrowserHost, get_browser_host
@@ -37,6 +39,7 @@ WHY = {
     "cards": "cards grouped per parent, order-independent clustering, shared cards once",
     "network": "blocked network request (reference does not count network use)",
     "navigation": "blocked navigation away from the page (reference does not count it)",
+    "missing": "local resource missing from the page's folder (reference does not count it)",
     "timing": "frames at controlled time (reference: wall-clock waits)",
 }
 
@@ -134,25 +137,34 @@ def explain(ref: Measurement, dfl: Measurement) -> list[KindDiff]:
     if dfl.blocked:
         out.append(KindDiff("external_resource", "network", 0, len(dfl.blocked),
                             Counter(network=len(dfl.blocked))))
+    if dfl.missing:
+        out.append(KindDiff("missing_resource", "network", 0, len(dfl.missing),
+                            Counter(missing=len(dfl.missing))))
     if dfl.navigations:
         out.append(KindDiff("navigation", "document", 0, len(dfl.navigations),
                             Counter(navigation=len(dfl.navigations))))
     return out
 
 
-async def _both(host: BrowserHost, html: str, modality: str,
-                frames: tuple[int, ...] | None) -> tuple[Measurement, Measurement]:
+async def _both(host: BrowserHost, html: str, modality: str, frames: tuple[int, ...] | None,
+                base_dir: Path | None = None) -> tuple[Measurement, Measurement]:
     ref, dfl = await asyncio.gather(
-        measure_html(host, html, modality, get_profile("reference"), frames),
-        measure_html(host, html, modality, get_profile("default"), frames))
+        measure_html(host, html, modality, get_profile("reference"), frames, base_dir),
+        measure_html(host, html, modality, get_profile("default"), frames, base_dir))
     return ref, dfl
 
 
 def diff_profiles(items: list[tuple[str, str, tuple[int, ...] | None]],
-                  host: BrowserHost | None = None) -> list[list[KindDiff] | str]:
-    """For each (html, modality, frames): its differences, or the error that stopped it."""
+                  host: BrowserHost | None = None,
+                  base_dirs: Sequence[Path | None] | None = None) -> list[list[KindDiff] | str]:
+    """For each (html, modality, frames): its differences, or the error that stopped it.
+
+    `base_dirs[i]`, when given, is the folder item i's relative URLs are served from.
+    """
     host = host or get_browser_host()
-    results = host.gather(lambda it: _both(host, *it), items)
+    dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
+    results = host.gather(lambda it: _both(host, *it[0], it[1]), list(zip(items, dirs,
+                                                                           strict=True)))
     out: list[list[KindDiff] | str] = []
     for res in results:
         if isinstance(res, BaseException):
