@@ -7,6 +7,7 @@ import click
 from tether import __version__
 from tether.cli.check_recorded import check_recorded
 from tether.cli.demo import demo
+from tether.cli.export import export
 from tether.cli.group import TetherGroup
 from tether.cli.harness import harness
 from tether.cli.measure import measure
@@ -25,5 +26,5 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded, harness):
+                 check_recorded, harness, export):
     main.add_command(_command)
