@@ -104,3 +104,13 @@ def test_judge_errors_are_counted_apart(judged, tmp_path: Path):
 
 def test_a_run_nobody_judged_has_no_section(pass_report):
     assert 'id="judged"' not in pass_report.read_text()
+
+
+def test_terminal_tables_show_the_judged_rows(judged):
+    from tether.cli.report import judged_tables
+
+    numbers, _, _ = judged
+    titles = [t.title for t in judged_tables(numbers["judged"])]
+    assert titles == ["judged: terminal-behaviour v1 (28 rubrics)",
+                      "judged: reward hacking (passing attempts)"]
+    assert judged_tables(None) == []
