@@ -54,7 +54,7 @@ def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
         bundled = load_rubrics(name)
         if bundled.version == version:
             names = {r.id: r.name for r in bundled.rubrics}
-    return {i: names.get(i, i) for i in ids}
+    return {i: names.get(i, i) for i in ids or names}
 
 
 def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, Judgement]]],
@@ -65,6 +65,8 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, Judgement]]
         sets = sorted(by_set)
         rubric_ids = list(dict.fromkeys(
             i for s in sets for j in by_set[s].values() if j.ok for i in j.result["flags"]))
+        if not rubric_ids:  # every answer was a judge error: the bundled file names them
+            rubric_ids = list(_titles(name, version, []) or {})
         # per trial: {rubric: 0/1} when every set was judged without error
         flags: dict[str, dict[str, int]] = {}
         errored: set[str] = set()
