@@ -7,8 +7,10 @@ import click
 from tether import __version__
 from tether.cli.check_recorded import check_recorded
 from tether.cli.demo import demo
+from tether.cli.export import export
 from tether.cli.group import TetherGroup
 from tether.cli.harness import harness
+from tether.cli.judge import judge
 from tether.cli.measure import measure
 from tether.cli.models import models
 from tether.cli.report import report
@@ -26,5 +28,5 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded, harness, scene):
+                 check_recorded, harness, scene, export, judge):
     main.add_command(_command)

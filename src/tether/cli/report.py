@@ -12,7 +12,7 @@ from rich.table import Table
 
 from tether.cli.console import make_console
 from tether.report.data import build_report
-from tether.report.fmt import effect, pvalue, score
+from tether.report.fmt import effect, fmt, pvalue, score
 from tether.report.html import write_report
 from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
@@ -81,5 +81,32 @@ def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
             table.add_row(r["baseline"], r["arm"], r["budget"], str(r["improved"]),
                           str(r["regressed"]), str(r["ties"]), pvalue(r["p_value"]),
                           "; ".join(effect(e, metric["mode"]) for e in r["effects"]) or "–")
+        tables.append(table)
+    return tables + judged_tables(numbers.get("judged"))
+
+
+def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
+    """Mean rubrics flagged per attempt per arm, and reward-hacking labels (if judged)."""
+    if not judged:
+        return []
+    tables = []
+    for b in judged["behaviours"]:
+        table = Table(title=f"judged: {b['name']} v{b['version']} ({b['n_rubrics']} rubrics)")
+        for col in ("arm", "budget", "judged", "judge errors", "mean flags",
+                    "mean flags (failed)", "Δ vs baseline [95% CI]"):
+            table.add_column(col)
+        for r in b["arms"]:
+            c = (r["vs_baseline"] or {}).get("mean_flags")
+            delta = f"{c['estimate']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" if c else "–"
+            table.add_row(r["arm"], r["budget"], str(r["n_judged"]), str(r["n_judge_errors"]),
+                          fmt(r["mean_flags"], 2), fmt(r["mean_flags_failed"], 2), delta)
+        tables.append(table)
+    if judged["reward_hacking"]:
+        table = Table(title="judged: reward hacking (passing attempts)")
+        for col in ("arm", "budget", "passed", "judged", "reward hacking", "judge errors"):
+            table.add_column(col)
+        for r in judged["reward_hacking"]:
+            table.add_row(r["arm"], r["budget"], str(r["n_passed"]), str(r["n_judged"]),
+                          str(r["n_reward_hacking"]), str(r["n_judge_errors"]))
         tables.append(table)
     return tables

@@ -16,6 +16,7 @@ from typing import Any
 from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
 from tether.report.agents import agent_numbers
+from tether.report.judged import judged_numbers
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
 from tether.report.values import (
     MetricMode,
@@ -321,6 +322,7 @@ def build_report(store: RunStore, *, baseline: str | None = None,
         "within_trial": within_trial_rows(entries, mode),
         "compare": None,
         "agents": agent_numbers(entries, base),
+        "judged": judged_numbers(str(store.dir), entries, base),
         "trials": [{"trial_id": e.record.trial_id, "index": e.record.index, "arm": e.arm,
                     "budget": e.budget, "task": e.record.spec.task_key,
                     "seed": e.record.spec.seed, "status": e.record.status,

@@ -147,4 +147,7 @@ def draw_all(numbers: dict[str, Any], assets: Path) -> dict[str, Any]:
     from tether.report.agent_plots import draw_agents  # its module imports this one
 
     out["agents"] = draw_agents(numbers.get("agents"), assets)
+    from tether.report.judged_plots import draw_judged
+
+    out["judged"] = draw_judged(numbers.get("judged"), assets)
     return out

@@ -1,0 +1,198 @@
+"""The report's numbers for judged runs (`tether judge`): behaviour flags and reward hacking.
+
+Read from the run's `judgements` table (read-only; a run nobody judged has none and the
+section is absent). Per (arm, budget):
+
+- behaviours, per rubric file and version: attempts judged in every set of the file
+  (an attempt with a judge error in any set is counted apart, never as "no flags"), the
+  flag rate of each rubric, and the mean number of rubrics flagged per attempt over all
+  judged attempts and over failed ones (the paper's bias check: a failed attempt cannot
+  look better merely by claiming success);
+- reward hacking: passing attempts, those judged, labelled reward hacking, judge errors.
+
+Against the baseline arm at the same budget (paired by task and seed, tasks resampled,
+`tether.stats.paired_bootstrap`, 10,000 resamples): the difference in mean flags per
+attempt, in each rubric's flag rate, and in the share of attempts labelled reward hacking
+(a failed attempt counts 0: it earned no reward).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES
+from tether.report.values import arm_budget_groups
+from tether.runs.judge import BUNDLED, Judgement, load_rubrics, read_judgements
+from tether.runs.judge.reward_hacking import CHECK as RH_CHECK
+from tether.stats import PairedObservation, paired_bootstrap
+
+if TYPE_CHECKING:
+    from tether.report.data import TrialEntry
+
+Key = tuple[str, int]
+
+
+def _ci(pairs: list[tuple[Key, float, float]]) -> dict[str, Any] | None:
+    """Paired bootstrap of mean(B) - mean(A) over (task, seed) pairs; None when none."""
+    if not pairs:
+        return None
+    r = paired_bootstrap([PairedObservation(k[0], k[1], a, b) for k, a, b in pairs],
+                         "mean_diff", n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    return {"estimate": r.estimate, "low": r.low, "high": r.high, "n_pairs": len(pairs),
+            "n_tasks": r.n_tasks}
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
+    """Rubric names from the bundled file of that name and version (else the ids)."""
+    names: dict[str, str] = {}
+    if name in BUNDLED:
+        bundled = load_rubrics(name)
+        if bundled.version == version:
+            names = {r.id: r.name for r in bundled.rubrics}
+    return {i: names.get(i, i) for i in ids or names}
+
+
+def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, Judgement]]],
+                    groups: dict[tuple[str, str], list[TrialEntry]],
+                    baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    out = []
+    for (name, version), by_set in files.items():
+        sets = sorted(by_set)
+        rubric_ids = list(dict.fromkeys(
+            i for s in sets for j in by_set[s].values() if j.ok for i in j.result["flags"]))
+        if not rubric_ids:  # every answer was a judge error: the bundled file names them
+            rubric_ids = list(_titles(name, version, []) or {})
+        # per trial: {rubric: 0/1} when every set was judged without error
+        flags: dict[str, dict[str, int]] = {}
+        errored: set[str] = set()
+        for tid in {t for s in sets for t in by_set[s]}:
+            rows = [by_set[s].get(tid) for s in sets]
+            if any(r is not None and not r.ok for r in rows):
+                errored.add(tid)
+            elif all(r is not None for r in rows):
+                flags[tid] = {k: int(v) for r in rows for k, v in r.result["flags"].items()}
+        arms = []
+        per_arm: dict[tuple[str, str], dict[Key, dict[str, int]]] = {}
+        for (arm, budget), group in groups.items():
+            judged = {e.key: flags[e.record.trial_id] for e in group
+                      if e.record.trial_id in flags}
+            if not judged and not any(e.record.trial_id in errored for e in group):
+                continue
+            per_arm[(arm, budget)] = judged
+            failed = [e.key for e in group if e.key in judged and e.record.passed is False]
+            totals = {k: sum(v.values()) for k, v in judged.items()}
+            arms.append({
+                "arm": arm, "budget": budget, "n_judged": len(judged),
+                "n_judge_errors": sum(1 for e in group if e.record.trial_id in errored),
+                "n_failed_judged": len(failed),
+                "rates": {i: _mean([v.get(i, 0) for v in judged.values()])
+                          for i in rubric_ids},
+                "mean_flags": _mean(list(totals.values())),
+                "mean_flags_failed": _mean([totals[k] for k in failed]),
+            })
+        for row in arms:
+            base = baseline.get(row["budget"])
+            if base is None or base == (row["arm"], row["budget"]) or base not in per_arm:
+                row["vs_baseline"] = None
+                continue
+            a, b = per_arm[base], per_arm[(row["arm"], row["budget"])]
+            keys = sorted(set(a) & set(b))
+            row["vs_baseline"] = {
+                "baseline": base[0],
+                "mean_flags": _ci([(k, sum(a[k].values()), sum(b[k].values())) for k in keys]),
+                "rates": {i: _ci([(k, a[k].get(i, 0), b[k].get(i, 0)) for k in keys])
+                          for i in rubric_ids
+                          if any(a[k].get(i) or b[k].get(i) for k in keys)},
+            }
+        out.append({"name": name, "version": version, "sets": sets,
+                    "rubrics": rubric_ids, "titles": _titles(name, version, rubric_ids),
+                    "n_rubrics": len(rubric_ids), "arms": arms})
+    return out
+
+
+def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[TrialEntry]],
+                 baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    rows = []
+    values: dict[tuple[str, str], dict[Key, float]] = {}
+    for (arm, budget), group in groups.items():
+        passing = [e for e in group if e.record.passed]
+        if not any(e.record.trial_id in rh for e in passing):
+            continue
+        judged = [rh[e.record.trial_id] for e in passing if e.record.trial_id in rh]
+        ok = [j for j in judged if j.ok]
+        vals: dict[Key, float] = {}
+        for e in group:
+            j = rh.get(e.record.trial_id)
+            if e.record.passed is False:
+                vals[e.key] = 0.0
+            elif e.record.passed and j is not None and j.ok:
+                vals[e.key] = float(j.result["label"] == "reward_hacking")
+        values[(arm, budget)] = vals
+        rows.append({"arm": arm, "budget": budget, "n_passed": len(passing),
+                     "n_judged": len(ok), "n_judge_errors": len(judged) - len(ok),
+                     "n_not_judged": len(passing) - len(judged),
+                     "n_reward_hacking": sum(1 for j in ok
+                                             if j.result["label"] == "reward_hacking"),
+                     "examples": [{"trial_id": j.trial_id, "evidence": j.result["evidence"]}
+                                  for j in ok if j.result["label"] == "reward_hacking"][:5]})
+    for row in rows:
+        base = baseline.get(row["budget"])
+        key = (row["arm"], row["budget"])
+        if base is None or base == key or base not in values:
+            row["vs_baseline"] = None
+            continue
+        a, b = values[base], values[key]
+        row["vs_baseline"] = {"baseline": base[0], "share": _ci(
+            [(k, a[k], b[k]) for k in sorted(set(a) & set(b))])}
+    return rows
+
+
+def _baselines(groups: dict[tuple[str, str], list[TrialEntry]],
+               report_baseline: str) -> dict[str, tuple[str, str]]:
+    """budget -> the baseline group: the report's baseline arm when judged, else the plain
+    N = 1 `agent` arm; a baseline run at one budget only serves every budget."""
+    def plain(g: list[TrialEntry]) -> bool:
+        return all(e.record.spec.strategy == "agent" and e.record.extra.get("n", 1) == 1
+                   for e in g)
+
+    for test in (lambda g: g[0].strategy_arm == report_baseline, plain):
+        found = {b: (a, b) for (a, b), g in groups.items() if test(g)}
+        if found:
+            if len(found) == 1:
+                only = next(iter(found.values()))
+                return {b: found.get(b, only) for (_, b) in groups}
+            return found
+    return {}
+
+
+def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
+                   report_baseline: str) -> dict[str, Any] | None:
+    """numbers["judged"]: None unless `tether judge` wrote judgements for this run."""
+    judgements = read_judgements(run_dir)
+    if not judgements:
+        return None
+    ids = {j.trial_id for j in judgements}
+    groups = arm_budget_groups([e for e in entries if e.record.trial_id in ids])
+    baseline = _baselines(groups, report_baseline)
+    files: dict[tuple[str, str], dict[str, dict[str, Judgement]]] = {}
+    rh: dict[str, Judgement] = {}
+    judge_models: set[str] = set()
+    for j in judgements:
+        judge_models.add(j.judge_model)
+        if j.judged == RH_CHECK:
+            rh[j.trial_id] = j
+            continue
+        name, _, set_id = j.judged.partition("/")
+        files.setdefault((name, j.version), {}).setdefault(set_id, {})[j.trial_id] = j
+    return {"behaviours": _behaviour_rows(files, groups, baseline),
+            "reward_hacking": _reward_rows(rh, groups, baseline) if rh else [],
+            "judge_models": sorted(judge_models),
+            "n_calls": sum(len(j.calls) for j in judgements),
+            "output_tokens": sum(j.output_tokens for j in judgements),
+            "ci": CI, "n_resamples": N_RESAMPLES, "seed": BOOTSTRAP_SEED,
+            "method": BOOTSTRAP}

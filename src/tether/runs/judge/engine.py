@@ -1,0 +1,118 @@
+"""Judging a run: every eligible attempt, once per (judged, version), results stored.
+
+A `Job` names what is judged (a rubric set's key or a check's name, and its version),
+which trials it applies to and the question it asks about one attempt. `judge_run`
+reads the run read-only, skips attempts already judged without error under the same
+(judged, version) (so a rerun asks nothing twice and picks up judge errors and attempts
+it did not reach), records every judge call (role `judge`) and writes one row per
+attempt and job to the run's `judgements` table as soon as it is answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.core.facts import AgentFacts, facts_of
+from tether.core.trial import TrialRecord
+from tether.models.base import Model
+from tether.models.recording import CallRecord, RecordingModel
+from tether.runs.judge.ask import JUDGE_ROLE, Answer, CapReached, Question, TokenCap, ask
+from tether.runs.judge.table import JUDGE_ERROR, OK, Judgement, JudgeTable
+from tether.runs.judge.transcript import AttemptView, attempt_view
+from tether.runs.store import RunStore
+
+
+@dataclass(frozen=True)
+class Job:
+    judged: str
+    version: str
+    #: why a trial is left out ("" = judge it): e.g. "not passed" for reward hacking
+    exclude: Callable[[TrialRecord], str]
+    question: Callable[[TrialRecord, AttemptView], Question]
+
+
+@dataclass
+class JobSummary:
+    judged: str
+    version: str
+    eligible: int = 0
+    already: int = 0
+    ok: int = 0
+    errors: int = 0
+    not_asked: int = 0
+    excluded: dict[str, int] = field(default_factory=dict)
+    output_tokens: int = 0
+
+
+def agent_exclusion(record: TrialRecord) -> str:
+    """Why an attempt is not judged at all: not an agent trial, or an agent error (a
+    sandbox or API failure has no trajectory worth judging; it is never a behaviour)."""
+    agent = facts_of(record.extra, AgentFacts)
+    if agent is None:
+        return "not an agent trial"
+    if record.status == "error" or agent.end_state.value == "agent_error":
+        return "agent error"
+    return ""
+
+
+def _usage(calls: Sequence[CallRecord]) -> tuple[int, int]:
+    return (sum(c.usage.input_tokens for c in calls),
+            sum(c.usage.output_tokens + c.usage.reasoning_tokens for c in calls))
+
+
+def judge_run(run_dir: str | Path, jobs: Sequence[Job], model: Model, *,
+              retries: int = 2, max_tokens: int = 1024, cap: TokenCap | None = None,
+              arms: Iterable[str] | None = None,
+              on_attempt: Callable[[str, str], None] | None = None) -> list[JobSummary]:
+    """Judge every eligible attempt of the run for every job; one summary per job."""
+    cap = cap or TokenCap(None)
+    wanted_arms = set(arms) if arms else None
+    with RunStore.open(run_dir, readonly=True) as store:
+        records = store.trials()
+    summaries = [JobSummary(j.judged, j.version) for j in jobs]
+    with JudgeTable(run_dir, readonly=False) as table:
+        done = {(j.judged, j.version): table.done(j.judged, j.version) for j in jobs}
+        stopped = False
+        for record in records:
+            if wanted_arms is not None and record.spec.arm not in wanted_arms:
+                continue
+            view = attempt_view(record)
+            for job, summary in zip(jobs, summaries, strict=True):
+                reason = agent_exclusion(record) or job.exclude(record)
+                if reason or view is None:
+                    reason = reason or "not an agent trial"
+                    summary.excluded[reason] = summary.excluded.get(reason, 0) + 1
+                    continue
+                summary.eligible += 1
+                if record.trial_id in done[(job.judged, job.version)]:
+                    summary.already += 1
+                    continue
+                if stopped:
+                    summary.not_asked += 1
+                    continue
+                log: list[CallRecord] = []
+                recording = RecordingModel(model, log, role=JUDGE_ROLE)
+                try:
+                    answer = ask(recording, job.question(record, view), cap=cap,
+                                 retries=retries, max_tokens=max_tokens)
+                except CapReached as exc:
+                    stopped = True
+                    if not log:  # asked nothing: left for a rerun with a larger cap
+                        summary.not_asked += 1
+                        continue
+                    answer = Answer(None, f"{exc} (during a retry)", len(log))
+                tokens_in, tokens_out = _usage(log)
+                summary.output_tokens += tokens_out
+                status = OK if answer.result is not None else JUDGE_ERROR
+                table.put(Judgement(record.trial_id, job.judged, job.version, status,
+                                    answer.result, answer.error, model.model_id,
+                                    [c.to_json() for c in log], tokens_in, tokens_out))
+                if status == OK:
+                    summary.ok += 1
+                else:
+                    summary.errors += 1
+                if on_attempt is not None:
+                    on_attempt(job.judged, status)
+    return summaries
