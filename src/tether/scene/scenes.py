@@ -8,8 +8,10 @@ The cache is `$TETHER_CACHE/scene` (else `~/.cache/tether/scene`):
 - `renders/<sha256>.png`: a program's render on a base, keyed by (base key, program
   text, render settings, bpy version).
 
-One SceneExecutor with the cache's `bases/` bound read-only runs every task, so a suite
-pays bpy's start-up once.
+One SceneExecutor runs every task, so a suite pays bpy's start-up once. Its bound base
+directory is a staging directory under the system temp dir, into which bases are copied
+on first use: the sandbox user cannot reach a cache under /root, and the sandbox binds
+an unreachable directory as a copy made at start, which would not see bases built later.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from tether.errors import ConfigError
@@ -48,14 +51,15 @@ def _atomic_write(path: Path, data: bytes) -> None:
 class TaskScenes:
     """Build, run and render scene tasks with one warm executor and a cache."""
 
-    def __init__(self, cache_dir: Path | None = None, *, timeout_s: float = 120.0,
-                 executor: SceneExecutor | None = None) -> None:
+    def __init__(self, cache_dir: Path | None = None, *, timeout_s: float = 120.0) -> None:
         self.root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.bases = self.root / "bases"
         self.renders = self.root / "renders"
         self.bases.mkdir(parents=True, exist_ok=True)
         self.renders.mkdir(parents=True, exist_ok=True)
-        self.executor = executor or SceneExecutor(base_dir=self.bases, timeout_s=timeout_s)
+        self.stage = Path(tempfile.mkdtemp(prefix="tether-scene-bases-"))
+        self.stage.chmod(0o755)  # world-traversable: bound live into the sandbox
+        self.executor = SceneExecutor(base_dir=self.stage, timeout_s=timeout_s)
         self.built = 0  # bases built by this instance (not found in the cache)
         self.rendered = 0  # renders made by this instance (not found in the cache)
 
@@ -93,8 +97,17 @@ class TaskScenes:
     def run(self, task: SceneTask, source: str, *, render: RenderSettings | None = None,
             trace: bool = True, filename: str = "program.py") -> Execution:
         """Execute a program afresh on the task's base (uncached)."""
-        return self.executor.execute(source, base=self.base(task), render=render, trace=trace,
-                                     filename=filename)
+        return self.executor.execute(source, base=self.staged(task), render=render,
+                                     trace=trace, filename=filename)
+
+    def staged(self, task: SceneTask) -> Path:
+        """The task's base copied into the executor's bound staging directory."""
+        cached = self.base(task)
+        path = self.stage / cached.name
+        if not path.is_file():
+            shutil.copyfile(cached, path)
+            path.chmod(0o644)
+        return path
 
     def render_key(self, task: SceneTask, source: str, settings: RenderSettings) -> str:
         blob = json.dumps([task.base_key, source, settings.__dict__, _bpy_version()])
@@ -119,6 +132,7 @@ class TaskScenes:
 
     def close(self) -> None:
         self.executor.close()
+        shutil.rmtree(self.stage, ignore_errors=True)
 
     def __enter__(self) -> TaskScenes:
         return self
