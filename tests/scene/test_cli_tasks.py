@@ -57,3 +57,15 @@ def test_tasks_check_exit_codes_and_json(tmp_path) -> None:
     r = CliRunner().invoke(main, ["scene", "tasks", "check", str(bad)])
     assert r.exit_code == 1 and r.output.startswith("FAIL blendshape_twin_only: start.py")
     assert CliRunner().invoke(main, ["scene", "tasks", "check"]).exit_code == 2
+
+
+def test_trace_on_a_task_shows_the_shared_light_write() -> None:
+    task = bundled_tasks_dir() / "lighting_key_left_off"
+    r = CliRunner().invoke(main, ["scene", "trace", str(task / "start.py"), "--task", str(task),
+                                  "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    # The write through KeyL lands on the light data Key, which KeyR uses too (users 2).
+    assert [(e["owner"], e["path"]) for e in out["events"]] == [(["lights", "Key"], "energy")]
+    users = {b["from"][1]: b["users"] for b in out["state"]["bindings"] if b["path"] == "data"}
+    assert users["KeyL"] == users["KeyR"] == 2

@@ -45,11 +45,13 @@ def score(image: Path, goal: Path, as_json: bool) -> None:
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--base", type=click.Path(path_type=Path), default=None,
               help="Base .blend (default: Blender's factory start-up scene).")
+@click.option("--task", "task_dir", type=click.Path(path_type=Path), default=None,
+              help="Task directory: run on its base scene (built and cached on first use).")
 @click.option("--max-events", type=int, default=10_000, show_default=True)
 @click.option("--timeout-s", type=float, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print events, state, ok and error as JSON.")
-def trace_cmd(program: Path, base: Path | None, max_events: int, timeout_s: float,
-              as_json: bool) -> None:
+def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, max_events: int,
+              timeout_s: float, as_json: bool) -> None:
     """Run PROGRAM afresh on real Blender (sandboxed) and print its property writes."""
     from tether.errors import ConfigError
     from tether.scene.executor import SceneExecutor
@@ -57,8 +59,19 @@ def trace_cmd(program: Path, base: Path | None, max_events: int, timeout_s: floa
     if not program.is_file():
         raise ConfigError(f"no program at {program}")
     source = program.read_text()
-    with SceneExecutor(base, timeout_s=timeout_s) as executor:
-        result = executor.execute(source, max_events=max_events, filename=program.name)
+    if task_dir is not None and base is not None:
+        raise ConfigError("give --task or --base, not both")
+    if task_dir is not None:
+        from tether.scene.scenes import TaskScenes
+        from tether.scene.tasks import load_any_task
+
+        task = load_any_task(task_dir)
+        with TaskScenes(timeout_s=timeout_s) as scenes:
+            result = scenes.executor.execute(source, base=scenes.staged(task),
+                                             max_events=max_events, filename=program.name)
+    else:
+        with SceneExecutor(base, timeout_s=timeout_s) as executor:
+            result = executor.execute(source, max_events=max_events, filename=program.name)
     out = result.to_json()
     if as_json:
         click.echo(json.dumps(out, indent=2))
