@@ -45,11 +45,13 @@ def score(image: Path, goal: Path, as_json: bool) -> None:
 @click.argument("program", type=click.Path(path_type=Path))
 @click.option("--base", type=click.Path(path_type=Path), default=None,
               help="Base .blend (default: Blender's factory start-up scene).")
+@click.option("--task", "task_dir", type=click.Path(path_type=Path), default=None,
+              help="Task directory: run on its base scene (built and cached on first use).")
 @click.option("--max-events", type=int, default=10_000, show_default=True)
 @click.option("--timeout-s", type=float, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print events, state, ok and error as JSON.")
-def trace_cmd(program: Path, base: Path | None, max_events: int, timeout_s: float,
-              as_json: bool) -> None:
+def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, max_events: int,
+              timeout_s: float, as_json: bool) -> None:
     """Run PROGRAM afresh on real Blender (sandboxed) and print its property writes."""
     from tether.errors import ConfigError
     from tether.scene.executor import SceneExecutor
@@ -57,8 +59,19 @@ def trace_cmd(program: Path, base: Path | None, max_events: int, timeout_s: floa
     if not program.is_file():
         raise ConfigError(f"no program at {program}")
     source = program.read_text()
-    with SceneExecutor(base, timeout_s=timeout_s) as executor:
-        result = executor.execute(source, max_events=max_events, filename=program.name)
+    if task_dir is not None and base is not None:
+        raise ConfigError("give --task or --base, not both")
+    if task_dir is not None:
+        from tether.scene.scenes import TaskScenes
+        from tether.scene.tasks import load_any_task
+
+        task = load_any_task(task_dir)
+        with TaskScenes(timeout_s=timeout_s) as scenes:
+            result = scenes.executor.execute(source, base=scenes.staged(task),
+                                             max_events=max_events, filename=program.name)
+    else:
+        with SceneExecutor(base, timeout_s=timeout_s) as executor:
+            result = executor.execute(source, max_events=max_events, filename=program.name)
     out = result.to_json()
     if as_json:
         click.echo(json.dumps(out, indent=2))
@@ -78,4 +91,95 @@ def trace_cmd(program: Path, base: Path | None, max_events: int, timeout_s: floa
             console.print(f"error ({result.error['kind']}) at line {result.error['line']}: "
                           f"{result.error['message']}", markup=False)
     if not result.ok:
+        raise SystemExit(1)
+
+
+@scene.command("render")
+@click.argument("program", type=click.Path(path_type=Path))
+@click.option("--task", "task_dir", type=click.Path(path_type=Path), default=None,
+              help="Task directory: render on its base scene (default: Blender's factory scene).")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="PNG to write.")
+@click.option("--size", type=int, default=256, show_default=True)
+@click.option("--samples", type=int, default=16, show_default=True)
+@click.option("--timeout-s", type=float, default=120.0, show_default=True)
+def render_cmd(program: Path, task_dir: Path | None, out: Path, size: int, samples: int,
+               timeout_s: float) -> None:
+    """Render PROGRAM with Cycles on the CPU (fixed seed, no denoiser) to a PNG."""
+    from tether.errors import ConfigError
+    from tether.scene.executor import RenderSettings, SceneExecutor
+
+    if not program.is_file():
+        raise ConfigError(f"no program at {program}")
+    if size < 1 or samples < 1:
+        raise ConfigError("--size and --samples must be positive")
+    settings = RenderSettings(size=size, samples=samples)
+    source = program.read_text()
+    if task_dir is not None:
+        from tether.scene.scenes import TaskScenes
+        from tether.scene.tasks import load_any_task
+
+        task = load_any_task(task_dir)
+        with TaskScenes(timeout_s=timeout_s) as scenes:
+            result = scenes.run(task, source, render=settings, trace=False,
+                                filename=program.name)
+    else:
+        with SceneExecutor(timeout_s=timeout_s) as executor:
+            result = executor.execute(source, render=settings, trace=False,
+                                      filename=program.name)
+    if not result.ok or result.render_png is None:
+        error = result.error or {}
+        click.echo(f"error ({error.get('kind')}) at line {error.get('line')}: "
+                   f"{error.get('message', '')}", err=True)
+        raise SystemExit(1)
+    out.write_bytes(result.render_png)
+    for o in result.overrides:
+        click.echo(f"override: {o['path']} {o['from']} -> {o['to']}")
+    click.echo(f"wrote {out} ({size}x{size}, {samples} samples, {result.duration_s:.2f} s)")
+
+
+@scene.group("tasks")
+def tasks() -> None:
+    """Scene tasks in the BlenderGym layout."""
+
+
+@tasks.command("check")
+@click.argument("dirs", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--bundled", is_flag=True, help="Check every task of tether's own scene suite.")
+@click.option("--record", is_flag=True,
+              help="Write the start/goal render digests into task.json instead of checking them.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per task, in a list.")
+def tasks_check(dirs: tuple[Path, ...], bundled: bool, record: bool, as_json: bool) -> None:
+    """Check task DIRs: base deterministic, start/goal run, renders deterministic and as stored.
+
+    A DIR holding task directories is expanded. Exit 0 when all pass, 1 with one line per
+    failing task, 2 for bad input.
+    """
+    from tether.errors import ConfigError
+    from tether.scene.check import check_task
+    from tether.scene.scenes import TaskScenes
+    from tether.scene.tasks import bundled_task_dirs, load_any_task
+
+    paths = list(bundled_task_dirs()) if bundled else []
+    for d in dirs:
+        if d.is_dir() and not (d / "task.json").is_file() and not (d / "start.py").is_file():
+            paths += sorted(p for p in d.iterdir() if (p / "start.py").is_file())
+        else:
+            paths.append(d)
+    if not paths:
+        raise ConfigError("no task directories given", hint="name DIRs, or pass --bundled")
+    loaded = [load_any_task(p) for p in paths]
+    with TaskScenes() as scenes:
+        results = [check_task(scenes, t, record=record) for t in loaded]
+    failed = [r for r in results if not r.ok]
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in results], indent=2))
+    else:
+        for r in failed:
+            click.echo(f"FAIL {r.task}: {'; '.join(r.problems)}")
+        for r in results:
+            for note in r.details.get("notes", []):
+                click.echo(f"note {r.task}: {note['message']}")
+        click.echo(f"{len(results) - len(failed)}/{len(results)} tasks pass"
+                   + (" (digests recorded)" if record else ""))
+    if failed:
         raise SystemExit(1)

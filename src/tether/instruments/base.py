@@ -70,6 +70,12 @@ class Instrument(Protocol):
 InstrumentFactory = Callable[..., Instrument]
 
 
+#: Modules above this package that register instruments when imported (e.g. the scene
+#: layer's `scene_render`): named here and imported by name, like the suites' plugins,
+#: since this package may not import them. One whose optional extra is missing is skipped.
+PLUGIN_MODULES = ("tether.scene.instrument",)
+
+
 def _load_builtins() -> None:
     # Every public module (or subpackage) of tether.instruments registers its
     # instruments on import; discovered here so adding one needs no edit of this file.
@@ -81,6 +87,11 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.instruments.{info.name}")
+    for module in PLUGIN_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass  # its extra is not installed: its instruments are simply not listed
 
 
 INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)

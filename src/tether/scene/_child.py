@@ -45,11 +45,11 @@ class Unsupported(Exception):
     pass
 
 
-def _reset(base):
+def _reset(base, empty=False):
     if base:
         bpy.ops.wm.open_mainfile(filepath=base)
-    else:
-        bpy.ops.wm.read_factory_settings(use_empty=False)
+    else:  # the factory start-up scene (Cube, Camera, Light), or its empty file
+        bpy.ops.wm.read_factory_settings(use_empty=empty)
 
 
 def _fingerprint():
@@ -120,7 +120,7 @@ def _render(settings, out):
 
 def execute(request):
     filename = request["filename"]
-    _reset(request.get("base"))
+    _reset(request.get("base"), request.get("empty", False))
     before = _fingerprint()
     tracer = trace.Tracer(request["max_events"])  # noqa: F821 (prepended by the host)
     env = {"__name__": "__main__", "__builtins__": builtins, "__file__": filename}

@@ -34,6 +34,7 @@ from tether.sandbox import BwrapSandbox, Sandbox, SandboxedWorker, WorkerLimits
 HERE = Path(__file__).parent
 SITE_MOUNT = "/opt/tether-site"
 BASE_MOUNT = "/opt/tether-base"
+BASES_MOUNT = "/opt/tether-bases"  # a directory of bases chosen per execution (task caches)
 DEFAULT_MEMORY_MB = 3072  # Blender + Cycles; the worker default of 512 MB cannot import bpy
 WORKER_FAILURES = ("timeout", "crash", "memory", "output_limit", "protocol")
 
@@ -101,6 +102,25 @@ def worker_program(site: str) -> str:
     return head + (HERE / "_child.py").read_text()
 
 
+METADATA_CHUNKS = (b"tEXt", b"zTXt", b"iTXt", b"tIME", b"eXIf")
+
+
+def strip_png_metadata(png: bytes) -> bytes:
+    """The PNG without text / time / EXIF chunks: Cycles writes render times as text
+    (`cycles.ViewLayer.render_time`) even with stamps off, which would make two renders
+    of one scene differ in bytes while their pixels are equal."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        return png
+    out, i = [png[:8]], 8
+    while i + 8 <= len(png):
+        n = int.from_bytes(png[i:i + 4], "big")
+        end = i + 12 + n
+        if png[i + 4:i + 8] not in METADATA_CHUNKS:
+            out.append(png[i:end])
+        i = end
+    return b"".join(out)
+
+
 class SceneExecutor:
     """Warm sandboxed Blender: execute(source) afresh from one base scene, many times."""
 
@@ -112,6 +132,7 @@ class SceneExecutor:
         memory_mb: int = DEFAULT_MEMORY_MB,
         timeout_s: float = 60.0,
         python: str = "/usr/bin/python3",
+        base_dir: Path | None = None,
     ) -> None:
         site = bpy_site_packages()
         binds = {str(site): SITE_MOUNT}
@@ -122,6 +143,11 @@ class SceneExecutor:
                 raise ConfigError(f"the base scene must be an existing .blend file, not {base}")
             binds[str(base.parent)] = BASE_MOUNT
             self.base_inside = f"{BASE_MOUNT}/{base.name}"
+        # `base_dir`: a directory (a task cache) bound read-only, so that one warm worker
+        # serves many bases: execute(..., base=<a .blend under it>).
+        self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
+        if self.base_dir is not None:
+            binds[str(self.base_dir)] = BASES_MOUNT
         self.sandbox = sandbox or BwrapSandbox()
         self.limits = WorkerLimits(
             memory_mb=memory_mb, max_procs=256, max_file_mb=256, call_timeout_s=timeout_s,
@@ -152,11 +178,14 @@ class SceneExecutor:
         render: RenderSettings | None = None,
         filename: str = "program.py",
         timeout_s: float | None = None,
+        base: Path | None = None,
+        empty: bool = False,
     ) -> Execution:
         self._count += 1
         request: dict[str, Any] = {
             "source": source, "filename": filename, "trace": trace, "max_events": max_events,
-            "base": self.base_inside, "render": None,
+            "base": self.base_inside if base is None else self._inside(base), "render": None,
+            "empty": empty,  # no base: the factory's empty file instead of its start-up scene
         }  # fmt: skip
         name = f"render-{self._count}.png"
         if render is not None:
@@ -180,7 +209,7 @@ class SceneExecutor:
         png = None
         if value.get("render"):
             path = worker.workdir / value["render"]
-            png = path.read_bytes()
+            png = strip_png_metadata(path.read_bytes())
             path.unlink()
         result = Execution(
             ok=value["ok"], error=value["error"], events=value["events"],
@@ -195,6 +224,13 @@ class SceneExecutor:
             self._worker = None
             result.worker_replaced = True
         return result
+
+    def _inside(self, base: Path) -> str:
+        """Where a base under `base_dir` is seen inside the sandbox."""
+        base = Path(base).resolve()
+        if self.base_dir is None or not base.is_relative_to(self.base_dir):
+            raise ConfigError(f"{base} is not under the executor's base_dir {self.base_dir}")
+        return f"{BASES_MOUNT}/{base.relative_to(self.base_dir).as_posix()}"
 
     def close(self) -> None:
         if self._worker is not None:

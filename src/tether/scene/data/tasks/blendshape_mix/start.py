@@ -1,0 +1,5 @@
+import bpy
+
+keys = bpy.data.objects["Face"].data.shape_keys.key_blocks
+keys["Stretch"].value = 1.0
+keys["Squash"].value = 0.0

@@ -1,0 +1,3 @@
+import bpy
+
+bpy.data.objects["Fill"].data.color = (1.0, 0.4, 0.1)

@@ -1,0 +1,3 @@
+import bpy
+
+bpy.data.objects["Fill"].data.energy = 400.0

@@ -1,0 +1,3 @@
+import bpy
+
+bpy.data.objects["KeyL"].data.energy = 200.0

@@ -1,0 +1,4 @@
+import bpy
+
+ball = bpy.data.objects["Ball"]
+ball.location = (1.8, 0.0, 0.5)

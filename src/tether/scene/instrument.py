@@ -1,0 +1,89 @@
+"""The `scene_render` instrument: render a scene program on its task's base and score it
+against the goal render with the Appendix L metrics (score = PL, lower is better).
+
+The task names its directory in `task.data["task_dir"]` (tether's layout or BlenderGym's).
+The goal render is goal.py rendered here, with the task's settings, and cached; a program
+that fails to run or render scores the worst PL, 1.0 (images lie in [0, 1]), with the
+execution's error as a defect, so a failing artifact is never averaged out of the mean.
+Spec options: `scene_render;size=64;samples=8;tolerance=0.0001` (size/samples override
+the task's; `passed` is PL <= tolerance).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from tether.core.artifact import Artifact
+from tether.core.observation import Defect, Observation
+from tether.core.task import Task
+from tether.errors import ConfigError
+from tether.instruments.base import InstrumentEnv, register_instrument
+from tether.scene.executor import RenderSettings
+from tether.scene.scenes import TaskScenes
+from tether.scene.tasks import RENDER_TOLERANCE_PL, load_any_task
+
+WORST_PL = 1.0
+_SCENES: TaskScenes | None = None
+_SCENES_PID: int | None = None
+_LOCK = threading.Lock()
+
+
+def shared_scenes() -> TaskScenes:
+    """One warm TaskScenes per process (the executor is not shared across a fork)."""
+    global _SCENES, _SCENES_PID
+    with _LOCK:
+        if _SCENES is None or _SCENES_PID != os.getpid():
+            _SCENES, _SCENES_PID = TaskScenes(), os.getpid()
+        return _SCENES
+
+
+@register_instrument("scene_render")
+class SceneRenderInstrument:
+    name = "scene_render"
+    version = "1"
+    grounded = True
+    higher_is_better = False
+
+    def __init__(self, size: int | None = None, samples: int | None = None,
+                 tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None) -> None:
+        self.size, self.samples, self.tolerance = size, samples, float(tolerance)
+        self._scenes = scenes
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        from tether.scene.metrics import score
+        from tether.scene.tasks import png_rgb
+
+        where = task.data.get("task_dir")
+        if not where:
+            raise ConfigError(f"task {task.key} names no task_dir for scene_render")
+        scene_task = load_any_task(Path(where))
+        base = scene_task.render
+        settings = RenderSettings(size=self.size or base.size, samples=self.samples or base.samples,
+                                  seed=base.seed)
+        scenes = self._scenes or shared_scenes()
+        goal, goal_run = scenes.render(scene_task, scene_task.goal, settings)
+        if goal is None:
+            error = (goal_run.error if goal_run else None) or {}
+            raise RuntimeError(f"the goal program did not render: {error.get('kind')}: "
+                               f"{error.get('message')}")
+        result = scenes.run(scene_task, artifact.text, render=settings, trace=False)
+        raw: dict[str, Any] = {"overrides": result.overrides, "size": settings.size,
+                               "samples": settings.samples}
+        if not result.ok or result.render_png is None:
+            error = result.error or {}
+            raw["execution"] = error
+            return Observation(
+                instrument=self.name, version=self.version, grounded=True, score=WORST_PL,
+                passed=False, higher_is_better=False, aggregation="mean_score", raw=raw,
+                defects=[Defect(kind=f"execution_{error.get('kind')}",
+                                message=str(error.get("message", ""))[:500],
+                                location=f"line {error.get('line')}")],
+            )  # fmt: skip
+        scores = score(png_rgb(result.render_png), png_rgb(goal))
+        raw.update(scores.to_json())
+        return Observation(instrument=self.name, version=self.version, grounded=True,
+                           score=scores.pl, passed=scores.pl <= self.tolerance,
+                           higher_is_better=False, aggregation="mean_score", raw=raw)

@@ -1,0 +1,168 @@
+"""Scene tasks in the BlenderGym layout: one directory per task.
+
+tether's own layout (the bundled suite, `data/tasks/<id>/`):
+- `base.py`: a bpy script that builds the base scene from an empty file, deterministically;
+  the `.blend` is generated on first use into the cache (scenes.py), never committed;
+- `start.py`, `goal.py`: programs run on the base scene (the generator edits start.py to
+  reach goal.py's render);
+- `description.md`: the edit in words (what a generator is told);
+- `task.json`: a plain JSON spec: `family`, `render` (size, samples, seed), `camera`,
+  `shared` (which shared data block the natural edit hits, or null), `scene` (objects ->
+  [type, data], materials, shape keys, modifiers, node groups: what the minibpy test double
+  builds; `tether scene tasks check` keeps it equal to what base.py builds) and `digests`
+  of the start and goal renders (digest() below).
+
+BlenderGym's layout (`blender_file.blend` instead of base.py, renders shipped under
+`renders/`) is read by blendergym.py into the same SceneTask.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tether.errors import ConfigError
+from tether.scene.executor import RenderSettings
+
+FAMILIES = ("placement", "lighting", "material", "blendshape", "geometry")
+LAYOUT = ("base.py", "start.py", "goal.py", "description.md", "task.json")
+THUMB = 8  # digest thumbnails are THUMB x THUMB, average-pooled
+RENDER_TOLERANCE_PL = 1e-4  # the issue's tolerance for stored renders (CPUs differ)
+
+
+@dataclass(frozen=True)
+class SceneTask:
+    """One task directory, read (nothing built or rendered yet)."""
+
+    dir: Path
+    id: str
+    family: str
+    description: str
+    start: str
+    goal: str
+    spec: dict[str, Any]
+    base_source: str | None = None  # tether layout: the script that builds the base
+    base_blend: Path | None = None  # BlenderGym layout: the shipped .blend
+    notes: list[dict[str, Any]] = field(default_factory=list)  # e.g. 3.6 socket names
+
+    @property
+    def render(self) -> RenderSettings:
+        r = self.spec.get("render", {})
+        return RenderSettings(size=int(r.get("size", 64)), samples=int(r.get("samples", 8)),
+                              seed=int(r.get("seed", 0)))
+
+    @property
+    def base_key(self) -> str:
+        """sha256 of what the base is made from: the script's text, or the .blend's bytes."""
+        if self.base_source is not None:
+            return hashlib.sha256(self.base_source.encode()).hexdigest()
+        assert self.base_blend is not None
+        return hashlib.sha256(self.base_blend.read_bytes()).hexdigest()
+
+
+def bundled_tasks_dir() -> Path:
+    return Path(str(resources.files("tether.scene") / "data" / "tasks"))
+
+
+def bundled_task_dirs() -> list[Path]:
+    return sorted(p for p in bundled_tasks_dir().iterdir() if (p / "task.json").is_file())
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def load_task(directory: Path) -> SceneTask:
+    """A task directory in tether's layout; ConfigError naming what is missing or wrong."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ConfigError(f"no task directory at {directory}")
+    missing = [name for name in LAYOUT if not (directory / name).is_file()]
+    if missing:
+        raise ConfigError(f"{directory}: not a scene task directory, missing {', '.join(missing)}",
+                          hint="a task has base.py, start.py, goal.py, description.md, task.json")
+    try:
+        spec = json.loads(_read(directory / "task.json"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{directory / 'task.json'}: invalid JSON at line {exc.lineno}: "
+                          f"{exc.msg}") from None
+    family = spec.get("family")
+    if family not in FAMILIES:
+        raise ConfigError(f"{directory / 'task.json'}: family {family!r} is not one of "
+                          f"{', '.join(FAMILIES)}")
+    return SceneTask(
+        dir=directory, id=str(spec.get("id", directory.name)), family=family,
+        description=_read(directory / "description.md").strip(),
+        start=_read(directory / "start.py"), goal=_read(directory / "goal.py"),
+        spec=spec, base_source=_read(directory / "base.py"),
+    )  # fmt: skip
+
+
+def load_any_task(directory: Path) -> SceneTask:
+    """tether's layout, or BlenderGym's (a `blender_file.blend` and no base.py)."""
+    directory = Path(directory)
+    if (directory / "blender_file.blend").is_file() and not (directory / "base.py").is_file():
+        from tether.scene.blendergym import load_blendergym_task
+
+        return load_blendergym_task(directory)
+    return load_task(directory)
+
+
+# --- render digests --------------------------------------------------------------------
+
+
+def png_rgb(png: bytes) -> np.ndarray:
+    """PNG bytes as float64 RGB in [0, 1], read as metrics.load_rgb reads a file."""
+    from tether.scene.metrics import _cv2, load_rgb
+
+    cv2 = _cv2()
+    raw = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if raw is None:
+        raise ConfigError("not a PNG image")
+    if raw.ndim == 2:
+        raw = np.repeat(raw[:, :, None], 3, axis=2)
+    return load_rgb(cv2.cvtColor(np.ascontiguousarray(raw[:, :, :3]), cv2.COLOR_BGR2RGB))
+
+
+def thumbnail(rgb: np.ndarray, n: int = THUMB) -> np.ndarray:
+    """Average-pooled n x n RGB (the image's sides must be multiples of n)."""
+    h, w, _ = rgb.shape
+    if h % n or w % n:
+        raise ConfigError(f"renders of {w}x{h} cannot be pooled to {n}x{n}",
+                          hint=f"use a render size that is a multiple of {n}")
+    return rgb.reshape(n, h // n, n, w // n, 3).mean(axis=(1, 3))
+
+
+def digest(png: bytes) -> dict[str, Any]:
+    """What task.json stores of a render: the PNG's sha256 and an 8x8 pooled thumbnail.
+
+    The full render is not committed (the issue: renders are cached, not committed); the
+    thumbnail lets another CPU's render match within the tolerance (render_matches).
+    """
+    thumb = thumbnail(png_rgb(png))
+    return {"sha256": hashlib.sha256(png).hexdigest(),
+            "thumb": [round(float(v), 5) for v in thumb.ravel()]}
+
+
+def render_matches(png: bytes, stored: dict[str, Any]) -> tuple[bool, float]:
+    """(match, PL of the pooled thumbnails). Equal bytes match; otherwise the thumbnails'
+    RGB MSE must be <= RENDER_TOLERANCE_PL. Pooling averages per-pixel sampling noise
+    away, so it is a lower bound of the full images' PL: it tolerates another CPU's noise
+    and still catches a scene change that moves a region's colour."""
+    if hashlib.sha256(png).hexdigest() == stored.get("sha256"):
+        return True, 0.0
+    ours = thumbnail(png_rgb(png)).ravel()
+    theirs = np.asarray(stored.get("thumb", []), dtype=np.float64)
+    if theirs.shape != ours.shape:
+        return False, float("inf")
+    pl = float(np.mean((ours - theirs) ** 2))
+    return pl <= RENDER_TOLERANCE_PL, pl

@@ -1,0 +1,71 @@
+"""`tether scene render` and `tether scene tasks check`: files, exit codes 0 / 1 / 2, --json."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("bpy")
+
+from tether.cli.main import main  # noqa: E402
+from tether.scene.tasks import bundled_tasks_dir  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TETHER_CACHE", str(tmp_path / "cache"))
+
+
+def test_render_on_a_task_and_on_the_factory_scene(tmp_path) -> None:
+    from tether.scene.metrics import load_rgb
+
+    task = bundled_tasks_dir() / "placement_box_tall"
+    out = tmp_path / "goal.png"
+    r = CliRunner().invoke(main, ["scene", "render", str(task / "goal.py"), "--task", str(task),
+                                  "--out", str(out), "--size", "32", "--samples", "4"])
+    assert r.exit_code == 0, r.output
+    assert load_rgb(out).shape == (32, 32, 3)
+    prog = tmp_path / "p.py"
+    prog.write_text("import bpy\nbpy.data.objects['Cube'].location.x = 1\n")
+    factory = tmp_path / "factory.png"
+    r = CliRunner().invoke(main, ["scene", "render", str(prog), "--out", str(factory),
+                                  "--size", "16", "--samples", "2"])
+    assert r.exit_code == 0 and "override: scene.render.engine" in r.output  # factory EEVEE
+    prog.write_text("raise ValueError('x')\n")
+    r = CliRunner().invoke(main, ["scene", "render", str(prog), "--out", str(factory)])
+    assert r.exit_code == 1
+    r = CliRunner().invoke(main, ["scene", "render", str(prog), "--task", str(tmp_path),
+                                  "--out", str(factory)])
+    assert r.exit_code == 2  # not a task directory
+
+
+def test_tasks_check_exit_codes_and_json(tmp_path) -> None:
+    good = bundled_tasks_dir() / "blendshape_twin_only"
+    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(good)])
+    assert r.exit_code == 0 and "1/1 tasks pass" in r.output, r.output
+    bad = tmp_path / "tasks" / "broken"
+    shutil.copytree(good, bad)
+    (bad / "start.py").write_text("import bpy\nbpy.data.objects['Gone'].hide_render = True\n")
+    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(tmp_path / "tasks"), "--json"])
+    assert r.exit_code == 1
+    [row] = json.loads(r.output)
+    assert row["task"] == "blendshape_twin_only" and not row["ok"]
+    assert row["problems"][0].startswith("start.py: raised at line 2")
+    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(bad)])
+    assert r.exit_code == 1 and r.output.startswith("FAIL blendshape_twin_only: start.py")
+    assert CliRunner().invoke(main, ["scene", "tasks", "check"]).exit_code == 2
+
+
+def test_trace_on_a_task_shows_the_shared_light_write() -> None:
+    task = bundled_tasks_dir() / "lighting_key_left_off"
+    r = CliRunner().invoke(main, ["scene", "trace", str(task / "start.py"), "--task", str(task),
+                                  "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    # The write through KeyL lands on the light data Key, which KeyR uses too (users 2).
+    assert [(e["owner"], e["path"]) for e in out["events"]] == [(["lights", "Key"], "energy")]
+    users = {b["from"][1]: b["users"] for b in out["state"]["bindings"] if b["path"] == "data"}
+    assert users["KeyL"] == users["KeyR"] == 2
