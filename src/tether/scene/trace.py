@@ -216,16 +216,18 @@ def compile_traced(source: str, filename: str = "<program>") -> Any:
 class Tracer:
     """Performs and records the stores of a rewritten program (see the module doc)."""
 
-    def __init__(self, max_events: int = DEFAULT_MAX_EVENTS) -> None:
+    def __init__(self, max_events: int = DEFAULT_MAX_EVENTS, bpy: Any = None) -> None:
+        """bpy: the module owners resolve in (minibpy passes itself); default: import bpy."""
         self.max_events = max_events
         self.events: list[dict[str, Any]] = []
         self.unresolved: list[dict[str, Any]] = []
         self.truncated = False
         self._steps: list[tuple[Any, Any, str, Any]] = []  # (result, parent, mode, key)
-        try:
-            import bpy
-        except ImportError:  # plain Python: nothing can be attributed to a scene
-            bpy = None
+        if bpy is None:
+            try:
+                import bpy
+            except ImportError:  # plain Python: nothing can be attributed to a scene
+                bpy = None
         self._bpy = bpy
 
     # The steps to a target's object: remembered so a vector component names its owner.

@@ -1,0 +1,211 @@
+"""MiniBpyExecutor: scene programs on the minibpy TEST DOUBLE, in-process, same results.
+
+Mirrors tether.scene.executor.SceneExecutor (same `Execution`, same error kinds, same
+JSON-shaped events and state) so refiner logic can be tested in milliseconds with the same
+program text. Every execute() starts afresh from the factory scene or from the base
+script (a scene-building program run untraced on minibpy, as a task's base scene is
+built on bpy). `import bpy` / `import mathutils` inside a program give minibpy's modules
+(nothing else is touched: sys.modules keeps the real bpy if one is loaded).
+
+Not a sandbox: programs run in this process with no deadline, so only programs the test
+author controls belong here; model-written code runs on SceneExecutor. What a program
+changes in minibpy's modules or classes is undone after it and reported as
+`contaminated`, as the Blender worker reports it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import time
+import traceback
+from typing import Any
+
+from tether.scene import state as scene_state
+from tether.scene import trace as scene_trace
+from tether.scene.executor import Execution, RenderSettings
+from tether.scene.minibpy import raster
+
+BLOCKED_OPS = {  # as the Blender worker refuses them (scene/_child.py)
+    "render.render": "renders are made by the executor (Cycles, fixed settings)",
+    "render.opengl": "viewport renders need GL, which the sandbox does not have",
+    "wm.quit_blender": "quitting would end the worker",
+}
+TEXT_TAIL = 4000
+
+
+class Unsupported(Exception):
+    pass
+
+
+def _modules() -> dict[str, Any]:
+    from tether.scene import minibpy
+
+    return {"bpy": minibpy, "mathutils": minibpy.mathutils, "bpy.types": minibpy.types}
+
+
+def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+            level: int = 0) -> Any:
+    """__import__ for programs: bpy and mathutils are minibpy's, the rest as usual."""
+    mods = _modules()
+    if level == 0 and (name in mods or name.startswith("bpy.")):
+        if name not in mods:
+            raise ImportError(f"minibpy (a test double) has no module {name}")
+        return mods[name] if fromlist or "." not in name else mods["bpy"]
+    return builtins.__import__(name, globals, locals, fromlist, level)
+
+
+def _snapshot(targets: list[Any]) -> list[dict[str, Any]]:
+    return [dict(vars(t)) for t in targets]
+
+
+def _restore(targets: list[Any], before: list[dict[str, Any]]) -> list[str]:
+    """Undo what a program changed in minibpy's modules and classes; what was changed."""
+    changed = []
+    for i, (target, old) in enumerate(zip(targets, before, strict=True)):
+        now = dict(vars(target))
+        if i == 0:  # the scene itself (replaced by reset()) is not contamination
+            for k in ("data", "context"):
+                now.pop(k, None)
+                old.pop(k, None)
+        keys = sorted(k for k in set(old) | set(now) if old.get(k, _restore) is not
+                      now.get(k, _restore))
+        if keys:
+            changed.append(getattr(target, "__name__", repr(target)))
+        for k in keys:
+            if k in old:
+                setattr(target, k, old[k])
+            else:
+                delattr(target, k)
+    return changed
+
+
+def _error(kind: str, exc: BaseException, filename: str) -> dict[str, Any]:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return {
+        "kind": kind, "type": type(exc).__qualname__, "message": str(exc)[-TEXT_TAIL:],
+        "line": frames[-1].lineno if frames else getattr(exc, "lineno", None),
+        "traceback": text[-TEXT_TAIL:],
+    }  # fmt: skip
+
+
+class MiniBpyExecutor:
+    """execute(source) on minibpy, afresh each time; the interface of SceneExecutor."""
+
+    def __init__(self, base_script: str | None = None) -> None:
+        self.base_script = base_script
+        self.replacements = 0
+
+    def _fresh(self) -> None:
+        from tether.scene import minibpy
+
+        minibpy.reset()
+        if self.base_script is not None:
+            env = {"__name__": "__main__", "__builtins__": self._builtins()}
+            exec(compile(self.base_script, "<base scene>", "exec"), env)
+
+    @staticmethod
+    def _builtins() -> dict[str, Any]:
+        return {**vars(builtins), "__import__": _import}
+
+    def execute(
+        self,
+        source: str,
+        *,
+        trace: bool = True,
+        max_events: int = 10_000,
+        render: RenderSettings | None = None,
+        filename: str = "program.py",
+        timeout_s: float | None = None,  # accepted for the interface; no deadline here
+    ) -> Execution:
+        from tether.scene import minibpy
+
+        start = time.monotonic()
+        self._fresh()
+        targets = [minibpy, minibpy.mathutils, minibpy.types,
+                   *(getattr(minibpy.types, n) for n in minibpy.types.__all__)]
+        before = _snapshot(targets)
+        tracer = scene_trace.Tracer(max_events, bpy=minibpy)
+        env: dict[str, Any] = {"__name__": "__main__", "__builtins__": self._builtins(),
+                               "__file__": filename}
+        out: dict[str, Any] = {"ok": True, "error": None, "overrides": [], "blocked": []}
+        code = None
+        try:
+            if trace:
+                env[scene_trace.TRACER_NAME] = tracer
+                code = scene_trace.compile_traced(source, filename)
+            else:
+                code = compile(source, filename, "exec")
+        except SyntaxError as exc:
+            out.update(ok=False, error=_error("syntax", exc, filename))
+        real_call = minibpy.call_operator
+
+        def guarded(idname: str, *args: Any, **kw: Any) -> Any:
+            if idname in BLOCKED_OPS:
+                out["blocked"].append(idname)
+                raise Unsupported(f"bpy.ops.{idname} is not supported here: "
+                                  f"{BLOCKED_OPS[idname]}")
+            return real_call(idname, *args, **kw)
+
+        if code is not None:
+            minibpy.call_operator = guarded
+            try:
+                exec(code, env)
+            except SystemExit as exc:
+                out.update(ok=False, error=_error("unsupported", exc, filename))
+                out["error"]["message"] = "the program tried to quit (SystemExit)"
+            except BaseException as exc:
+                out.update(ok=False, error=_error("raised", exc, filename))
+            finally:
+                minibpy.call_operator = real_call
+                before[0]["call_operator"] = real_call
+            if out["blocked"]:  # refused even when the program caught the exception
+                error = out["error"] or {}
+                idname = out["blocked"][0]
+                out.update(ok=False, error={
+                    "kind": "unsupported", "type": error.get("type", "Unsupported"),
+                    "line": error.get("line"), "traceback": error.get("traceback", ""),
+                    "message": f"bpy.ops.{idname}: {BLOCKED_OPS[idname]}",
+                })  # fmt: skip
+        contaminated = _restore(targets, before)
+        try:
+            captured = scene_state.capture(minibpy)
+        except Exception:
+            captured = None
+        png = None
+        if out["ok"] and render is not None:
+            scene = minibpy.context.scene
+            if scene.camera is None:
+                out.update(ok=False, error={"kind": "render", "type": "", "line": None,
+                                            "message": "the scene has no camera",
+                                            "traceback": ""})
+            else:
+                if scene.render.engine != "CYCLES":  # recorded as the Blender worker does
+                    out["overrides"].append({"path": "scene.render.engine",
+                                             "from": scene.render.engine, "to": "CYCLES"})
+                    scene.render.engine = "CYCLES"
+                png = raster.render_png(minibpy, render.size)
+        # Through JSON, as the worker's reply comes: the same types on both backends.
+        payload = json.loads(json.dumps({
+            "error": out["error"], "events": tracer.events, "unresolved": tracer.unresolved,
+            "state": captured, "overrides": out["overrides"],
+        }))  # fmt: skip
+        if contaminated:
+            self.replacements += 1
+        return Execution(
+            ok=out["ok"], error=payload["error"], events=payload["events"],
+            unresolved=payload["unresolved"], truncated=tracer.truncated,
+            state=payload["state"], render_png=png, overrides=payload["overrides"],
+            contaminated=contaminated, worker_replaced=bool(contaminated),
+            duration_s=time.monotonic() - start,
+        )  # fmt: skip
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> MiniBpyExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

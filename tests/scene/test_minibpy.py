@@ -1,0 +1,87 @@
+"""minibpy on its own (no Blender needed): the bpy behaviours programs can see, the
+executor's failure kinds, and the test-double render."""
+
+from __future__ import annotations
+
+import pytest
+
+from tether.scene import minibpy
+from tether.scene.executor import RenderSettings
+from tether.scene.minibpy.executor import MiniBpyExecutor
+
+
+@pytest.fixture()
+def bpy():
+    minibpy.reset()
+    return minibpy
+
+
+def test_names_order_and_users_follow_blender(bpy) -> None:
+    for n in ("b", "A", "a", "B", "Cube.010", "Cube.2"):
+        bpy.data.meshes.new(n)
+    assert [m.name for m in bpy.data.meshes] == ["A", "a", "b", "B", "Cube", "Cube.010",
+                                                 "Cube.2"]
+    assert bpy.data.meshes.new("Cube").name == "Cube.001"
+    cube = bpy.data.objects["Cube"]
+    mat = cube.active_material
+    dup = cube.data.copy()
+    assert (dup.users, mat.users) == (0, 2)  # the copied mesh's slot is a user
+    twin = bpy.data.objects.new("Twin", cube.data)
+    assert (cube.data.users, twin.users) == (2, 0)  # not linked to the scene yet
+
+
+def test_values_are_clamped_and_stored_as_c_floats(bpy) -> None:
+    cam = bpy.data.cameras["Camera"]
+    cam.lens = 0.5
+    assert cam.lens == 1.0
+    bpy.data.objects["Cube"].location.x = 0.3
+    assert bpy.data.objects["Cube"].location[0] == 0.30000001192092896
+    with pytest.raises(TypeError):
+        cam.lens = "a"
+    with pytest.raises(ValueError):
+        bpy.data.objects["Cube"].location = (1, 2)
+    with pytest.raises(AttributeError):
+        bpy.data.lights["Light"].nope = 1
+    with pytest.raises(KeyError):
+        bpy.data.objects["nope"]
+
+
+def test_failures_are_results_and_changes_to_minibpy_are_undone() -> None:
+    ex = MiniBpyExecutor()
+    bad = ex.execute("x = = 1\n")
+    assert bad.error["kind"] == "syntax" and bad.error["line"] == 1
+    raised = ex.execute("import bpy\nbpy.data.cameras['Camera'].lens = 0.5\nraise ValueError\n")
+    assert raised.error["kind"] == "raised" and raised.error["line"] == 3
+    assert [e["readback"] for e in raised.events] == [1.0]
+    for src in ("import bpy\nbpy.ops.render.render()\n", "import sys\nsys.exit(0)\n"):
+        assert ex.execute(src).error["kind"] == "unsupported"
+    patched = ex.execute("import bpy\nbpy.types.Object.extra = 1\nbpy.app = None\n")
+    assert patched.ok and patched.contaminated and patched.worker_replaced
+    assert not hasattr(minibpy.types.Object, "extra") and minibpy.app is not None
+    assert ex.execute("import bpy\nassert not hasattr(bpy.types.Object, 'extra')\n").ok
+
+
+def test_the_base_script_is_rebuilt_for_every_execution() -> None:
+    ex = MiniBpyExecutor(base_script="import bpy\nbpy.data.objects['Cube'].location.x = 5\n")
+    first = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
+    second = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
+    cell = 'bpy.data.objects["Cube"].location'
+    assert first.state["cells"][cell][0] == second.state["cells"][cell][0] == 6.0
+
+
+def test_the_test_double_render_is_deterministic_and_follows_the_scene() -> None:
+    ex = MiniBpyExecutor()
+    settings = RenderSettings(size=32, samples=1)
+    a = ex.execute("import bpy\n", render=settings)
+    b = ex.execute("import bpy\n", render=settings)
+    assert a.render_png[:4] == b"\x89PNG" and a.render_png == b.render_png
+    assert a.overrides == [{"path": "scene.render.engine", "from": "BLENDER_EEVEE_NEXT",
+                            "to": "CYCLES"}]
+    red = ex.execute("import bpy\nbpy.data.materials['Material'].node_tree.nodes"
+                     "['Principled BSDF'].inputs[0].default_value = (1, 0, 0, 1)\n",
+                     render=settings)
+    moved = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x = 1\n", render=settings)
+    assert len({a.render_png, red.render_png, moved.render_png}) == 3
+    nocam = ex.execute("import bpy\nbpy.data.objects.remove(bpy.data.objects['Camera'])\n",
+                       render=settings)
+    assert not nocam.ok and nocam.error["kind"] == "render"
