@@ -1,5 +1,5 @@
 """The four offline harness settings (issue 13): `docs` (DocVQA-like), `shapes`
-(BLINK-like), `flags` (InfoSeek-like); `slides` (SlideVQA-like) is still to come.
+(BLINK-like), `flags` (InfoSeek-like), `slides` (SlideVQA-like).
 
 Each is a class with the `tether.compile.setting.Setting` interface, registered here with
 `register_setting`, so `tether.compile.get_setting("docs")` builds one. A setting's module
@@ -10,9 +10,10 @@ the optional packages) of the others; a missing package is a ConfigError with th
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import Any
 
-from tether.compile.setting import register_setting
+from tether.compile.setting import Item, register_setting
 from tether.errors import ConfigError
 
 #: setting name -> (module, class) under this package.
@@ -20,6 +21,7 @@ SETTING_CLASSES: dict[str, tuple[str, str]] = {
     "docs": ("docs", "DocsSetting"),
     "shapes": ("shapes", "ShapesSetting"),
     "flags": ("flags", "FlagsSetting"),
+    "slides": ("slides", "SlidesSetting"),
 }
 
 
@@ -42,3 +44,24 @@ def _factory(name: str):
 
 for _name in SETTING_CLASSES:
     register_setting(_name)(_factory(_name))
+
+
+def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
+    """(setting, item) named by a harness suite Task's `data` (`setting`, `split`,
+    `item_id`, `seed`, `sizes`; see tether.suites.harness_settings). The item is rebuilt
+    from the seed: item k of a split does not depend on the split sizes, so the bundled
+    settings rebuild just that item; another setting's splits are regenerated."""
+    from tether.compile.setting import get_setting
+
+    setting = get_setting(str(data["setting"]))
+    split, wanted, seed = str(data["split"]), str(data["item_id"]), int(data["seed"])
+    index = wanted.rsplit("-", 1)[-1]
+    if hasattr(setting, "make_item") and index.isdigit():
+        item = setting.make_item(seed, split, int(index))
+        if item.item_id == wanted:
+            return setting, item
+    for item in setting.splits(seed, dict(data.get("sizes") or {})).get(split, []):
+        if item.item_id == wanted:
+            return setting, item
+    raise ConfigError(f"setting {data['setting']!r} has no item {wanted!r} "
+                      f"in split {split!r} (seed {seed})")
