@@ -123,6 +123,7 @@ SITE_PAGE = """<!doctype html><html><head><link rel="stylesheet" href="{css}"></
 <body><h1>A headline that is far too long for its box</h1></body></html>"""
 
 
+@pytest.mark.browser
 def test_page_folder_stylesheet_is_loaded_so_its_overflow_is_found(tmp_path):
     # clean (exit 0, 0 defects) when only the file's text was loaded
     (tmp_path / "index.html").write_text(SITE_PAGE.format(css="style.css"))
@@ -140,6 +141,7 @@ def test_page_folder_stylesheet_is_loaded_so_its_overflow_is_found(tmp_path):
         "index.html")
 
 
+@pytest.mark.browser
 def test_missing_local_stylesheet_is_reported_not_silent(tmp_path):
     (tmp_path / "index.html").write_text(SITE_PAGE.format(css="missing.css"))
     res = run(str(tmp_path / "index.html"))

@@ -21,6 +21,8 @@ import pytest
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
 
+pytestmark = pytest.mark.browser  # every test here starts Chromium (some their own host)
+
 
 class Listener:
     """Everything that reaches 127.0.0.1 on its three ports, as short descriptions."""
