@@ -81,6 +81,13 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.instruments.{info.name}")
+    for module in PLUGIN_MODULES:
+        importlib.import_module(module)
+
+
+#: Modules above `instruments` in the package layers that register instruments when
+#: imported (the harness settings' metric); imported by name, like plugins.
+PLUGIN_MODULES = ("tether.compile.instrument",)
 
 
 INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)
