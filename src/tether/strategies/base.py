@@ -72,7 +72,7 @@ def declared_roles(strategy: Strategy) -> tuple[str, ...]:
 #: Modules above `strategies` in the package layers that register strategies when
 #: imported (the compiled-harness strategies); named here and imported by name, like
 #: plugins, since this package may not import them (see suites.registry.PLUGIN_MODULES).
-PLUGIN_MODULES = ("tether.compile.strategy",)
+PLUGIN_MODULES = ("tether.compile.strategy", "tether.compile.baselines")
 
 
 def _load_builtins() -> None:
