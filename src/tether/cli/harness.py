@@ -2,22 +2,29 @@
 
     tether harness hash HARNESS.json                    # its sha256 identity
     tether harness check HARNESS.json --setting docs [--json]
+    tether harness run HARNESS.json --setting docs --split test --student SPEC [--limit N]
 
 `check` exits 0 when the harness is admissible, 1 when not (one line per violation),
-2 when the file cannot be read as JSON or the setting is unknown.
+2 when the file cannot be read as JSON or the setting is unknown. `run` deploys a
+harness (no teacher) into a normal run directory: exit 0 done, 1 inadmissible or some
+trial ended in error, 2 usage error.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
 from tether.compile.admissibility import check_harness
 from tether.compile.harness import load_harness, read_harness_document
 from tether.compile.setting import get_setting
+from tether.compile.tasks import parse_suite_spec, setting_tasks, suite_name
+from tether.core.task import Task
 
 
 @click.group()
@@ -53,3 +60,95 @@ def check(path: Path, setting_name: str | None, seed: int, as_json: bool) -> Non
         for violation in report.violations:
             click.echo(f"{violation.check}: {violation.detail}")
     sys.exit(0 if report.admissible else 1)
+
+
+def harness_experiment(harness: str, setting: str, split: str, student: str, *,
+                       intervention: str | None = None, concurrency: int = 1,
+                       sandbox: str = "bwrap") -> dict[str, Any]:
+    """The experiment config of a deployment: one arm on one split of one setting.
+
+    `harness` is a file (its document goes into the config inline, so the run holds the
+    very harness it scored), or `bare` / `recipe` for those baselines."""
+    if harness in ("bare", "recipe"):
+        arm: dict[str, Any] = {"name": "bare" if harness == "bare" else "human_recipe"}
+        params: dict[str, Any] = {}
+    else:
+        loaded = load_harness(harness)
+        arm = {"name": "compiled_harness", "label": f"harness-{loaded.hash[:12]}"}
+        params = {"harness": loaded.document()}
+    if intervention:
+        params["intervention"] = intervention
+        arm["label"] = f"{arm.get('label', arm['name'])}+{intervention}"
+    arm["params"] = params
+    return {"name": f"harness-{setting}-{split}", "suites": [suite_name(setting, split)],
+            "strategies": [arm], "models": {"proposer": student, "student": student},
+            "run": {"concurrency": concurrency, "sandbox": sandbox}}
+
+
+def load_harness_suite(spec: str) -> list[Task]:
+    """Suite loader of `tether harness run`: harness:SETTING:SPLIT specs, else the registry."""
+    if spec.startswith("harness:"):
+        setting, split = parse_suite_spec(spec)
+        return setting_tasks(setting, split)
+    from tether.suites.registry import load_suite
+
+    return load_suite(spec)
+
+
+@harness.command("run")
+@click.argument("path")
+@click.option("--setting", "setting_name", help="setting (default: the harness's)")
+@click.option("--split", default="test", show_default=True,
+              type=click.Choice(["probe", "validation", "test"]))
+@click.option("--student", required=True, metavar="SPEC", help="the student model spec")
+@click.option("--limit", type=click.IntRange(1), help="first N items of the split")
+@click.option("--out", metavar="RUN_DIR", help="run directory (default: runs/harness-...)")
+@click.option("--intervention", type=click.Choice(["decide", "select", "generate",
+                                                   "integrate", "persist"]),
+              help="apply one decision intervention to the harness")
+@click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--sandbox", "sandbox_name", type=click.Choice(["bwrap", "subprocess"]),
+              default="bwrap", show_default=True, help="where the hooks run")
+def run_(path: str, setting_name: str | None, split: str, student: str, limit: int | None,
+         out: str | None, intervention: str | None, concurrency: int,
+         sandbox_name: str) -> None:
+    """Deploy HARNESS (a file, or `bare` / `recipe`) on a split into a run directory.
+
+    The run is a normal tether run (store, resume, `tether report`): one trial per item,
+    strategy compiled_harness (or bare / human_recipe), the student under role `student`.
+    """
+    from tether.cli.run import console, err_console
+    from tether.runs.launch import RunRequest, execute, prepare
+    from tether.runs.summary import arm_rows, arm_table
+
+    if path not in ("bare", "recipe"):
+        doc = read_harness_document(path)
+        named = doc.get("setting") if isinstance(doc, dict) else None
+        setting_name = setting_name or (named if isinstance(named, str) else None)
+        report = check_harness(doc, get_setting(setting_name or ""))
+        if not report.admissible:
+            for violation in report.violations:
+                click.echo(f"{violation.check}: {violation.detail}")
+            err_console.print("[red]inadmissible[/]: not run", highlight=False)
+            sys.exit(1)
+    if not setting_name:
+        raise click.UsageError("--setting is required with bare / recipe")
+    config = harness_experiment(path, setting_name, split, student,
+                                intervention=intervention, concurrency=concurrency,
+                                sandbox=sandbox_name)
+    with tempfile.TemporaryDirectory() as tmp:
+        config_file = Path(tmp) / "harness-run.json"
+        config_file.write_text(json.dumps(config), encoding="utf-8")
+        out = out or str(Path("runs") / f"{config['name']}-{Path(path).stem}")
+        prepared = prepare(RunRequest(config=str(config_file), out=out, limit=limit),
+                           load=load_harness_suite)
+    result = execute(prepared)
+    rows = arm_rows(result.records, prepared.experiment.resolved())
+    console.print(arm_table(rows, f"{config['name']}: {len(result.records)} items"))
+    if result.errored:
+        err_console.print(f"[red]{result.errored} trial(s) ended in error[/] (never scored)",
+                          highlight=False)
+    console.print(f"run directory: {prepared.store.dir}\nreport: tether report "
+                  f"{prepared.store.dir}", highlight=False)
+    prepared.store.close()
+    sys.exit(1 if result.errored else 0)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from tether.compile.harness import Harness, TemplateError, render_template
 from tether.compile.setting import Item, Setting
@@ -35,7 +35,7 @@ from tether.models.errors import ModelError
 from tether.sandbox import Sandbox, SandboxedWorker, SandboxError, WorkerLimits, get_sandbox
 
 __all__ = ["DEFAULT_HOOK_DEADLINE_S", "MAX_STEPS", "HarnessRuntime", "HookRunner",
-           "ItemOutcome", "StudentFn", "score_outcome"]
+           "ItemOutcome", "ItemPolicy", "StudentFn", "score_outcome"]
 
 MAX_STEPS = 4
 DEFAULT_HOOK_DEADLINE_S = 2.0
@@ -49,6 +49,31 @@ _HOOK_KINDS = frozenset({"raised", "unserialisable", "load", "timeout", "crash",
                          "output_limit"})
 _HOOK_LIMITS = WorkerLimits(memory_mb=256, max_procs=16, max_file_mb=1,
                             call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0)
+
+
+class ItemPolicy(Protocol):
+    """Host-side changes to how one item runs: the decision interventions
+    (compile/interventions.py) are policies applied to a fixed harness. The runtime
+    without a policy is the harness as written.
+
+    - `observation(obs)`: the observation the hooks and prompts see (may ask the student
+      through the policy's own calls, e.g. a yes/no request);
+    - `before_call(prompt, vars, obs)`: `(reply, vars)`; a reply not None answers that
+      call on the host (no student call), else the call is made with the vars returned;
+    - `verdict(text, obs)`: None keeps the verdict, else a call_student body made instead;
+    - `raw_cards`: skip `select_lines` (the student sees the raw card);
+    - `extra_calls`: the student calls the policy made itself, for the outcome.
+    """
+
+    raw_cards: bool
+    extra_calls: list[dict[str, str]]
+
+    def observation(self, obs: dict[str, Any]) -> dict[str, Any]: ...
+
+    def before_call(self, prompt: str, vars_: dict[str, Any],
+                    obs: dict[str, Any]) -> tuple[str | None, dict[str, Any]]: ...
+
+    def verdict(self, text: str, obs: dict[str, Any]) -> dict[str, Any] | None: ...
 
 
 class _HookFault(Exception):
@@ -77,6 +102,8 @@ class ItemOutcome:
     step_limit: bool = False
     student_modality: Modality = "text"
     host_s: float = 0.0
+    #: student calls an intervention policy made itself (a yes/no request, a naming)
+    extra_calls: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def scored(self) -> bool:
@@ -152,11 +179,12 @@ class HarnessRuntime:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def run_item(self, item: Item, student: StudentFn) -> ItemOutcome:
-        """Answer `item` with the harness; never raises for what hooks or the student's
-        API do (see ItemOutcome.status)."""
+    def run_item(self, item: Item, student: StudentFn,
+                 policy: ItemPolicy | None = None) -> ItemOutcome:
+        """Answer `item` with the harness (changed by `policy`, if any); never raises
+        for what hooks or the student's API do (see ItemOutcome.status)."""
         start = time.perf_counter()
-        run = _ItemRun(self, item, student)
+        run = _ItemRun(self, item, student, policy)
         try:
             status, answer = run.execute()
             error = ""
@@ -168,14 +196,17 @@ class HarnessRuntime:
             item_id=item.item_id, status=status, answer=answer, calls=run.calls,
             hook_trace=run.trace, error=error, step_limit=run.step_limit,
             student_modality=self.student_modality,
-            host_s=time.perf_counter() - start - run.student_s)
+            host_s=time.perf_counter() - start - run.student_s,
+            extra_calls=list(policy.extra_calls) if policy is not None else [])
 
 
 class _ItemRun:
     """The state of one item's run (kept apart so a failure still reports it)."""
 
-    def __init__(self, runtime: HarnessRuntime, item: Item, student: StudentFn) -> None:
+    def __init__(self, runtime: HarnessRuntime, item: Item, student: StudentFn,
+                 policy: ItemPolicy | None = None) -> None:
         self.rt = runtime
+        self.policy = policy
         self.item = item
         self.student = student
         self.calls: list[dict[str, str]] = []
@@ -191,8 +222,12 @@ class _ItemRun:
     def execute(self) -> tuple[Status, str]:
         harness = self.rt.harness
         obs = self.rt.setting.observation(self.item, harness.resources)
-        if "select_lines" in self.rt.hooks.defined and isinstance(obs.get("candidates"), list):
+        raw_cards = self.policy is not None and self.policy.raw_cards
+        if (not raw_cards and "select_lines" in self.rt.hooks.defined
+                and isinstance(obs.get("candidates"), list)):
             obs["candidates"] = [self._select(c, obs["question"]) for c in obs["candidates"]]
+        if self.policy is not None:
+            obs = self._guard(lambda: self.policy.observation(obs))
         if "route" not in self.rt.hooks.defined:
             self.call_student(obs, "answer", {}, image=True)
             return "answered", self.parse(obs)
@@ -206,6 +241,12 @@ class _ItemRun:
                 if not self.calls:
                     raise _HookFault("route: done before any student call")
                 break
+            if kind == "verdict" and self.policy is not None:
+                instead = self.policy.verdict(body, obs)
+                if instead is not None:
+                    self.call_student(obs, instead["prompt"], instead.get("vars", {}),
+                                      image=bool(instead.get("image", False)))
+                    break
             if kind == "verdict":
                 if harness.answer_mode == "verdict":
                     return "verdict", body
@@ -224,6 +265,16 @@ class _ItemRun:
                               image=bool(body.get("image", False)))
         return "answered", self.parse(obs)
 
+    def _guard(self, fn: Callable[[], Any]) -> Any:
+        """A policy's own student calls fail like the harness's: API errors are infra."""
+        started = time.perf_counter()
+        try:
+            return fn()
+        except ModelError as exc:
+            raise _InfraFault(f"student: {type(exc).__name__}: {exc}") from None
+        finally:
+            self.student_s += time.perf_counter() - started
+
     def _select(self, candidate: Any, question: str) -> Any:
         if not isinstance(candidate, dict) or not isinstance(candidate.get("card"), str):
             return candidate
@@ -232,8 +283,14 @@ class _ItemRun:
             raise _HookFault("select_lines: must return a list of strings")
         return {**candidate, "card": "\n".join(lines)}
 
-    def call_student(self, obs: Mapping[str, Any], prompt: str, vars_: Mapping[str, Any],
+    def call_student(self, obs: dict[str, Any], prompt: str, vars_: Mapping[str, Any],
                      *, image: bool) -> None:
+        if self.policy is not None:
+            policy, asked = self.policy, dict(vars_)
+            host_reply, vars_ = self._guard(lambda: policy.before_call(prompt, asked, obs))
+            if host_reply is not None:
+                self.calls.append({"prompt": prompt, "reply": host_reply, "by": "host"})
+                return
         try:
             text = render_template(self.rt.harness.prompts[prompt], {**obs, **vars_})
         except TemplateError as exc:

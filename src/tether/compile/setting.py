@@ -136,6 +136,7 @@ class ToySetting:
     """
 
     name = "toy"
+    offered_resources: tuple[str, ...] = ("hint", "signals")
 
     def _items(self) -> list[Item]:
         items = [Item(f"cap-{country.lower()}", f"What is the capital of {country}?",

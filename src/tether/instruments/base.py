@@ -70,10 +70,11 @@ class Instrument(Protocol):
 InstrumentFactory = Callable[..., Instrument]
 
 
-#: Modules above this package that register instruments when imported (e.g. the scene
-#: layer's `scene_render`): named here and imported by name, like the suites' plugins,
-#: since this package may not import them. One whose optional extra is missing is skipped.
-PLUGIN_MODULES = ("tether.scene.instrument",)
+#: Modules above this package that register instruments when imported (the scene layer's
+#: `scene_render`, the harness settings' `harness_answer`): named here and imported by
+#: name, like the suites' plugins, since this package may not import them. One whose
+#: optional extra is missing is skipped.
+PLUGIN_MODULES = ("tether.scene.instrument", "tether.compile.instrument")
 
 
 def _load_builtins() -> None:

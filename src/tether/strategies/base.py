@@ -69,6 +69,12 @@ def declared_roles(strategy: Strategy) -> tuple[str, ...]:
     return tuple(roles)
 
 
+#: Modules above `strategies` in the package layers that register strategies when
+#: imported (the compiled-harness strategies); named here and imported by name, like
+#: plugins, since this package may not import them (see suites.registry.PLUGIN_MODULES).
+PLUGIN_MODULES = ("tether.compile.strategy", "tether.compile.baselines")
+
+
 def _load_builtins() -> None:
     # Imported for their registration side effect; lazy to avoid import cycles.
     import importlib
@@ -79,6 +85,8 @@ def _load_builtins() -> None:
     for info in pkgutil.iter_modules(pkg.__path__):
         if not info.name.startswith("_") and info.name != "base":
             importlib.import_module(f"tether.strategies.{info.name}")
+    for module in PLUGIN_MODULES:
+        importlib.import_module(module)
 
 
 STRATEGIES: Registry[StrategyFactory] = Registry("strategy", plural="strategies",

@@ -127,6 +127,8 @@ class DocsSetting:
 
     name = NAME
     offered_resources: tuple[str, ...] = ("ocr",)
+    #: ANLS is graded: an arm aggregates it as a mean (harness_answer reads this)
+    aggregation = "mean_score"
 
     def __init__(self, engine: OcrEngine | None = None) -> None:
         self._engine = engine

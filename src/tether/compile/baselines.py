@@ -1,0 +1,140 @@
+"""Two baselines with no compiled harness: `cot_vote` and `student_routed`.
+
+- `cot_vote`: the bare question with a chain-of-thought instruction, `n` samples (5) at
+  `temperature` (0.7) in one call; each sample's answer is its last "Answer:" line; the
+  answer is the majority of the parsed answers (case and spacing folded; ties go to the
+  earliest sample). Samples with no parsable answer do not vote.
+- `student_routed`: compiled control removed (the seed's student-routed arm). The student
+  is shown a menu of the setting's resources and chooses which to request, with an
+  optional size argument (`ocr 1500`, `cards 300`, `pages 2`); it then sees the raw
+  content of what it asked for (raw JSON, raw signals) and answers. No code verdict,
+  no parser beyond stripping.
+
+Both report the student's generated tokens (output plus reasoning, prefill excluded)
+and calls in their facts, like `compiled_harness`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any, ClassVar
+
+from tether.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
+from tether.compile.tasks import item_of
+from tether.context import TrialContext
+from tether.core.artifact import Artifact
+from tether.core.facts import Facts
+from tether.strategies.base import StrategyResult, register_strategy
+
+__all__ = ["COT_PROMPT", "MENU_PROMPT", "CotVote", "StudentRouted", "majority", "parse_cot",
+           "parse_request"]
+
+COT_PROMPT = ("Question: {question}\nThink step by step, then give the final answer on the "
+              "last line as \"Answer: <a single word, number, or short phrase>\".")
+MENU_PROMPT = ("Question: {question}\nBefore answering you may request evidence. Available:\n"
+               "{menu}\nReply with the names of what you want (optionally followed by a size, "
+               "e.g. \"{example}\"), or \"none\".")
+READ_PROMPT = "Question: {question}\n{evidence}\nAnswer the question."
+#: the numeric option a size argument sets, per resource
+SIZE_OPTION = {"ocr": "max_chars", "cards": "budget_chars", "pages": "k"}
+DESCRIPTIONS = {"ocr": "ocr: the OCR text of the page",
+                "cards": "cards: the linker's top candidates with their fact cards",
+                "pages": "pages: the slides a ranker finds most related to the question",
+                "signals": "signals: numeric measurements of the image"}
+_ANSWER = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*(.+?)\s*$", re.I | re.M)
+
+
+class BaselineFacts(Facts):
+    setting: str
+    item_id: str
+    student_modality: str
+    student_calls: int = 0
+    student_output_tokens: int = 0
+    votes: list[str] | None = None
+    requested: dict[str, Any] | None = None
+
+
+def parse_cot(text: str) -> str | None:
+    """The last "Answer: ..." line of a sample, without a final period; None if none."""
+    found = _ANSWER.findall(text)
+    return found[-1].strip().strip("\"'").rstrip(".").strip() if found else None
+
+
+def majority(answers: list[str | None]) -> str:
+    """The most frequent parsed answer (folded), ties to the earliest; '' when none."""
+    parsed = [a for a in answers if a]
+    if not parsed:
+        return ""
+    counts = Counter(" ".join(a.casefold().split()) for a in parsed)
+    best = max(counts.values())
+    return next(a for a in parsed if counts[" ".join(a.casefold().split())] == best)
+
+
+@register_strategy("cot_vote")
+class CotVote:
+    name = "cot_vote"
+    roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+
+    def __init__(self, n: int = 5, temperature: float = 0.7, max_tokens: int = 256,
+                 modality: str = "auto") -> None:
+        self.n, self.temperature, self.max_tokens = n, temperature, max_tokens
+        self.modality = modality
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        setting, item = item_of(ctx.task)
+        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=self.temperature,
+                                 modality=resolve_modality(ctx, self.modality))
+        image = setting.image(item) if student.modality == "image" else None
+        samples = student.sample(COT_PROMPT.format(question=item.question), image, n=self.n)
+        votes = [parse_cot(c.text) for c in samples]
+        answer = majority(votes)
+        facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
+                              votes=[v or "" for v in votes], **student.facts())
+        return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
+
+
+def parse_request(reply: str, offered: tuple[str, ...]) -> dict[str, Any]:
+    """The resources a menu reply names (whole words), each with its size argument."""
+    out: dict[str, Any] = {}
+    for name in offered:
+        match = re.search(rf"\b{re.escape(name)}\b(?:\s*[:=]?\s*(\d+))?", reply, re.I)
+        if match is None:
+            continue
+        size = match.group(1)
+        option = SIZE_OPTION.get(name)
+        out[name] = {option: int(size)} if size and option else True
+    return out
+
+
+@register_strategy("student_routed")
+class StudentRouted:
+    name = "student_routed"
+    roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+
+    def __init__(self, max_tokens: int = 64, modality: str = "auto") -> None:
+        self.max_tokens = max_tokens
+        self.modality = modality
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        setting, item = item_of(ctx.task)
+        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=0.0,
+                                 modality=resolve_modality(ctx, self.modality))
+        image = setting.image(item) if student.modality == "image" else None
+        offered = tuple(getattr(setting, "offered_resources", ()))
+        requested: dict[str, Any] = {}
+        if offered:
+            menu = "\n".join(f"- {DESCRIPTIONS.get(r, r)}" for r in offered)
+            example = next((f"{r} 1000" for r in offered if r in SIZE_OPTION), offered[0])
+            reply = student(MENU_PROMPT.format(question=item.question, menu=menu,
+                                               example=example), image)
+            requested = parse_request(reply, offered)
+        obs = setting.observation(item, requested)
+        raw = {k: v for k, v in obs.items() if k not in ("item_id", "question")}
+        evidence = "".join(f"{k}:\n{v if isinstance(v, str) else json.dumps(v)}\n"
+                           for k, v in raw.items())
+        answer = student(READ_PROMPT.format(question=item.question, evidence=evidence), image)
+        facts = BaselineFacts(setting=setting.name, item_id=item.item_id, requested=requested,
+                              **student.facts())
+        return StrategyResult(artifact=Artifact(kind="text", text=answer.strip()), facts=facts)

@@ -1,0 +1,37 @@
+"""`harness_answer`: the metric of a harness-setting task (compile/tasks.py).
+
+It applies the task's setting's metric to the answer artifact (its text is the
+answer). A trial whose harness failed on the item (a hook error) delivers an artifact
+with `meta["status"] = "hook_error"`: scored 0, as the issue requires (it is the
+harness's fault). A setting whose metric is graded (ANLS) says so with
+`aggregation = "mean_score"`; the others aggregate as a pass rate.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from tether.compile.tasks import METRIC, item_of
+from tether.core.artifact import Artifact
+from tether.core.observation import Observation
+from tether.core.task import Task
+from tether.instruments.base import InstrumentEnv, register_instrument
+
+__all__ = ["HarnessAnswer"]
+
+
+@register_instrument(METRIC)
+class HarnessAnswer:
+    name = METRIC
+    version = "1"
+    grounded: ClassVar[bool] = True
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        setting, item = item_of(task)
+        aggregation = getattr(setting, "aggregation", "pass_rate")
+        hook_error = artifact.meta.get("status") == "hook_error"
+        score = 0.0 if hook_error else float(setting.score(artifact.text, item))
+        return Observation(
+            instrument=self.name, version=self.version, grounded=True, score=score,
+            passed=score >= 1.0, aggregation=aggregation,
+            raw={"setting": setting.name, "answer": artifact.text, "hook_error": hook_error})

@@ -1,0 +1,111 @@
+"""Setting items as tether Tasks: one item per trial.
+
+A harness-setting task carries no gold: `task.data` names where the item comes from,
+
+    {"setting": "docs", "split": "test", "item_id": "docs-0-test-0007",
+     "seed": 0, "sizes": {"probe": 50, "validation": 50, "test": 200}}
+
+and `item_of(task)` rebuilds the setting's splits from the seed and sizes (cached per
+process) to find it, so the trial record holds nothing a prompt must not see. The task's
+metric is the `harness_answer` instrument (compile/instrument.py), which applies the
+setting's metric to the answer artifact.
+
+Suite specs have the form `harness:SETTING[:SPLIT]` (split default `test`);
+`parse_suite_spec` reads one, `setting_tasks` builds the tasks. The suite registry sits
+above this package, so registering these specs as suites is done from there.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from tether.compile.setting import DEFAULT_SIZES, SPLITS, Item, Setting, get_setting
+from tether.core.task import Task
+from tether.errors import ConfigError
+
+__all__ = ["METRIC", "SUITE_PREFIX", "item_of", "parse_suite_spec", "setting_of",
+           "setting_tasks", "suite_name"]
+
+SUITE_PREFIX = "harness"
+METRIC = "harness_answer"
+
+_lock = threading.Lock()
+_settings: dict[str, Setting] = {}
+_splits: dict[tuple[str, int, tuple[tuple[str, int], ...]], dict[str, dict[str, Item]]] = {}
+
+
+def suite_name(setting: str, split: str) -> str:
+    """The suite spec of a setting's split: `harness:docs:test`."""
+    return f"{SUITE_PREFIX}:{setting}:{split}"
+
+
+def parse_suite_spec(spec: str) -> tuple[str, str]:
+    """(setting, split) of `harness:SETTING[:SPLIT]`; ConfigError otherwise."""
+    prefix, _, rest = spec.partition(":")
+    setting, _, split = rest.partition(":")
+    split = split or "test"
+    if prefix != SUITE_PREFIX or not setting:
+        raise ConfigError(f"not a harness suite spec: {spec!r}",
+                          hint=f"write {SUITE_PREFIX}:SETTING[:SPLIT], e.g. harness:docs:test")
+    if split not in SPLITS:
+        raise ConfigError(f"unknown split {split!r} in {spec!r}",
+                          hint=f"splits: {', '.join(SPLITS)}")
+    return setting, split
+
+
+def _sizes_key(sizes: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted((k, int(v)) for k, v in sizes.items()))
+
+
+def setting_of(name: str) -> Setting:
+    """One shared instance per setting per process (settings cache their data)."""
+    with _lock:
+        if name not in _settings:
+            _settings[name] = get_setting(name)
+        return _settings[name]
+
+
+def _split_items(name: str, seed: int, sizes: Mapping[str, int]) -> dict[str, dict[str, Item]]:
+    key = (name, int(seed), _sizes_key(sizes))
+    with _lock:
+        cached = _splits.get(key)
+    if cached is not None:
+        return cached
+    built = setting_of(name).splits(int(seed), dict(sizes))
+    table = {split: {item.item_id: item for item in items} for split, items in built.items()}
+    with _lock:
+        _splits[key] = table
+    return table
+
+
+def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
+                  sizes: Mapping[str, int] | None = None) -> list[Task]:
+    """The tasks of one split of a setting, in split order."""
+    full = {**DEFAULT_SIZES, **(sizes or {})}
+    items = _split_items(setting, seed, full)
+    if split not in items:
+        raise ConfigError(f"setting {setting!r} has no split {split!r}")
+    suite = suite_name(setting, split)
+    return [Task(id=item.item_id, suite=suite, prompt=item.question, artifact_kind="text",
+                 metric=METRIC,
+                 data={"setting": setting, "split": split, "item_id": item.item_id,
+                       "seed": int(seed), "sizes": dict(full)})
+            for item in items[split].values()]
+
+
+def item_of(task: Task) -> tuple[Setting, Item]:
+    """The setting and item a harness task names; ConfigError when it names none."""
+    data: dict[str, Any] = task.data
+    try:
+        name, split, item_id = data["setting"], data["split"], data["item_id"]
+    except KeyError as exc:
+        raise ConfigError(f"task {task.key} is not a harness-setting task (no {exc.args[0]})",
+                          hint=f"use a {SUITE_PREFIX}:SETTING[:SPLIT] suite") from None
+    items = _split_items(name, int(data.get("seed", 0)), data.get("sizes") or DEFAULT_SIZES)
+    item = items.get(split, {}).get(item_id)
+    if item is None:
+        raise ConfigError(f"task {task.key}: setting {name!r} has no item {item_id!r} "
+                          f"in its {split} split")
+    return setting_of(name), item
