@@ -37,6 +37,7 @@ def gold_reply(messages, info):
 
 def test_tasks_carry_no_gold_and_find_their_item():
     assert len(TASKS) == 20 and parse_suite_spec("harness:docs") == ("docs", "test")
+    assert parse_suite_spec("harness-docs:probe") == ("docs", "probe")
     task = TASKS[3]
     assert set(task.data) == {"setting", "split", "item_id", "seed", "sizes"}
     assert GOLD[task.prompt] not in json.dumps(task.data)
@@ -143,7 +144,7 @@ def test_harness_run_writes_a_run_directory_report_reads(tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "config.resolved.json").is_file()
     config = json.loads((out / "config.resolved.json").read_text())
-    assert config["suites"] == ["harness:toy:probe"]
+    assert config["suites"] == ["harness-toy:probe"]
     assert config["strategies"][0]["params"]["harness"]["prompts"]["answer"]
     report = runner.invoke(main, ["report", str(out)])
     assert report.exit_code == 0, report.output and "3" in report.output

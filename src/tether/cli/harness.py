@@ -86,8 +86,10 @@ def harness_experiment(harness: str, setting: str, split: str, student: str, *,
 
 
 def load_harness_suite(spec: str) -> list[Task]:
-    """Suite loader of `tether harness run`: harness:SETTING:SPLIT specs, else the registry."""
-    if spec.startswith("harness:"):
+    """Suite loader of `tether harness run`: a harness-SETTING[:SPLIT] spec is built by the
+    one task builder (the registered suites use it too, so `--resume` finds the same
+    tasks); anything else comes from the registry."""
+    if spec.startswith(("harness-", "harness:")):
         setting, split = parse_suite_spec(spec)
         return setting_tasks(setting, split)
     from tether.suites.registry import load_suite

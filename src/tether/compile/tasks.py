@@ -10,9 +10,10 @@ process) to find it, so the trial record holds nothing a prompt must not see. Th
 metric is the `harness_answer` instrument (compile/instrument.py), which applies the
 setting's metric to the answer artifact.
 
-Suite specs have the form `harness:SETTING[:SPLIT]` (split default `test`);
-`parse_suite_spec` reads one, `setting_tasks` builds the tasks. The suite registry sits
-above this package, so registering these specs as suites is done from there.
+Suite names have the form `harness-SETTING` (the test split) or `harness-SETTING:SPLIT`
+(`harness:SETTING[:SPLIT]` is read too); `parse_suite_spec` reads one, `setting_tasks`
+builds the tasks. The suite registry sits above this package, so registering them as
+suites is done from there (`tether.suites.harness_settings`, through `setting_tasks`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from tether.errors import ConfigError
 __all__ = ["METRIC", "SUITE_PREFIX", "item_of", "parse_suite_spec", "setting_of",
            "setting_tasks", "suite_name"]
 
-SUITE_PREFIX = "harness"
+SUITE_PREFIX = "harness-"
 METRIC = "harness_answer"
 
 _lock = threading.Lock()
@@ -36,19 +37,23 @@ _settings: dict[str, Setting] = {}
 _splits: dict[tuple[str, int, tuple[tuple[str, int], ...]], dict[str, dict[str, Item]]] = {}
 
 
-def suite_name(setting: str, split: str) -> str:
-    """The suite spec of a setting's split: `harness:docs:test`."""
-    return f"{SUITE_PREFIX}:{setting}:{split}"
+def suite_name(setting: str, split: str = "test") -> str:
+    """The suite of a setting's split: `harness-docs` (test), `harness-docs:probe`."""
+    return f"{SUITE_PREFIX}{setting}" if split == "test" else f"{SUITE_PREFIX}{setting}:{split}"
 
 
 def parse_suite_spec(spec: str) -> tuple[str, str]:
-    """(setting, split) of `harness:SETTING[:SPLIT]`; ConfigError otherwise."""
-    prefix, _, rest = spec.partition(":")
-    setting, _, split = rest.partition(":")
+    """(setting, split) of `harness-SETTING[:SPLIT]` (or `harness:SETTING[:SPLIT]`)."""
+    if spec.startswith("harness:"):
+        setting, _, split = spec.removeprefix("harness:").partition(":")
+    elif spec.startswith(SUITE_PREFIX):
+        setting, _, split = spec.removeprefix(SUITE_PREFIX).partition(":")
+    else:
+        setting, split = "", ""
     split = split or "test"
-    if prefix != SUITE_PREFIX or not setting:
+    if not setting:
         raise ConfigError(f"not a harness suite spec: {spec!r}",
-                          hint=f"write {SUITE_PREFIX}:SETTING[:SPLIT], e.g. harness:docs:test")
+                          hint="write harness-SETTING[:SPLIT], e.g. harness-docs:probe")
     if split not in SPLITS:
         raise ConfigError(f"unknown split {split!r} in {spec!r}",
                           hint=f"splits: {', '.join(SPLITS)}")
@@ -88,6 +93,8 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
     if split not in items:
         raise ConfigError(f"setting {setting!r} has no split {split!r}")
     suite = suite_name(setting, split)
+    if int(seed) != 0 or full != dict(DEFAULT_SIZES):
+        suite += f"@seed{int(seed)}"  # other items under the same name would collide
     return [Task(id=item.item_id, suite=suite, prompt=item.question, artifact_kind="text",
                  metric=METRIC,
                  data={"setting": setting, "split": split, "item_id": item.item_id,
@@ -102,7 +109,7 @@ def item_of(task: Task) -> tuple[Setting, Item]:
         name, split, item_id = data["setting"], data["split"], data["item_id"]
     except KeyError as exc:
         raise ConfigError(f"task {task.key} is not a harness-setting task (no {exc.args[0]})",
-                          hint=f"use a {SUITE_PREFIX}:SETTING[:SPLIT] suite") from None
+                          hint="use a harness-SETTING[:SPLIT] suite") from None
     items = _split_items(name, int(data.get("seed", 0)), data.get("sizes") or DEFAULT_SIZES)
     item = items.get(split, {}).get(item_id)
     if item is None:

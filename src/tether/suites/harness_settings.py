@@ -33,8 +33,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from tether.compile.setting import DEFAULT_SIZES, SPLITS
+from tether.compile.setting import SPLITS
 from tether.compile.settings import SETTING_CLASSES
+from tether.compile.tasks import suite_name
 from tether.core.task import Task
 from tether.suites.registry import register_suite
 
@@ -46,27 +47,13 @@ ARTIFACT_KIND = "text"
 UNAVAILABLE: dict[str, str] = {}
 
 
-def suite_name(setting: str, split: str = "test") -> str:
-    """`harness-docs` for the test split, `harness-docs:probe` for another."""
-    return f"{PREFIX}{setting}" if split == "test" else f"{PREFIX}{setting}:{split}"
-
-
 def harness_tasks(setting: str, split: str = "test", seed: int = SEED,
                   sizes: dict[str, int] | None = None) -> list[Task]:
-    """The Tasks of one split of one setting, in item order (see the module docstring)."""
-    from tether.compile.setting import get_setting
+    """The Tasks of one split of one setting, in item order (`compile.tasks.setting_tasks`,
+    the one builder of harness tasks)."""
+    from tether.compile.tasks import setting_tasks
 
-    sizes = {**DEFAULT_SIZES, **(sizes or {})}
-    items = get_setting(setting).splits(seed, sizes)[split]
-    suite = suite_name(setting, split) if seed == SEED and sizes == dict(DEFAULT_SIZES) \
-        else f"{suite_name(setting, split)}@seed{seed}"
-    return [
-        Task(id=item.item_id, suite=suite, prompt=item.question, artifact_kind=ARTIFACT_KIND,
-             metric=METRIC,
-             data={"setting": setting, "split": split, "item_id": item.item_id,
-                   "seed": seed, "sizes": dict(sizes)})
-        for item in items
-    ]
+    return setting_tasks(setting, split, seed=seed, sizes=sizes)
 
 
 def _loader(setting: str, split: str) -> Callable[[], list[Task]]:
