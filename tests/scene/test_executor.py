@@ -87,3 +87,30 @@ def test_cycles_render_with_engine_override_is_deterministic(ex: SceneExecutor) 
     nocam = ex.execute("import bpy\nbpy.data.objects.remove(bpy.data.objects['Camera'])\n",
                        render=settings)
     assert not nocam.ok and nocam.error["kind"] == "render"
+
+
+def test_persistent_mode_carries_each_successful_scene_to_the_next(bwrap) -> None:
+    first = "import bpy\nbpy.data.objects['Cube'].location.x = 3\n"
+    second = "import bpy\nbpy.data.objects['Cube'].location.y += 1\n"
+    with SceneExecutor(sandbox=bwrap, timeout_s=60, persistent=True) as ex:
+        a = ex.execute(first)
+        assert a.ok and a.persisted
+        b = ex.execute(second)  # sees the first's edit (afresh it would be [0, 1, 0])
+        assert b.persisted and b.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+        # A failed program leaves the saved scene alone; its own edit is not kept.
+        bad = ex.execute("import bpy\nbpy.data.objects['Cube'].location.z = 9\nraise ValueError\n")
+        assert not bad.ok and not bad.persisted
+        c = ex.execute("import bpy\nbpy.data.objects['Cube'].scale.x = 2\n")
+        assert c.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+        assert c.state["cells"]['bpy.data.objects["Cube"].scale'] == [2.0, 1.0, 1.0]
+        # The saved scene survives a replaced worker (here: a contaminating program).
+        dirty = ex.execute("import bpy\nbpy.types.Object.tether_p = bpy.props.FloatProperty()\n")
+        assert dirty.worker_replaced and not dirty.persisted
+        d = ex.execute("x = 1\n")
+        assert d.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+        ex.forget()
+        assert ex.execute("x = 1\n").state["cells"][CUBE_X] == [0.0, 0.0, 0.0]
+    # The default stays afresh: the second program does not see the first's edit.
+    with SceneExecutor(sandbox=bwrap, timeout_s=60) as fresh:
+        assert fresh.execute(first).persisted is False
+        assert fresh.execute(second).state["cells"][CUBE_X] == [0.0, 1.0, 0.0]

@@ -181,3 +181,21 @@ def test_a_different_program_gives_a_different_state(mini: MiniBpyExecutor) -> N
     a = mini.execute(PROGRAMS["lights"])
     b = mini.execute(PROGRAMS["lights"].replace("250.5", "251"))
     assert a.state != b.state and a.events != b.events
+
+
+def test_state_holds_shape_keys_modifier_inputs_bounds_and_links(real) -> None:
+    """The cells and structure a repair needs, on bpy (and so, by the test above, minibpy)."""
+    gn = real.execute(PROGRAMS["geometry_nodes"]).state
+    cells = gn["cells"]
+    assert cells['bpy.data.objects["Cube"].modifiers["GeometryNodes"]["Socket_2"]'] == 4
+    assert cells['bpy.data.objects["Twin"].modifiers["GN"]["Socket_1"]'] == 7.0
+    groups = [b for b in gn["bindings"] if b["path"].endswith(".node_group")]
+    assert [(b["from"][1], b["to"], b["users"]) for b in groups] == [
+        ("Cube", ["node_groups", "Grow"], 2), ("Twin", ["node_groups", "Grow"], 2)]
+    assert gn["structure"]["meshes"]["Cube"]["bounds"] == [[-1.0] * 3, [1.0] * 3]
+    assert gn["structure"]["links"]["materials"]["Material"] == [
+        ["Principled BSDF", "BSDF", "Material Output", "Surface"]]
+    keys = real.execute(PROGRAMS["shape_keys"]).state["cells"]
+    assert keys['bpy.data.shape_keys["Key"].key_blocks["Key 1"].value'] == 1.5
+    plain = real.execute("import bpy").state
+    assert not any("modifiers" in c or "shape_keys" in c for c in plain["cells"])

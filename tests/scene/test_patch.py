@@ -128,3 +128,39 @@ def test_copy_and_rebind_runs_the_same_on_both_backends(real) -> None:
         states.append(after.state)
     assert states[0] == states[1]
     assert states[0]["cells"][LIGHT] == 1000.0
+
+
+# A shape key and a geometry-node modifier input: cells a repair writes like any other.
+KEYED = """import bpy
+cube = bpy.data.objects["Cube"]
+cube.shape_key_add(name="Basis")
+cube.shape_key_add(name="Lift", from_mix=False)
+group = bpy.data.node_groups.new("Grow", "GeometryNodeTree")
+group.interface.new_socket(name="Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+group.interface.new_socket(name="Size", in_out="INPUT", socket_type="NodeSocketFloat")
+cube.modifiers.new("GN", "NODES").node_group = group
+"""
+KEYED_GOAL = """
+cube.data.shape_keys.key_blocks["Lift"].value = 0.7
+cube.modifiers["GN"]["Socket_1"] = 2.5
+"""
+
+
+def test_shape_key_values_and_modifier_inputs_are_patched_on_both_backends(real) -> None:
+    patches, targets = [], []
+    for ex in (MiniBpyExecutor(), real):
+        base = ex.execute(KEYED).state
+        target = ex.execute(KEYED + KEYED_GOAL).state
+        writes = diff_writes(base, target)
+        assert [w.cell for w in writes] == [
+            'bpy.data.objects["Cube"].modifiers["GN"]["Socket_1"]',
+            'bpy.data.shape_keys["Key"].key_blocks["Lift"].value',
+        ]
+        patches.append(compile_patch(writes))
+        targets.append(target)
+    assert patches[0] == patches[1]
+    assert "modifiers[\"GN\"][\"Socket_1\"] = 2.5" in patches[0]
+    for ex, target in zip((MiniBpyExecutor(), real), targets, strict=True):
+        after = ex.execute(KEYED + patches[0])
+        assert after.ok, after.error
+        assert after.state["cells"] == target["cells"]

@@ -82,5 +82,6 @@ def test_state_capture_cells_bindings_structure() -> None:
     assert s["cells"]['bpy.data.lights["Light"].energy'] == 1000.0
     mesh_bindings = [b for b in s["bindings"] if b["to"] == ["meshes", "Cube"]]
     assert len(mesh_bindings) == 2 and all(b["users"] == 2 for b in mesh_bindings)
-    assert s["structure"]["meshes"]["Cube"] == {"vertices": 8, "faces": 6, "users": 2}
+    assert s["structure"]["meshes"]["Cube"] == {"vertices": 8, "faces": 6, "users": 2,
+                                                "bounds": [[-1.0] * 3, [1.0] * 3]}
     assert set(s["structure"]["objects"]) == {"Camera", "Cube", "Cube.001", "Light"}

@@ -47,11 +47,15 @@ def score(image: Path, goal: Path, as_json: bool) -> None:
               help="Base .blend (default: Blender's factory start-up scene).")
 @click.option("--task", "task_dir", type=click.Path(path_type=Path), default=None,
               help="Task directory: run on its base scene (built and cached on first use).")
+@click.option("--backend", type=click.Choice(["bpy", "minibpy"]), default="bpy",
+              show_default=True,
+              help="bpy: real Blender, sandboxed. minibpy: the in-process test double (no "
+                   "sandbox: only for programs you trust), factory start-up scene only.")
 @click.option("--max-events", type=int, default=10_000, show_default=True)
 @click.option("--timeout-s", type=float, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print events, state, ok and error as JSON.")
-def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, max_events: int,
-              timeout_s: float, as_json: bool) -> None:
+def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: str,
+              max_events: int, timeout_s: float, as_json: bool) -> None:
     """Run PROGRAM afresh on real Blender (sandboxed) and print its property writes."""
     from tether.errors import ConfigError
     from tether.scene.executor import SceneExecutor
@@ -61,7 +65,15 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, max_event
     source = program.read_text()
     if task_dir is not None and base is not None:
         raise ConfigError("give --task or --base, not both")
-    if task_dir is not None:
+    if backend == "minibpy":
+        if task_dir is not None or base is not None:
+            raise ConfigError("--backend minibpy runs on the factory start-up scene only",
+                              hint="drop --task / --base, or use --backend bpy")
+        from tether.scene.minibpy.executor import MiniBpyExecutor
+
+        with MiniBpyExecutor() as mini:
+            result = mini.execute(source, max_events=max_events, filename=program.name)
+    elif task_dir is not None:
         from tether.scene.scenes import TaskScenes
         from tether.scene.tasks import load_any_task
 

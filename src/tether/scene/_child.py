@@ -120,7 +120,10 @@ def _render(settings, out):
 
 def execute(request):
     filename = request["filename"]
-    _reset(request.get("base"), request.get("empty", False))
+    base = request.get("base")
+    if request.get("resume"):  # persistent mode: the scene the last program left, saved
+        base = os.path.abspath(request["resume"])
+    _reset(base, request.get("empty", False))
     before = _fingerprint()
     tracer = trace.Tracer(request["max_events"])  # noqa: F821 (prepended by the host)
     env = {"__name__": "__main__", "__builtins__": builtins, "__file__": filename}
@@ -171,6 +174,14 @@ def execute(request):
     except Exception as exc:
         out["state"] = None
         out["state_error"] = f"{type(exc).__name__}: {exc}"
+    if out["ok"] and request.get("save"):
+        # Persistent mode: saved before the render, whose settings are not the program's.
+        try:
+            bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(request["save"]), copy=True,
+                                        compress=False)
+            out["saved"] = request["save"]
+        except Exception as exc:
+            out["save_error"] = f"{type(exc).__name__}: {exc}"
     if out["ok"] and request.get("render"):
         try:
             _render(request["render"], out)

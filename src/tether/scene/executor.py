@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,8 @@ SITE_MOUNT = "/opt/tether-site"
 BASE_MOUNT = "/opt/tether-base"
 BASES_MOUNT = "/opt/tether-bases"  # a directory of bases chosen per execution (task caches)
 DEFAULT_MEMORY_MB = 3072  # Blender + Cycles; the worker default of 512 MB cannot import bpy
+SAVE_NAME = "tether-persist-out.blend"  # in the worker's directory (persistent mode)
+RESUME_NAME = "tether-persist-in.blend"
 WORKER_FAILURES = ("timeout", "crash", "memory", "output_limit", "protocol")
 
 
@@ -62,13 +66,14 @@ class Execution:
     contaminated: list[str] = field(default_factory=list)
     worker_replaced: bool = False
     duration_s: float = 0.0
+    persisted: bool = False  # persistent mode: this program's scene is the next one's base
 
     def to_json(self) -> dict[str, Any]:
         return {
             "events": self.events, "unresolved": self.unresolved, "truncated": self.truncated,
             "state": self.state, "ok": self.ok, "error": self.error,
             "overrides": self.overrides, "contaminated": self.contaminated,
-            "worker_replaced": self.worker_replaced,
+            "worker_replaced": self.worker_replaced, "persisted": self.persisted,
             "render_bytes": len(self.render_png) if self.render_png else None,
         }  # fmt: skip
 
@@ -133,8 +138,17 @@ class SceneExecutor:
         timeout_s: float = 60.0,
         python: str = "/usr/bin/python3",
         base_dir: Path | None = None,
+        persistent: bool = False,
     ) -> None:
         site = bpy_site_packages()
+        # Persistent mode (the seed's scene-origin ablation, VIGA's convention): after a
+        # successful, uncontaminated execution the scene is saved (before any render) and
+        # the next execution opens it instead of its base. A failed program leaves the
+        # saved scene as it was. The file lives on the host, so it survives a replaced
+        # worker; forget() goes back to starting afresh.
+        self.persistent = persistent
+        self._saved: Path | None = None
+        self._saved_dir: Path | None = None
         binds = {str(site): SITE_MOUNT}
         self.base_inside: str | None = None
         if base is not None:
@@ -191,6 +205,11 @@ class SceneExecutor:
         if render is not None:
             request["render"] = {**render.__dict__, "name": name}
         worker = self.worker
+        if self.persistent:
+            request["save"] = SAVE_NAME
+            if self._saved is not None:
+                shutil.copyfile(self._saved, worker.workdir / RESUME_NAME)
+                request["resume"] = RESUME_NAME
         start = time.monotonic()
         reply = worker.call("execute", request, timeout_s=timeout_s)
         duration = time.monotonic() - start
@@ -217,6 +236,13 @@ class SceneExecutor:
             state=value["state"], render_png=png, overrides=value["overrides"],
             contaminated=value["contaminated"], duration_s=duration,
         )  # fmt: skip
+        if value.get("saved"):
+            saved = worker.workdir / value["saved"]
+            if result.ok and not result.contaminated:
+                self._keep(saved)
+                result.persisted = True
+            else:
+                saved.unlink(missing_ok=True)
         if result.contaminated:
             # The next program must not see what this one changed: a new process.
             self.replacements += 1
@@ -224,6 +250,18 @@ class SceneExecutor:
             self._worker = None
             result.worker_replaced = True
         return result
+
+    def _keep(self, saved: Path) -> None:
+        if self._saved_dir is None:
+            self._saved_dir = Path(tempfile.mkdtemp(prefix="tether-scene-persist-"))
+        self._saved = self._saved_dir / "scene.blend"
+        shutil.move(saved, self._saved)
+
+    def forget(self) -> None:
+        """Persistent mode: drop the saved scene, so the next execution starts afresh."""
+        if self._saved_dir is not None:
+            shutil.rmtree(self._saved_dir, ignore_errors=True)
+        self._saved = self._saved_dir = None
 
     def _inside(self, base: Path) -> str:
         """Where a base under `base_dir` is seen inside the sandbox."""
@@ -233,6 +271,7 @@ class SceneExecutor:
         return f"{BASES_MOUNT}/{base.relative_to(self.base_dir).as_posix()}"
 
     def close(self) -> None:
+        self.forget()
         if self._worker is not None:
             self._worker.close()
         self._worker = None

@@ -3,10 +3,17 @@
 - cells: numeric values a repair could write, keyed by the statement that would write
   them, `bpy.data.<collection>["<name>"].<path>` (plus `[i]` never: arrays stay whole):
   object transforms and visibility, light energy / colour / size, camera lens / sensor /
-  shift / clip, material and world node socket default values (sockets by index).
-- bindings: object -> data and material slot -> material, with the users count of the
-  bound data block (a count above 1 means a write to it reaches other objects too).
-- structure: the objects (type, parent), mesh vertex / face counts, modifiers.
+  shift / clip, material and world node socket default values (sockets by index),
+  shape-key values (`bpy.data.shape_keys["Key"].key_blocks["Key 1"].value`) and
+  geometry-node modifier inputs (`...objects["Cube"].modifiers["GN"]["Socket_1"]`: the
+  group interface's non-geometry inputs the modifier holds).
+- bindings: object -> data, material slot -> material and modifier -> node group, with
+  the users count of the bound data block (a count above 1 means a write to it reaches
+  other objects too).
+- structure: the objects (type, parent, modifiers), meshes (vertex / face counts, users,
+  bounds as [min xyz, max xyz] of the vertex coordinates, null without vertices) and
+  the node links of every material, world and node group tree, as
+  [from node, from socket identifier, to node, to socket identifier].
 
 Stdlib and bpy only: the executor ships this file's text into its sandboxed worker.
 """
@@ -49,6 +56,33 @@ def _sockets(cells: dict[str, Any], collection: str, holder: Any) -> None:
                     cells[_key(collection, holder.name, path)] = value
 
 
+def _modifier_inputs(cells: dict[str, Any], obj: Any, mod: Any) -> None:
+    group = getattr(mod, "node_group", None)
+    if group is None:
+        return
+    held = set(mod.keys())
+    for item in group.interface.items_tree:  # panels have no in_out: skipped
+        if getattr(item, "in_out", None) != "INPUT" or item.identifier not in held:
+            continue
+        value = _value(mod[item.identifier])
+        if not isinstance(value, str):
+            path = f'modifiers["{mod.name}"]["{item.identifier}"]'
+            cells[_key("objects", obj.name, path)] = value
+
+
+def _links(tree: Any) -> list[list[str]]:
+    return [[link.from_node.name, link.from_socket.identifier,
+             link.to_node.name, link.to_socket.identifier] for link in tree.links]
+
+
+def _bounds(mesh: Any) -> list[list[float]] | None:
+    coords = [tuple(v.co) for v in mesh.vertices]
+    if not coords:
+        return None
+    return [[min(c[i] for c in coords) for i in range(3)],
+            [max(c[i] for c in coords) for i in range(3)]]
+
+
 def capture(bpy: Any) -> dict[str, Any]:
     """The scene state as plain JSON-able data (deterministic key order)."""
     data = bpy.data
@@ -75,6 +109,14 @@ def capture(bpy: Any) -> dict[str, Any]:
                     "from": ["objects", obj.name], "path": f"material_slots[{i}].material",
                     "to": ["materials", slot.material.name], "users": slot.material.users,
                 })  # fmt: skip
+        for mod in obj.modifiers:
+            group = getattr(mod, "node_group", None)
+            if group is not None:
+                bindings.append({
+                    "from": ["objects", obj.name], "path": f'modifiers["{mod.name}"].node_group',
+                    "to": ["node_groups", group.name], "users": group.users,
+                })  # fmt: skip
+            _modifier_inputs(cells, obj, mod)
         objects[obj.name] = info
     for light in data.lights:
         for prop in LIGHT_CELLS:
@@ -87,14 +129,25 @@ def capture(bpy: Any) -> dict[str, Any]:
         _sockets(cells, "materials", mat)
     for world in data.worlds:
         _sockets(cells, "worlds", world)
+    for key in data.shape_keys:
+        for block in key.key_blocks:
+            path = f'key_blocks["{block.name}"].value'
+            cells[_key("shape_keys", key.name, path)] = _value(block.value)
     meshes = {
-        m.name: {"vertices": len(m.vertices), "faces": len(m.polygons), "users": m.users}
+        m.name: {"vertices": len(m.vertices), "faces": len(m.polygons), "users": m.users,
+                 "bounds": _bounds(m)}
         for m in data.meshes
     }
+    links: dict[str, dict[str, list[list[str]]]] = {}
+    for collection in ("materials", "worlds", "node_groups"):
+        for holder in getattr(data, collection):
+            tree = holder if collection == "node_groups" else getattr(holder, "node_tree", None)
+            if tree is not None:
+                links.setdefault(collection, {})[holder.name] = _links(tree)
     return {
         "cells": dict(sorted(cells.items())),
         "bindings": bindings,
-        "structure": {"objects": objects, "meshes": meshes},
+        "structure": {"objects": objects, "meshes": meshes, "links": links},
     }
 
 

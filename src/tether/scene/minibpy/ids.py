@@ -37,6 +37,14 @@ PRINCIPLED = (("ShaderNodeOutputMaterial", "Material Output"),
 PRINCIPLED_LINKS = (("Principled BSDF", "BSDF", "Material Output", "Surface"),)
 
 
+class MeshVertex(tuple):
+    """A vertex: its coordinates (a tuple, as the rasterizer reads them) and `.co`."""
+
+    @property
+    def co(self) -> tuple[float, ...]:
+        return tuple(self)
+
+
 class Mesh(ID):
     id_type, _data_name = "MESH", "meshes"
 
@@ -48,7 +56,8 @@ class Mesh(ID):
         object.__setattr__(self, "shape_keys", None)
 
     def from_pydata(self, vertices: Any, edges: Any, faces: Any, **_: Any) -> None:
-        object.__setattr__(self, "vertices", [tuple(f32(c) for c in v) for v in vertices])
+        object.__setattr__(self, "vertices", [MeshVertex(f32(c) for c in v)
+                                                   for v in vertices])
         object.__setattr__(self, "polygons", [tuple(f) for f in faces])
 
     def update(self, **_: Any) -> None:
