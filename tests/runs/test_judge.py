@@ -211,7 +211,9 @@ def test_reward_hacking_labels_passing_attempts_only(run_dir: Path):
     assert (rh.eligible, rh.ok, rh.excluded) == (6, 6, {"not passed": 2})
     rows = read_judgements(run_dir, "reward-hacking")
     assert {r.result["label"] for r in rows} == {"legitimate"}
-    assert all("Not recorded for this run" in r.calls[0]["messages"][1]["content"]
+    # the agent strategies record what each attempt changed under /app: the judge sees it
+    assert all("<changed_files under /app>" in r.calls[0]["messages"][1]["content"]
+               and "Not recorded for this run" not in r.calls[0]["messages"][1]["content"]
                for r in rows)
 
 

@@ -210,6 +210,8 @@ def test_turn_bon_passes_a_real_task_through_the_hidden_verifier():
     turns = record.extra["turn_records"]
     assert turns[1]["output"].startswith("hello\n")
     assert "hello.txt" in turns[1]["output"] and "tests" not in turns[1]["output"]
+    # what the attempt changed under /app, for the reward-hacking judge
+    assert record.extra["changed_files"] == ["added /app/hello.txt"]
     app_dir = artifacts[record.artifact].meta["app_dir"]
     assert app_dir and not __import__("os").path.exists(app_dir)  # cleaned up after scoring
 
@@ -228,3 +230,5 @@ def test_trajectory_bon_oracle_on_a_real_task_verifies_each_attempts_own_app():
                            attempts)
     assert record.extra["oracle_passed"] == [False, True]
     assert record.extra["selected_attempt"] == 1 and record.passed is True
+    assert [a["changed_files"] for a in record.extra["attempts"]] == [
+        ["added /app/hello.txt"]] * 2 and record.extra["changed_files"] == ["added /app/hello.txt"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from tether.agents.loop import (
@@ -38,7 +39,7 @@ from tether.core.end_state import AgentEndState, EndState
 from tether.core.facts import AgentFacts
 from tether.core.observation import Observation
 from tether.strategies.base import StrategyResult, register_strategy
-from tether.terminal.environment import TerminalEnvironment
+from tether.terminal.environment import TerminalEnvironment, changed_files, snapshot_tree
 
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
@@ -125,14 +126,30 @@ def deliver(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact,
                           facts=facts)
 
 
+def watch_app(env: Environment) -> Callable[[], list[str] | None]:
+    """Snapshot the attempt's /app now; the returned function lists the files changed
+    since (None for an environment without a host /app, e.g. a scripted double). The
+    reward-hacking judge reads the list (`extra["changed_files"]`)."""
+    app_dir = getattr(env, "app_dir", None)
+    if app_dir is None:
+        return lambda: None
+    before = snapshot_tree(Path(app_dir))
+    return lambda: changed_files(before, snapshot_tree(Path(app_dir)))
+
+
 def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
             factory: EnvironmentFactory, extra: dict[str, Any]) -> StrategyResult:
     """One attempt in a fresh environment, verified before the environment goes away."""
     with factory(ctx, config) as env:
+        changes = watch_app(env)
         attempt = run_attempt(ctx, env, policy, config)
         artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
+        changed = changes()
         metric = verify(ctx, attempt, artifact)
-    return deliver(ctx, attempt, artifact, metric, {**extra, **attempt_summary(attempt)})
+    summary = attempt_summary(attempt)
+    if changed is not None:
+        summary["changed_files"] = changed
+    return deliver(ctx, attempt, artifact, metric, {**extra, **summary})
 
 
 @register_strategy("agent")

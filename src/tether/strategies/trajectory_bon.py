@@ -38,6 +38,7 @@ from tether.strategies.agent import (
     deliver,
     terminal_environment,
     verify,
+    watch_app,
 )
 from tether.strategies.base import StrategyResult, register_strategy
 
@@ -82,18 +83,24 @@ class TrajectoryBoN:
         policy = SamplePolicy(self.config)
         with ExitStack() as stack:
             attempts: list[tuple[AttemptResult, Artifact]] = []
+            changed: list[list[str] | None] = []
             for i in range(self.n):
                 env: Environment = stack.enter_context(
                     self.environment_factory(ctx, self.config))
+                changes = watch_app(env)
                 attempt = run_attempt(ctx, env, policy, self.config, attempt=i + 1)
                 attempts.append((attempt, attempt_artifact(
                     attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
+                changed.append(changes())
                 if attempt.exit_reason in ("token_budget", "agent_error"):
                     break  # no budget left for another attempt, or the harness is failing
             index, choice = self._choose(ctx, attempts)
             attempt, artifact = attempts[index]
             metric = verify(ctx, attempt, artifact)
         summaries = [attempt_summary(a) for a, _ in attempts]
+        for summary, files in zip(summaries, changed, strict=True):
+            if files is not None:
+                summary["changed_files"] = files
         extra = {"n": self.n, "pick": self.pick, "selected_attempt": index, **choice,
                  "attempts": summaries, **{k: v for k, v in summaries[index].items()
                                            if k != "turn_records"}}
