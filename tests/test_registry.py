@@ -45,3 +45,34 @@ def test_bad_parameters_are_config_errors_naming_them():
     reg, _ = make()
     with pytest.raises(ConfigError, match=r"widget 'b': bad parameters \{'colour': 1\}"):
         reg.build("b", {"colour": 1})
+
+
+def test_layers_above_register_through_declared_entry_points_not_named_modules():
+    from importlib.metadata import entry_points
+
+    from tether.instruments.base import instrument_names
+    from tether.strategies import strategy_names
+    from tether.suites.registry import format_names
+
+    declared = {g: {e.value for e in entry_points(group=g)}
+                for g in ("tether.strategies", "tether.instruments", "tether.suites")}
+    assert "tether.compile.strategy" in declared["tether.strategies"]
+    assert {"tether.scene.instrument", "tether.compile.instrument"} <= declared[
+        "tether.instruments"]
+    assert "tether.studies.interaction_scaling.code_format" in declared["tether.suites"]
+    assert "compiled_harness" in strategy_names()
+    assert {"scene_render", "harness_answer"} <= set(instrument_names())
+    assert "interaction-scaling/code" in format_names()
+
+
+def test_import_modules_tolerates_only_what_it_is_told_to(monkeypatch):
+    from tether import registry
+
+    class Broken:
+        value = "tether.no_such_plugin_module"
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [Broken()])
+    failed = registry.import_modules("tether.stats", plugins="x", tolerate="plugins")
+    assert list(failed) == ["tether.no_such_plugin_module"]
+    with pytest.raises(ImportError):
+        registry.import_modules("tether.stats", plugins="x")

@@ -4,12 +4,22 @@ Modules register on import with the decorator; a registry may be given a `load`
 callable that imports its package's modules, run before every look-up, so adding a
 strategy or an instrument is adding a module, with no edit of a central list. An
 unknown name is a ConfigError whose hint lists the known ones.
+
+Modules above a registry's package in the layers (the compiled-harness strategies, the
+scene and harness instruments, a study's suite format) register too, but the registry
+never names them: the distribution declares them as entry points (`[project.entry-points.
+"tether.strategies"]` and so on in pyproject.toml), and `import_modules` imports what
+the installed metadata lists. A lower layer thus holds no reference to a higher one, and
+another installed package can add strategies, instruments or suites the same way.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from importlib.metadata import entry_points
+from typing import Any, Generic, Literal, TypeVar
 
 from tether.errors import ConfigError
 
@@ -68,3 +78,27 @@ class Registry(Generic[T]):
         except TypeError as exc:
             raise ConfigError(f"{self.kind} {name!r}{where}: bad parameters {params}: "
                               f"{exc}") from None
+
+
+def import_modules(package: str, *, skip: frozenset[str] = frozenset(),
+                   plugins: str | None = None,
+                   tolerate: Literal["none", "plugins", "all"] = "none") -> dict[str, str]:
+    """Import every public module of `package` (names in `skip` and `_private` ones
+    left out), then every module installed distributions declare under the entry-point
+    group `plugins`. A module raising ImportError (its optional extra is not installed)
+    is skipped and returned as {module: reason} when `tolerate` covers it (the plugins
+    only, or all); otherwise the ImportError propagates."""
+    pkg = importlib.import_module(package)
+    own = [f"{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__)
+           if not info.name.startswith("_") and info.name not in skip]
+    declared = [ep.value for ep in entry_points(group=plugins)] if plugins else []
+    failed: dict[str, str] = {}
+    for name, tolerated in ([(n, tolerate == "all") for n in own]
+                            + [(n, tolerate != "none") for n in declared]):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            if not tolerated:
+                raise
+            failed[name] = str(exc)
+    return failed

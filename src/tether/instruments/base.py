@@ -20,7 +20,7 @@ from tether.core.observation import Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.models.base import Completion, Message
-from tether.registry import Registry
+from tether.registry import Registry, import_modules
 
 
 class Generate(Protocol):
@@ -70,29 +70,13 @@ class Instrument(Protocol):
 InstrumentFactory = Callable[..., Instrument]
 
 
-#: Modules above this package that register instruments when imported (the scene layer's
-#: `scene_render`, the harness settings' `harness_answer`): named here and imported by
-#: name, like the suites' plugins, since this package may not import them. One whose
-#: optional extra is missing is skipped.
-PLUGIN_MODULES = ("tether.scene.instrument", "tether.compile.instrument")
-
-
 def _load_builtins() -> None:
-    # Every public module (or subpackage) of tether.instruments registers its
-    # instruments on import; discovered here so adding one needs no edit of this file.
-    import importlib
-    import pkgutil
-
-    import tether.instruments as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("_") and info.name != "base":
-            importlib.import_module(f"tether.instruments.{info.name}")
-    for module in PLUGIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass  # its extra is not installed: its instruments are simply not listed
+    # Every public module (or subpackage) of tether.instruments registers its instruments
+    # on import, and so do the `tether.instruments` entry points of layers above (the
+    # scene and harness metrics; see tether.registry). One whose optional extra is
+    # missing is skipped: its instruments are simply not listed.
+    import_modules("tether.instruments", skip=frozenset({"base"}),
+                   plugins="tether.instruments", tolerate="plugins")
 
 
 INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)

@@ -14,7 +14,7 @@ from tether.context import SEED_STRIDE, TrialContext
 from tether.core.artifact import Artifact
 from tether.core.facts import Facts
 from tether.errors import ConfigError
-from tether.registry import Registry
+from tether.registry import Registry, import_modules
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
            "declared_roles", "register_strategy", "strategy_names"]
@@ -69,24 +69,10 @@ def declared_roles(strategy: Strategy) -> tuple[str, ...]:
     return tuple(roles)
 
 
-#: Modules above `strategies` in the package layers that register strategies when
-#: imported (the compiled-harness strategies); named here and imported by name, like
-#: plugins, since this package may not import them (see suites.registry.PLUGIN_MODULES).
-PLUGIN_MODULES = ("tether.compile.strategy", "tether.compile.baselines")
-
-
 def _load_builtins() -> None:
-    # Imported for their registration side effect; lazy to avoid import cycles.
-    import importlib
-    import pkgutil
-
-    import tether.strategies as pkg
-
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if not info.name.startswith("_") and info.name != "base":
-            importlib.import_module(f"tether.strategies.{info.name}")
-    for module in PLUGIN_MODULES:
-        importlib.import_module(module)
+    # This package's modules, and the strategies of layers above it (the compiled
+    # harness), which register as `tether.strategies` entry points: see tether.registry.
+    import_modules("tether.strategies", skip=frozenset({"base"}), plugins="tether.strategies")
 
 
 STRATEGIES: Registry[StrategyFactory] = Registry("strategy", plural="strategies",

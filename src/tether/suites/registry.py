@@ -21,6 +21,7 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
+from tether.registry import import_modules
 
 SuiteLoader = Callable[[], list[Task]]
 FormatLoader = Callable[[Path], list[Task]]
@@ -202,26 +203,12 @@ def _families() -> set[str]:
     return {n.split("/", 1)[0] for n in _FORMATS if "/" in n}
 
 
-#: Modules outside this package that register suites or formats when imported. They sit
-#: above `suites` in the package layers (a study's formats, later the harness settings and
-#: the scene suite), so they are named here and imported by name, like plugins, instead of
-#: being imported by this module.
-PLUGIN_MODULES = ("tether.studies.interaction_scaling.code_format",)
-
-
 def _load_builtins() -> None:
-    # Every public module of tether.suites registers its suites/formats on import.
-    import importlib
-    import pkgutil
-
-    import tether.suites as pkg
-
-    names = [f"tether.suites.{info.name}" for info in pkgutil.iter_modules(pkg.__path__)
-             if not info.name.startswith("_") and info.name != "registry"]
-    for module in (*names, *PLUGIN_MODULES):
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            # A module needing an optional extra must not take every suite down;
-            # the unknown-spec hint says what was not loaded and why.
-            _UNAVAILABLE[module.rsplit(".", 1)[-1]] = str(exc)
+    # Every public module of tether.suites registers its suites/formats on import, and so
+    # do the `tether.suites` entry points of layers above (a study's formats; see
+    # tether.registry). A module needing an optional extra must not take every suite
+    # down: the unknown-spec hint says what was not loaded and why.
+    failed = import_modules("tether.suites", skip=frozenset({"registry"}),
+                            plugins="tether.suites", tolerate="all")
+    for module, why in failed.items():
+        _UNAVAILABLE[module.rsplit(".", 1)[-1]] = why
