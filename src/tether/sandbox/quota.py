@@ -31,12 +31,13 @@ import errno
 import logging
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 import threading
 import warnings
 from pathlib import Path
+
+from .tree_copy import copy_tree
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +225,7 @@ class DiskQuota:
         try:
             if preserve:
                 staging = Path(tempfile.mkdtemp(prefix="tether-quota-keep-"))
-                _copy_tree(self.path, staging)
+                copy_tree(self.path, staging, keep_owner=True)
             _umount(self.path)
             if staging is not None:
                 for entry in staging.iterdir():
@@ -239,22 +240,3 @@ class DiskQuota:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _copy_tree(src: Path, dst: Path) -> None:
-    """Dirs, regular files and symlinks (as links); never fifos or devices (would block)."""
-    for root, dirs, files in os.walk(src, followlinks=False):
-        rel = Path(root).relative_to(src)
-        for name in dirs + files:
-            s, d = Path(root) / name, dst / rel / name
-            mode = os.lstat(s).st_mode
-            if stat.S_ISLNK(mode):
-                os.symlink(os.readlink(s), d)
-            elif stat.S_ISDIR(mode):
-                d.mkdir()
-                shutil.copystat(s, d)
-            elif stat.S_ISREG(mode):
-                shutil.copy2(s, d, follow_symlinks=False)
-            else:
-                continue
-            os.chown(d, os.lstat(s).st_uid, os.lstat(s).st_gid, follow_symlinks=False)

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import shutil
-import stat
 import tempfile
 import time
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from tether.sandbox import (
     get_sandbox,
 )
 from tether.sandbox.session import SandboxSession
+from tether.sandbox.tree_copy import copy_tree
 from tether.terminal.spec import TerminalSpec
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
@@ -150,27 +150,6 @@ def _make_root(prefix: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
     return root
-
-
-def copy_tree(src: Path, dst: Path, *, skip_dirs: frozenset[str] = frozenset()) -> None:
-    """Copy dirs, regular files and symlinks (as links); skip fifos, sockets, devices.
-
-    The agent controls /app: a fifo there would block a naive copy forever.
-    """
-    dst.mkdir(parents=True, exist_ok=True)
-    for root, dirs, files in os.walk(src, followlinks=False):
-        dirs[:] = [d for d in dirs if d not in skip_dirs]
-        rel = Path(root).relative_to(src)
-        for name in dirs + files:
-            s, d = Path(root) / name, dst / rel / name
-            mode = os.lstat(s).st_mode
-            if stat.S_ISLNK(mode):
-                os.symlink(os.readlink(s), d)
-            elif stat.S_ISDIR(mode):
-                d.mkdir(exist_ok=True)
-                shutil.copymode(s, d)
-            elif stat.S_ISREG(mode):
-                shutil.copy2(s, d, follow_symlinks=False)
 
 
 def _tail(text: str, n: int = 2000) -> str:
