@@ -19,9 +19,10 @@ never a guessed owner. Each event also names the object the store was requested
 through (`via`, ["objects", name]): the last Object along the target's chain, or the one
 a local alias was requested through (`bsdf = obj.active_material.node_tree.nodes[...]`
 then `bsdf.inputs[0].default_value = ...` is via obj); None when the chain passes a call
-or a value of unknown origin (a helper's parameter), never guessed. At most max_events events are kept (`truncated` says more were
-made). Recording never changes what the program does: the store itself runs exactly as
-untraced and raises the same errors; a failure inside the recording is itself recorded.
+or a value of unknown origin (a helper's parameter), never guessed. At most max_events
+events are kept (`truncated` says more were made). Recording never changes what the
+program does: the store itself runs exactly as untraced and raises the same errors; a
+failure inside the recording is itself recorded.
 
 Stdlib only, bpy imported lazily: the Blender executor ships this file's text into its
 sandboxed worker, which does not see tether.
