@@ -1,0 +1,62 @@
+"""Light recovery and projection on plain-dict records."""
+
+from __future__ import annotations
+
+from tether.scene.refine import light, spec
+
+from .states import event, record
+
+KEY = ["lights", "Key"]
+
+
+def test_requests_displaced_by_a_shared_write_and_reset_by_rebinding() -> None:
+    events = [event(KEY, "energy", 0.0, via="KeyL"), event(KEY, "energy", 200.0, via="KeyR")]
+    assert light.requests(record(events=events)) == {"KeyL": {"energy": 0.0}}
+    rebound = [event(KEY, "energy", 0.0, via="KeyL"),
+               event(["objects", "KeyL"], "data", {"id": KEY}, via="KeyL", kind="binding"),
+               event(KEY, "energy", 200.0, via="KeyR")]
+    assert light.requests(record(events=rebound)) == {}  # the reset drops KeyL's request
+    by_name = [event(KEY, "energy", 0.0), event(KEY, "energy", 200.0, via="KeyR")]
+    assert light.requests(record(events=by_name)) == {}  # no via: no one's request
+
+
+def test_light_recovery_copies_for_the_displaced_owner_only() -> None:
+    raw = record(events=[event(KEY, "energy", 0.0, via="KeyL"),
+                         event(KEY, "energy", 200.0, via="KeyR")])
+    cand = light.build_recovery("light_recovery_current", raw, raw)
+    assert cand is not None
+    obj = "bpy.data.objects['KeyL']"
+    assert cand.patch == (f"import bpy\n{obj}.data = {obj}.data.copy()\n"
+                          f"{obj}.data.energy = 0.0\n{obj}.data.color = (1.0, 1.0, 1.0)\n")
+    assert cand.copies == {("KeyL", "data")} and cand.written == set()
+    assert not light.realized(cand, raw)
+
+
+def test_owners_of_one_block_needing_one_tuple_write_it_directly() -> None:
+    cand = light.compile_owners("x", record(), {"KeyL": (50.0, [1.0, 1.0, 1.0]),
+                                                "KeyR": (50.0, [1.0, 1.0, 1.0])}, effect=False)
+    assert cand.patch == ("import bpy\nbpy.data.lights['Key'].energy = 50.0\n"
+                          "bpy.data.lights['Key'].color = (1.0, 1.0, 1.0)\n")
+    assert cand.copies == set()
+
+
+def test_incompatible_owners_get_one_copy_per_tuple_group() -> None:
+    cand = light.compile_owners("x", record(), {"KeyL": (50.0, [1.0, 1.0, 1.0]),
+                                                "KeyR": (10.0, [1.0, 1.0, 1.0])}, effect=False)
+    assert cand.patch.count(".data.copy()") == 2 and cand.copies == {("KeyL", "data"),
+                                                                      ("KeyR", "data")}
+
+
+def test_projection_arithmetic_and_scope() -> None:
+    prev = record()  # Fill: 100 x white; Key unchanged
+    raw = record(cells={'bpy.data.lights["Fill"].energy': 200.0,
+                        'bpy.data.lights["Fill"].color': [1.0, 0.5, 0.5]})
+    half = light.build_projection("projection_half", raw, prev)
+    assert half is not None and half.scope == ["Fill"]
+    (end,) = half.endpoints
+    assert end.effect and end.value == [150.0, 100.0, 100.0]  # phi(S-) + (phi(St) - phi(S-))/2
+    assert half.patch.startswith("import bpy\nbpy.data.lights['Fill'].energy = 150.0\n")
+    full = light.build_projection("projection_full", raw, prev)
+    assert full is not None and full.endpoints[0].value == spec.phi(200.0, [1.0, 0.5, 0.5])
+    assert light.realized(full, raw)  # u_1 = phi(St): the raw record matches by construction
+    assert light.build_projection("projection_half", prev, prev) is None  # empty scope
