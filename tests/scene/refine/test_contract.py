@@ -69,3 +69,21 @@ def test_structure_and_render_context_and_render() -> None:
     ex.overrides.append({"path": "scene.render.fps", "from": 24, "to": 30})
     assert not valid(candidate(), ex)[0]
     assert readable(png()) and not readable(b"\x89PNG\r\n\x1a\nbroken") and not readable(None)
+
+
+def test_a_permitted_copy_passes_and_must_equal_its_original_but_for_its_endpoints() -> None:
+    prev = record()
+    state = copy.deepcopy(prev.execution.state)
+    state["bindings"][4]["to"] = ["lights", "Key.001"]  # KeyL got its own copy, switched off
+    state["cells"].update({'bpy.data.lights["Key.001"].energy': 0.0,
+                           'bpy.data.lights["Key.001"].color': [1.0, 1.0, 1.0],
+                           'bpy.data.lights["Key.001"].size': 1.0})
+    raw = record(state=state)
+    full = light.build_projection("projection_full", raw, prev)
+    assert full is not None and full.copies == {("KeyL", "data")}
+    ok, checks = valid(full, raw.execution)
+    assert ok, checks
+    assert checks["scope"]["copies"] == [[["lights", "Key.001"], ["lights", "Key"]]]
+    state["cells"]['bpy.data.lights["Key.001"].size'] = 3.0
+    ok, checks = valid(full, record(state=state).execution)
+    assert not ok and checks["scope"]["copy_differs"] == ['bpy.data.lights["Key.001"].size']

@@ -30,7 +30,7 @@ from typing import Any
 from tether.scene.executor import Execution
 from tether.scene.patch import parse_cell
 from tether.scene.refine.candidate import Candidate, binding_to, cell_key, observed, resolve
-from tether.scene.refine.spec import FRAME_PATHS, agree
+from tether.scene.refine.spec import FRAME_PATHS, LIGHT_PROPS, agree
 
 MAX_LISTED = 5  # mismatches listed per check (all are counted)
 
@@ -177,7 +177,8 @@ def _scope(c: Candidate, ref: Mapping, got: Mapping, new: dict) -> dict[str, Any
     have, want = _blocks(got), _blocks(ref)
     extra = sorted(map(list, have - want - set(new)))
     missing = sorted(map(list, want - have))
-    ends = {(resolve(got, e), e.path) for e in c.endpoints}
+    ends = {(resolve(got, e), p) for e in c.endpoints  # an effect is energy and colour
+            for p in (LIGHT_PROPS if e.effect else (e.path,))}
     differ = []
     for block, orig in new.items():  # a copy equals its original but for its endpoints
         for key, value in ref["cells"].items():
