@@ -166,3 +166,22 @@ def test_previous_record_reused_on_a_failing_program(scenes: TaskScenes) -> None
     assert got.accepted == "previous" and got.executions == 0
     assert got.delivered is prev  # its own program and render, never the failed one's
     assert got.delivered.program == previous and got.delivered.rendered
+
+
+def test_shared_shape_key_displacement_recovered_on_a_mesh_copy(scenes: TaskScenes) -> None:
+    program = ("import bpy\n"
+               "twin = bpy.data.objects['Twin']\n"
+               "twin.data.shape_keys.key_blocks['Stretch'].value = 1.0\n"
+               "face = bpy.data.objects['Face']\n"
+               "face.data.shape_keys.key_blocks['Stretch'].value = 0.0\n")  # one mesh, one key
+    got, _ = run(scenes, "blendshape_twin_only", program)
+    assert got.accepted == "recovery_current" and got.executions == 1
+    obj = "bpy.data.objects['Twin']"
+    assert tail(got) == (f"recovery_current\nimport bpy\n{obj}.data = {obj}.data.copy()\n"
+                         f"{obj}.data.shape_keys.key_blocks[\"Stretch\"].value = 1.0\n")
+    (end,) = got.checks["endpoints"]["values"]
+    assert end["observed"] == 1.0 and end["cell"].startswith('bpy.data.shape_keys["Key.001"]')
+    cells = got.delivered.execution.state["cells"]
+    assert cells['bpy.data.shape_keys["Key"].key_blocks["Stretch"].value'] == 0.0  # Face
+    assert sorted(got.checks["bindings"]["rebound"]) == [["Twin", "data"],
+                                                         ["Twin", "data.shape_keys"]]

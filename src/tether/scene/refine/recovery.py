@@ -107,7 +107,8 @@ def build(name: str, raw: SceneRecord, source: SceneRecord) -> Candidate | None:
             written.add((key, index))
         else:
             copies.add((owner, via))
-            if via.startswith("material_slots") and _mesh_shared(state, owner):
+            if via == "data.shape_keys" or (via.startswith("material_slots")
+                                            and _mesh_shared(state, owner)):
                 copies.add((owner, "data"))
     if not writes:
         return None
