@@ -60,3 +60,10 @@ def test_projection_arithmetic_and_scope() -> None:
     assert full is not None and full.endpoints[0].value == spec.phi(200.0, [1.0, 0.5, 0.5])
     assert light.realized(full, raw)  # u_1 = phi(St): the raw record matches by construction
     assert light.build_projection("projection_half", prev, prev) is None  # empty scope
+
+
+def test_a_truncated_trace_has_no_light_requests() -> None:
+    raw = record(events=[event(KEY, "energy", 0.0, via="KeyL"),
+                         event(KEY, "energy", 200.0, via="KeyR")])
+    raw.execution.truncated = True
+    assert light.requests(raw) == {}

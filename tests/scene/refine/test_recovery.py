@@ -57,3 +57,12 @@ def test_initial_recovery_needs_a_target_in_raw_and_skips_what_raw_realizes() ->
     realized = record(cells={LEFT_X: [5.0, 0.0, 0.0]})
     assert recovery.build("recovery_initial", realized, z0) is None  # raw already has it
     assert recovery.build("recovery_initial", record(ok=False), z0) is None  # no raw state
+
+
+def test_a_truncated_trace_is_no_evidence() -> None:
+    from .states import event as ev
+
+    raw = record(events=[ev(["objects", "Left"], "location", 7.0, "Left", 0)])
+    assert recovery.displaced(raw)
+    raw.execution.truncated = True
+    assert recovery.displaced(raw) == {}

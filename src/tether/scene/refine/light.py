@@ -62,6 +62,8 @@ def requests(record: SceneRecord) -> dict[str, dict[str, Any]]:
     the same block and property came through another object or none. Returns, per owner
     with at least one displaced request, {prop: value} of all of its requests.
     """
+    if record.execution.truncated:
+        return {}  # incomplete observations: no evidence (later writes may be missing)
     events = record.execution.events
     asked: dict[str, dict[str, tuple[Any, tuple[str, str], int]]] = {}
     for i, e in enumerate(events):

@@ -37,8 +37,8 @@ def displaced(record: SceneRecord) -> dict[Group, tuple[Any, int]]:
     of the latest displaced write in the record's trace."""
     ex = record.execution
     state = ex.state
-    if state is None:
-        return {}
+    if state is None or ex.truncated:
+        return {}  # a truncated trace may miss the later writes: incomplete, no evidence
     latest: dict[Group, tuple[Any, int]] = {}
     for i, e in enumerate(ex.events):
         coll, name = e["owner"]
