@@ -60,9 +60,7 @@ def test_initial_recovery_needs_a_target_in_raw_and_skips_what_raw_realizes() ->
 
 
 def test_a_truncated_trace_is_no_evidence() -> None:
-    from .states import event as ev
-
-    raw = record(events=[ev(["objects", "Left"], "location", 7.0, "Left", 0)])
+    raw = record(events=[event(["objects", "Left"], "location", 7.0, "Left", 0)])
     assert recovery.displaced(raw)
     raw.execution.truncated = True
     assert recovery.displaced(raw) == {}
