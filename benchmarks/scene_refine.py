@@ -2,7 +2,7 @@
 against the 50 ms budget, and executions per submission.
 
 Submissions: each bundled task's goal.py (with start.py as the initial and previous
-record) plus four programs with displaced writes on shared data (the refiner's cases).
+record) plus five programs with displaced writes on shared data (the refiner's cases).
 Records are executed once first (not timed); then compile_alternatives (all six
 builders) is timed --repeat times per submission; then refine() runs each submission
 end to end with tiny renders and the executions beyond the raw one are counted.
@@ -36,6 +36,10 @@ DISPLACED = {
     "lighting_fill_energy": (
         "import bpy\nbpy.data.objects['Fill'].data.energy = 200.0\n"
         "bpy.data.objects['Statue'].location.x = 5.0\n"),
+    "blendshape_twin_only": (
+        "import bpy\ntwin = bpy.data.objects['Twin']\n"
+        "twin.data.shape_keys.key_blocks['Stretch'].value = 1.0\n"
+        "bpy.data.objects['Face'].data.shape_keys.key_blocks['Stretch'].value = 0.0\n"),
     "placement_box_back": (
         "import bpy\nbox = bpy.data.objects['Box']\nbox.location.y = 2.0\nbox.location.y = 0.0\n"),
 }
