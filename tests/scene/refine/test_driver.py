@@ -84,3 +84,17 @@ def test_a_failed_raw_reuses_the_exact_previous_record() -> None:
     dead = record("p\n", ok=False)
     got = refine_record(raw, executor=ScriptedExecutor([]), previous=dead, initial=dead, render=R)
     assert got.accepted == "none" and got.delivered is None
+
+
+def test_refine_is_a_refiner() -> None:
+    import inspect
+
+    from tether.scene.record import Refiner, refiner_off
+    from tether.scene.refine import refine
+
+    required = inspect.signature(refiner_off).parameters
+    params = inspect.signature(refine).parameters
+    assert list(params)[:len(required)] == list(required)  # the protocol's, in its order
+    assert all(p.default is not inspect.Parameter.empty for p in list(params.values())[
+        len(required):])  # anything beyond it is optional
+    _: Refiner = refine  # type checkers see the same

@@ -64,3 +64,9 @@ def test_a_truncated_trace_is_no_evidence() -> None:
     assert recovery.displaced(raw)
     raw.execution.truncated = True
     assert recovery.displaced(raw) == {}
+
+
+def test_plain_and_owner_local_writes_are_separate_groups() -> None:
+    events = [event(PAINT, SOCKET, RED, via="Right"), event(PAINT, SOCKET, BLUE)]  # by name
+    assert recovery.displaced(record(events=events)) == {
+        ("materials", "Paint", SOCKET, None, "Right"): (RED, 0)}  # the by-name write holds

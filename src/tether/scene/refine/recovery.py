@@ -39,7 +39,7 @@ def displaced(record: SceneRecord) -> dict[Group, tuple[Any, int]]:
     state = ex.state
     if state is None or ex.truncated:
         return {}  # a truncated trace may miss the later writes: incomplete, no evidence
-    latest: dict[Group, tuple[Any, int]] = {}
+    writes: dict[Group, list[tuple[Any, int]]] = {}
     for i, e in enumerate(ex.events):
         coll, name = e["owner"]
         if e["kind"] not in VALUE_KINDS or coll == "lights" or e["readback"] is None:
@@ -50,31 +50,20 @@ def displaced(record: SceneRecord) -> dict[Group, tuple[Any, int]]:
         via = e.get("via")
         local = via and coll != "objects" and shared(state, via[1], (coll, name))
         owner = via[1] if local else None
-        latest[(coll, name, e["path"], e["index"], owner)] = (e["readback"], i)
+        writes.setdefault((coll, name, e["path"], e["index"], owner), []).append(
+            (e["readback"], i))
     out = {}
-    for group, (value, i) in latest.items():
+    for group, seen in writes.items():
         coll, name, path, index, owner = group
         final = value_at(state, cell_key(coll, name, path), index)
         if owner is None:
-            # Eq. 7: the latest write whose value differs from the final one.
-            value, i = _latest_differing(ex.events, group, final)
-            if i < 0:
-                continue
-        elif agree(value, final):
-            continue  # the owner's own last request is what it sees: not displaced
-        out[group] = (value, i)
+            # Eq. 7: the latest write of the group whose value differs from the final one.
+            differing = [(v, i) for v, i in seen if not agree(v, final)]
+            if differing:
+                out[group] = differing[-1]
+        elif not agree(seen[-1][0], final):
+            out[group] = seen[-1]  # the owner's own last request, displaced by another's
     return out
-
-
-def _latest_differing(events: list[dict], group: Group, final: Any) -> tuple[Any, int]:
-    coll, name, path, index, _ = group
-    for i in range(len(events) - 1, -1, -1):
-        e = events[i]
-        if (e["kind"] in VALUE_KINDS and e["owner"] == [coll, name] and e["path"] == path
-                and e["index"] == index and e["readback"] is not None
-                and not agree(e["readback"], final)):
-            return e["readback"], i
-    return None, -1
 
 
 def build(name: str, raw: SceneRecord, source: SceneRecord) -> Candidate | None:
