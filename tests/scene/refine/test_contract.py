@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from tether.scene.executor import Execution
-from tether.scene.refine import light
+from tether.scene.refine import projection
 from tether.scene.refine.contract import readable, valid
 
 from .states import SOCKET, png, record
@@ -16,7 +16,7 @@ FILL_E = 'bpy.data.lights["Fill"].energy'
 def candidate():
     prev = record()
     raw = record(cells={FILL_E: 200.0})
-    cand = light.build_projection("projection_half", raw, prev)
+    cand = projection.build("projection_half", raw, prev)
     assert cand is not None
     return cand
 
@@ -79,7 +79,7 @@ def test_a_permitted_copy_passes_and_must_equal_its_original_but_for_its_endpoin
                            'bpy.data.lights["Key.001"].color': [1.0, 1.0, 1.0],
                            'bpy.data.lights["Key.001"].size': 1.0})
     raw = record(state=state)
-    full = light.build_projection("projection_full", raw, prev)
+    full = projection.build("projection_full", raw, prev)
     assert full is not None and full.copies == {("KeyL", "data")}
     ok, checks = valid(full, raw.execution)
     assert ok, checks

@@ -1,8 +1,8 @@
-"""Light recovery and projection on plain-dict records."""
+"""Light recovery and the owner rule on plain-dict records."""
 
 from __future__ import annotations
 
-from tether.scene.refine import light, spec
+from tether.scene.refine import light
 
 from .states import event, record
 
@@ -45,21 +45,6 @@ def test_incompatible_owners_get_one_copy_per_tuple_group() -> None:
                                                 "KeyR": (10.0, [1.0, 1.0, 1.0])}, effect=False)
     assert cand.patch.count(".data.copy()") == 2 and cand.copies == {("KeyL", "data"),
                                                                       ("KeyR", "data")}
-
-
-def test_projection_arithmetic_and_scope() -> None:
-    prev = record()  # Fill: 100 x white; Key unchanged
-    raw = record(cells={'bpy.data.lights["Fill"].energy': 200.0,
-                        'bpy.data.lights["Fill"].color': [1.0, 0.5, 0.5]})
-    half = light.build_projection("projection_half", raw, prev)
-    assert half is not None and half.scope == ["Fill"]
-    (end,) = half.endpoints
-    assert end.effect and end.value == [150.0, 100.0, 100.0]  # phi(S-) + (phi(St) - phi(S-))/2
-    assert half.patch.startswith("import bpy\nbpy.data.lights['Fill'].energy = 150.0\n")
-    full = light.build_projection("projection_full", raw, prev)
-    assert full is not None and full.endpoints[0].value == spec.phi(200.0, [1.0, 0.5, 0.5])
-    assert light.realized(full, raw)  # u_1 = phi(St): the raw record matches by construction
-    assert light.build_projection("projection_half", prev, prev) is None  # empty scope
 
 
 def test_a_truncated_trace_has_no_light_requests() -> None:

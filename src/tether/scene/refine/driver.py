@@ -17,7 +17,7 @@ from typing import Any
 
 from tether.scene.executor import RenderSettings, SceneExecutor
 from tether.scene.record import Refinement, SceneRecord
-from tether.scene.refine import light, recovery
+from tether.scene.refine import light, projection, recovery
 from tether.scene.refine.candidate import Candidate
 from tether.scene.refine.contract import valid
 from tether.scene.refine.spec import ALTERNATIVES, MAX_EXTRA_EXECUTIONS
@@ -32,8 +32,8 @@ BUILDERS: dict[str, Builder] = {
         lambda raw, z0, prev: light.build_recovery("light_recovery_current", raw, raw),
     "light_recovery_initial":
         lambda raw, z0, prev: light.build_recovery("light_recovery_initial", raw, z0),
-    "projection_full": lambda raw, z0, prev: light.build_projection("projection_full", raw, prev),
-    "projection_half": lambda raw, z0, prev: light.build_projection("projection_half", raw, prev),
+    "projection_full": lambda raw, z0, prev: projection.build("projection_full", raw, prev),
+    "projection_half": lambda raw, z0, prev: projection.build("projection_half", raw, prev),
 }  # fmt: skip
 assert tuple(BUILDERS) == ALTERNATIVES
 

@@ -1,5 +1,5 @@
-"""The light channel: light recovery (owner-local requests displaced by shared writes) and
-projection of the observed effect change (the seed's Eq. 3), both compiled by one rule.
+"""The light channel: light recovery (owner-local requests displaced by shared writes),
+and the owner rule that compiles it and projection (projection.py) alike.
 
 Owners are light objects; an owner's tuple is (energy, colour) of the light data its
 `data` binding points to. compile_owners writes required tuples with compatible sharing
@@ -29,11 +29,8 @@ from tether.scene.refine.spec import (
     LIGHT_COLOR,
     LIGHT_ENERGY,
     LIGHT_PROPS,
-    PROJECTION_ALPHA,
     VALUE_KINDS,
     agree,
-    phi,
-    reconstruct,
 )  # fmt: skip
 
 Tuple = tuple[float, list[float]]
@@ -118,40 +115,6 @@ def build_recovery(name: str, raw: SceneRecord, source: SceneRecord) -> Candidat
     if not required:
         return None
     return compile_owners(name, raw, required, effect=False)
-
-
-def build_projection(name: str, raw: SceneRecord, previous: SceneRecord) -> Candidate | None:
-    """u = phi(S-) + alpha (phi(St) - phi(S-)) per in-scope owner, into the previous program.
-
-    Scope: light objects observed in both states whose effect differs. None when either
-    state is missing, the scope is empty, or a reconstruction is infeasible.
-    """
-    alpha = PROJECTION_ALPHA[name]
-    now, before = raw.execution.state, previous.execution.state
-    if not raw.execution.ok or now is None or before is None:
-        return None
-    required: dict[str, Tuple] = {}
-    effects: dict[str, list[float]] = {}
-    lights = sorted({b["from"][1] for b in before["bindings"]
-                     if b["path"] == "data" and b["to"][0] == "lights"})
-    for obj in lights:
-        old, new = light_of(before, obj), light_of(now, obj)
-        if old is None or new is None:
-            continue
-        (_, (e0, c0)), (_, (e1, c1)) = old, new
-        p0, p1 = phi(e0, c0), phi(e1, c1)
-        if agree(p0, p1):
-            continue
-        u = [a + alpha * (b - a) for a, b in zip(p0, p1, strict=True)]
-        made = reconstruct(u, e0 + alpha * (e1 - e0))
-        if made is None:
-            return None
-        energy, color = made
-        required[obj] = (energy, color or list(c0)[:3])
-        effects[obj] = u
-    if not required:
-        return None
-    return compile_owners(name, previous, required, effect=True, effects=effects)
 
 
 def compile_owners(name: str, reference: SceneRecord, required: dict[str, Tuple], *,
