@@ -56,7 +56,7 @@ def refine(
     alternatives: Sequence[tuple[str, Builder]] | None = None,
 ) -> Refinement:
     """Execute the submitted program, then refine it from its execution evidence."""
-    raw = SceneRecord(program, executor.execute(program, render=render, base=base))
+    raw = SceneRecord(program, executor.execute(program, render=render, **_base(base)))
     return refine_record(raw, executor=executor, previous=previous, initial=initial,
                          render=render, base=base, max_executions=max_executions,
                          alternatives=alternatives)
@@ -101,7 +101,7 @@ def refine_record(
             entry["outcome"] = "not executed: the execution cap is reached"
             break
         spent += 1
-        ex = executor.execute(cand.program, render=render, base=base)
+        ex = executor.execute(cand.program, render=render, **_base(base))
         ok, checks = valid(cand, ex)
         entry["checks"] = checks
         entry["outcome"] = "accepted" if ok else "rejected"
@@ -112,3 +112,8 @@ def refine_record(
     if previous.execution.ok:
         return Refinement(raw, previous, "previous", spent, {}, tried)
     return Refinement(raw, None, "none", spent, {}, tried)
+
+
+def _base(base: Path | None) -> dict[str, Path]:
+    """`base` only when given: the minibpy double's executor has no base scenes."""
+    return {} if base is None else {"base": base}
