@@ -4,7 +4,7 @@ valid(candidate, execution) runs every check and returns (ok, checks); each chec
 {"ok": bool, ...values}. The reference is the candidate's (raw for recovery, previous
 delivered for projection). Checks:
 - executed: the execution succeeded.
-- render: its render is a readable PNG.
+- render: its render decodes as the scene metrics read renders.
 - endpoints: every required endpoint agrees (≃) with what the execution realized;
   an unobserved value fails.
 - preservation: every captured reference cell not written keeps its reference value
@@ -23,7 +23,6 @@ delivered for projection). Checks:
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,15 +35,14 @@ MAX_LISTED = 5  # mismatches listed per check (all are counted)
 
 
 def readable(png: bytes | None) -> bool:
+    """The render decodes as the scene metrics read renders (tasks.png_rgb)."""
     if not png:
         return False
     try:
-        from PIL import Image
+        from tether.scene.tasks import png_rgb
 
-        with Image.open(io.BytesIO(png)) as im:
-            im.load()
-        return True
-    except Exception:
+        return png_rgb(png).size > 0
+    except Exception:  # not a PNG, truncated, or no decoder: unreadable
         return False
 
 
