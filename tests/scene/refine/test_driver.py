@@ -98,3 +98,15 @@ def test_refine_is_a_refiner() -> None:
     assert all(p.default is not inspect.Parameter.empty for p in list(params.values())[
         len(required):])  # anything beyond it is optional
     _: Refiner = refine  # type checkers see the same
+
+
+def test_an_alternative_that_cannot_compile_is_unavailable_not_fatal() -> None:
+    def broken(raw, z0, prev):
+        raise ValueError("a patch cannot write a non-finite value: nan")
+
+    raw = record("raw\n")
+    got = refine_record(raw, executor=ScriptedExecutor([]), previous=raw, initial=raw, render=R,
+                        alternatives=[("broken", broken)])
+    assert got.tried[0]["outcome"] == (
+        "unavailable (ValueError: a patch cannot write a non-finite value: nan)")
+    assert got.accepted == "raw" and got.executions == 0

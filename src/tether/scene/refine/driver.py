@@ -78,12 +78,18 @@ def refine_record(
     tried: list[dict[str, Any]] = []
     for name, build in alternatives if alternatives is not None else BUILDERS.items():
         start = time.perf_counter()
-        cand = build(raw, initial, previous)
+        problem = None
+        try:
+            cand = build(raw, initial, previous)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            # Evidence the compiler cannot use (an odd value, a malformed state): this
+            # alternative is unsupported here; the submission still gets delivered.
+            cand, problem = None, f"{type(exc).__name__}: {exc}"
         entry: dict[str, Any] = {"alternative": name,
                                  "compile_ms": round(1000 * (time.perf_counter() - start), 3)}
         tried.append(entry)
         if cand is None:
-            entry["outcome"] = "unavailable"
+            entry["outcome"] = "unavailable" + (f" ({problem})" if problem else "")
             continue
         entry["patch"] = cand.patch
         if name.startswith("light_recovery") and light.realized(cand, raw):
