@@ -164,3 +164,23 @@ def test_shape_key_values_and_modifier_inputs_are_patched_on_both_backends(real)
         after = ex.execute(KEYED + patches[0])
         assert after.ok, after.error
         assert after.state["cells"] == target["cells"]
+
+
+def test_a_shape_key_of_a_shared_mesh_is_written_on_a_mesh_copy() -> None:
+    ex = MiniBpyExecutor()
+    shared = KEYED.split("group =")[0] + (
+        "twin = bpy.data.objects.new('Twin', cube.data)\n"
+        "bpy.context.scene.collection.objects.link(twin)\n")
+    state = ex.execute(shared).state
+    key = 'bpy.data.shape_keys["Key"].key_blocks["Lift"].value'
+    text = compile_patch([CellWrite(key, 0.7, only_for="Twin")], state)
+    assert text == ("import bpy\n"
+                    "bpy.data.objects['Twin'].data = bpy.data.objects['Twin'].data.copy()\n"
+                    "bpy.data.objects['Twin'].data.shape_keys.key_blocks[\"Lift\"].value = 0.7\n")
+    after = ex.execute(shared + text)
+    assert after.ok, after.error
+    cells = after.state["cells"]
+    assert cells[key] == 0.0 and cells[key.replace('"Key"', '"Key.001"')] == pytest.approx(0.7)
+    unshared = ex.execute(KEYED).state  # one user: written by name
+    assert compile_patch([CellWrite(key, 0.7, only_for="Cube")], unshared) == (
+        f"import bpy\nbpy.data.shape_keys['Key'].{key.split('].', 1)[1]} = 0.7\n")

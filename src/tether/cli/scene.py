@@ -195,3 +195,9 @@ def tasks_check(dirs: tuple[Path, ...], bundled: bool, record: bool, as_json: bo
                    + (" (digests recorded)" if record else ""))
     if failed:
         raise SystemExit(1)
+
+
+# `tether scene refine` (the VETR refiner): its own module, registered here.
+from tether.cli.scene_refine import refine_cmd  # noqa: E402
+
+scene.add_command(refine_cmd)

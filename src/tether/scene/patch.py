@@ -13,8 +13,9 @@ A write `only_for` an object whose data block is shared (users > 1 in the state'
 bindings, or a material in a slot of a shared mesh: Blender counts one user per mesh)
 becomes copy-and-rebind: the object gets its own copy (of its mesh first when the slot's
 mesh is shared, since slots live on the mesh), then the
-write goes through the object, so the other users keep their values. Unshared blocks are
-written directly by name.
+write goes through the object, so the other users keep their values. A shape key of a
+shared mesh is written after copying the mesh (a key lives on its mesh and is copied with
+it). Unshared blocks are written directly by name.
 
 Output is deterministic: plain writes sorted by (cell, index), then one block per object
 sorted by name. Floats are written as the shortest decimal that reads back as the same
@@ -116,7 +117,13 @@ def compile_patch(writes: Iterable[CellWrite], state: Mapping[str, Any] | None =
         if via.startswith("material_slots"):  # slots live on the mesh: a shared mesh
             mesh_users = next((b["users"] for b in state["bindings"]  # shares them too
                                if b["from"] == ["objects", w.only_for] and b["path"] == "data"), 0)
-        if users > 1 or mesh_users > 1:
+        if via == "data.shape_keys":  # a key lives on its mesh: copying the mesh copies it
+            if users > 1:
+                block["copies"]["data"] = f"{obj}.data = {obj}.data.copy()"
+                line = f"{obj}.{via}.{path}{_target(w)} = {value}"
+            else:
+                line = f"bpy.data.{collection}[{name!r}].{path}{_target(w)} = {value}"
+        elif users > 1 or mesh_users > 1:
             if mesh_users > 1:
                 block["copies"]["data"] = f"{obj}.data = {obj}.data.copy()"
             block["copies"][via] = f"{obj}.{via} = {obj}.{via}.copy()"

@@ -7,7 +7,8 @@
   shape-key values (`bpy.data.shape_keys["Key"].key_blocks["Key 1"].value`) and
   geometry-node modifier inputs (`...objects["Cube"].modifiers["GN"]["Socket_1"]`: the
   group interface's non-geometry inputs the modifier holds).
-- bindings: object -> data, material slot -> material and modifier -> node group, with
+- bindings: object -> data, material slot -> material, object -> its mesh's shape keys
+  (`data.shape_keys`, with the mesh's users count) and modifier -> node group, with
   the users count of the bound data block (a count above 1 means a write to it reaches
   other objects too).
 - structure: the objects (type, parent, modifiers), meshes (vertex / face counts, users,
@@ -109,6 +110,12 @@ def capture(bpy: Any) -> dict[str, Any]:
                     "from": ["objects", obj.name], "path": f"material_slots[{i}].material",
                     "to": ["materials", slot.material.name], "users": slot.material.users,
                 })  # fmt: skip
+        keys = getattr(obj.data, "shape_keys", None) if obj.data is not None else None
+        if keys is not None:  # a key lives on its mesh: shared exactly when the mesh is
+            bindings.append({
+                "from": ["objects", obj.name], "path": "data.shape_keys",
+                "to": ["shape_keys", keys.name], "users": obj.data.users,
+            })  # fmt: skip
         for mod in obj.modifiers:
             group = getattr(mod, "node_group", None)
             if group is not None:

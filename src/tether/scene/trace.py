@@ -15,9 +15,14 @@ so clamping is seen (`lens = 0.5` reads back 1.0). The owner is resolved through
 a vector or array, its index; an embedded node tree resolves to the material, world or
 light that holds it. A store the tracer cannot attribute (a vector reached through an
 alias, a plain Python object) is an `unresolved` record with its line and the reason,
-never a guessed owner. At most max_events events are kept (`truncated` says more were
-made). Recording never changes what the program does: the store itself runs exactly as
-untraced and raises the same errors; a failure inside the recording is itself recorded.
+never a guessed owner. Each event also names the object the store was requested
+through (`via`, ["objects", name]): the last Object along the target's chain, or the one
+a local alias was requested through (`bsdf = obj.active_material.node_tree.nodes[...]`
+then `bsdf.inputs[0].default_value = ...` is via obj); None when the chain passes a call
+or a value of unknown origin (a helper's parameter), never guessed. At most max_events
+events are kept (`truncated` says more were made). Recording never changes what the
+program does: the store itself runs exactly as untraced and raises the same errors; a
+failure inside the recording is itself recorded.
 
 Stdlib only, bpy imported lazily: the Blender executor ships this file's text into its
 sandboxed worker, which does not see tether.
@@ -46,6 +51,7 @@ COLLECTIONS = {
 # IDs that may hold an embedded node tree, searched to name its owner.
 EMBEDDING = ("materials", "worlds", "lights", "scenes", "textures", "linestyles")
 _RECENT_STEPS = 64
+_ALIASES = 256  # local names remembered with their requesting object
 
 
 # ----------------------------------------------------------------------------- rewrite
@@ -67,11 +73,13 @@ class _Rewriter(ast.NodeTransformer):
         return ast.Call(self._tracer(method), list(args), [])
 
     def _obj(self, expr: ast.expr) -> ast.expr:
-        """The target's object, its last step made through the tracer (to know its parent)."""
+        """The target's object, every attribute / subscript step of its chain made through
+        the tracer (each evaluated once, in order): the last step names its parent, the
+        whole chain the requesting object (`via`)."""
         if isinstance(expr, ast.Attribute):
-            return self._call("step_attr", self.visit(expr.value), ast.Constant(expr.attr))
+            return self._call("step_attr", self._obj(expr.value), ast.Constant(expr.attr))
         if isinstance(expr, ast.Subscript):
-            return self._call("step_item", self.visit(expr.value), self.visit(expr.slice))
+            return self._call("step_item", self._obj(expr.value), self.visit(expr.slice))
         return self.visit(expr)
 
     def _store(self, target: ast.expr, value: ast.expr, line: int, kind: str) -> list[ast.stmt]:
@@ -110,9 +118,15 @@ class _Rewriter(ast.NodeTransformer):
         return isinstance(target, ast.Name)
 
     def visit_Assign(self, node: ast.Assign) -> Any:
-        node.value = self.visit(node.value)
         if all(self._plain(t) for t in node.targets):
+            if isinstance(node.value, ast.Attribute | ast.Subscript):
+                # A local alias (`bsdf = obj.active_material...`): remember who it was
+                # requested through, so later stores through the alias name that object.
+                node.value = self._call("alias", self._obj(node.value))
+                return self._located([node], node)[0]
+            node.value = self.visit(node.value)
             return node
+        node.value = self.visit(node.value)
         tmp = self._tmp()
         out: list[ast.stmt] = [ast.Assign([ast.Name(tmp, ast.Store())], node.value)]
         for target in node.targets:
@@ -222,7 +236,8 @@ class Tracer:
         self.events: list[dict[str, Any]] = []
         self.unresolved: list[dict[str, Any]] = []
         self.truncated = False
-        self._steps: list[tuple[Any, Any, str, Any]] = []  # (result, parent, mode, key)
+        self._steps: list[tuple[Any, Any, str, Any, Any]] = []  # (result, parent, mode, key, via)
+        self._aliases: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object)
         if bpy is None:
             try:
                 import bpy
@@ -241,15 +256,38 @@ class Tracer:
         self._remember(result, obj, "item", key)
         return result
 
+    def alias(self, value: Any) -> Any:
+        """A value bound to a local name: keep the object it was requested through."""
+        via = self._via(value)
+        self._parent_of(value)  # its parent stays statement-local (a vector alias: unresolved)
+        if via is not None:
+            self._aliases[id(value)] = (value, via)  # holding value keeps its id unique
+            if len(self._aliases) > _ALIASES:
+                del self._aliases[next(iter(self._aliases))]
+        return value
+
     def _remember(self, result: Any, parent: Any, mode: str, key: Any) -> None:
-        self._steps.append((result, parent, mode, key))
+        # The requesting object: the result itself when it is an Object, else whoever
+        # its parent was requested through (the last Object along the chain).
+        via = result if self._is_object(result) else self._via(parent)
+        self._steps.append((result, parent, mode, key, via))
         if len(self._steps) > _RECENT_STEPS:
             del self._steps[: _RECENT_STEPS // 2]
+
+    def _via(self, obj: Any) -> Any:
+        """The Object obj was requested through, or None when not known (never guessed)."""
+        if self._is_object(obj):
+            return obj
+        for step in reversed(self._steps):
+            if step[0] is obj:
+                return step[4]
+        held = self._aliases.get(id(obj))
+        return held[1] if held is not None and held[0] is obj else None
 
     def _parent_of(self, obj: Any) -> tuple[Any, str, Any] | None:
         for i in range(len(self._steps) - 1, -1, -1):
             if self._steps[i][0] is obj:
-                _, parent, mode, key = self._steps.pop(i)
+                _, parent, mode, key, _ = self._steps.pop(i)
                 return parent, mode, key
         return None
 
@@ -270,6 +308,11 @@ class Tracer:
         return None
 
     def _record(self, obj: Any, mode: str, key: Any, value: Any, line: int, kind: str) -> None:
+        try:
+            requester = self._via(obj)
+            via = None if requester is None else ["objects", requester.name]
+        except Exception:  # recording must never break the program
+            via = None
         parent = self._parent_of(obj)
         if len(self.events) + len(self.unresolved) >= self.max_events:
             self.truncated = True
@@ -292,12 +335,15 @@ class Tracer:
         self.events.append({
             "owner": owner, "path": path, "index": index, "value": plain(value),
             "readback": plain(readback), "line": line,
-            "kind": "binding" if is_binding else kind, "via": None,
+            "kind": "binding" if is_binding else kind, "via": via,
         })  # fmt: skip
 
     # Owner resolution.
     def _is_struct(self, obj: Any) -> bool:
         return self._bpy is not None and isinstance(obj, self._bpy.types.bpy_struct)
+
+    def _is_object(self, obj: Any) -> bool:
+        return self._bpy is not None and isinstance(obj, self._bpy.types.Object)
 
     def _is_id(self, obj: Any) -> bool:
         return self._bpy is not None and isinstance(obj, self._bpy.types.ID)
