@@ -21,10 +21,12 @@ import time
 import traceback
 from typing import Any
 
+from tether.errors import ConfigError
 from tether.scene import state as scene_state
 from tether.scene import trace as scene_trace
 from tether.scene.executor import Execution, RenderSettings
 from tether.scene.minibpy import raster
+from tether.scene.tasks import SceneTask
 
 BLOCKED_OPS = {  # as the Blender worker refuses them (scene/_child.py)
     "render.render": "renders are made by the executor (Cycles, fixed settings)",
@@ -41,12 +43,13 @@ class Unsupported(Exception):
 def _modules() -> dict[str, Any]:
     from tether.scene import minibpy
 
-    return {"bpy": minibpy, "mathutils": minibpy.mathutils, "bpy.types": minibpy.types}
+    return {"bpy": minibpy, "mathutils": minibpy.mathutils, "bpy.types": minibpy.types,
+            "bmesh": minibpy.bmesh}
 
 
 def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
             level: int = 0) -> Any:
-    """__import__ for programs: bpy and mathutils are minibpy's, the rest as usual."""
+    """__import__ for programs: bpy, bmesh and mathutils are minibpy's, the rest as usual."""
     mods = _modules()
     if level == 0 and (name in mods or name.startswith("bpy.")):
         if name not in mods:
@@ -93,14 +96,44 @@ def _error(kind: str, exc: BaseException, filename: str) -> dict[str, Any]:
 class MiniBpyExecutor:
     """execute(source) on minibpy, afresh each time; the interface of SceneExecutor."""
 
-    def __init__(self, base_script: str | None = None) -> None:
+    def __init__(self, base_script: str | None = None, *, empty: bool = False) -> None:
+        """`base_script` builds the base scene before every program, from the factory
+        start-up scene, or with `empty` from the factory's empty file (as a task's
+        base.py runs on bpy)."""
         self.base_script = base_script
+        self.empty = empty
         self.replacements = 0
+
+    @classmethod
+    def for_task(cls, task: SceneTask) -> MiniBpyExecutor:
+        """An executor whose programs run on the task's base scene: its base.py run on
+        minibpy from the empty file. task.json's `scene` spec is what this double must
+        build: a base that builds differently (or not at all) is a ConfigError here, not
+        a silently different scene. BlenderGym tasks (a shipped .blend) cannot run here."""
+        from tether.scene.check import spec_problems
+
+        if task.base_source is None:
+            raise ConfigError(f"{task.dir}: the minibpy test double builds bases from base.py; "
+                              "this task ships a .blend",
+                              hint="use --backend bpy for BlenderGym-layout tasks")
+        ex = cls(task.base_source, empty=True)
+        try:
+            built = ex.execute("", trace=False, filename="base.py")
+        except Exception as exc:  # noqa: BLE001 - any failure of the base is the finding
+            raise ConfigError(f"{task.dir / 'base.py'}: does not build on minibpy "
+                              f"({type(exc).__name__}: {exc})",
+                              hint="minibpy mimics only what the bundled base scripts use"
+                              ) from None
+        problems = spec_problems(task.spec, built.state or {})
+        if problems:
+            raise ConfigError(f"{task.dir}: minibpy built a scene that is not task.json's "
+                              f"spec: {'; '.join(problems)}")
+        return ex
 
     def _fresh(self) -> None:
         from tether.scene import minibpy
 
-        minibpy.reset()
+        minibpy.reset(empty=self.empty)
         if self.base_script is not None:
             env = {"__name__": "__main__", "__builtins__": self._builtins()}
             exec(compile(self.base_script, "<base scene>", "exec"), env)
