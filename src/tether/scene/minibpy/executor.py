@@ -71,8 +71,9 @@ def _restore(targets: list[Any], before: list[dict[str, Any]]) -> list[str]:
             for k in ("data", "context"):
                 now.pop(k, None)
                 old.pop(k, None)
+        # copy.copy() caches __slotnames__ on a class the first time: not the program's.
         keys = sorted(k for k in set(old) | set(now) if old.get(k, _restore) is not
-                      now.get(k, _restore))
+                      now.get(k, _restore) and k != "__slotnames__")
         if keys:
             changed.append(getattr(target, "__name__", repr(target)))
         for k in keys:
