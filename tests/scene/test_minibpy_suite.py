@@ -6,7 +6,6 @@ untraced executions of every start and goal program end in identical state."""
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,31 +14,12 @@ from typing import Any
 import pytest
 
 from tether.errors import ConfigError
+from tether.scene.minibpy.compare import differences
 from tether.scene.minibpy.executor import MiniBpyExecutor
 from tether.scene.tasks import SceneTask, bundled_task_dirs, bundled_tasks_dir, load_task
 
 TASKS = [p.name for p in bundled_task_dirs()]
 PROGRAMS = ("start", "goal")
-# Float32 tolerance: a few units in the last place of a C float. Only mesh bounds need it
-# (the double computes UV-sphere vertices in float64, Blender in float arithmetic).
-REL_TOL = 1e-6
-
-
-def differences(a: Any, b: Any, path: str = "") -> list[str]:
-    """Where a and b differ: floats beyond float32 tolerance, anything else at all."""
-    if isinstance(a, float) or isinstance(b, float):
-        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
-        if numeric and math.isclose(a, b, rel_tol=REL_TOL, abs_tol=REL_TOL):
-            return []
-        return [f"{path}: {a!r} != {b!r}"]
-    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
-                for d in differences(x, y, f"{path}[{i}]")]
-    if isinstance(a, dict) and isinstance(b, dict):
-        if list(a) != list(b):
-            return [f"{path}: keys {sorted(set(a) ^ set(b))} or their order differ"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}")]
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
 def test_differences_allow_float32_rounding_and_nothing_else() -> None:
@@ -47,7 +27,8 @@ def test_differences_allow_float32_rounding_and_nothing_else() -> None:
     assert differences([0.5], [0.5001]) == ["[0]: 0.5 != 0.5001"]
     assert differences({"u": 2}, {"u": 1}) == [".u: 2 != 1"]
     assert differences([1.0, 2.0], [1.0]) == [": [1.0, 2.0] != [1.0]"]
-    assert differences({"a": 1, "b": 2}, {"b": 2, "a": 1}) != []  # capture order matters
+    assert differences({"a": 1, "b": 2}, {"b": 2, "a": 1}) == [": key order differs"]
+    assert differences({"a": 1}, {"b": 1}) == [": keys ['a', 'b'] are on one side only"]
     assert differences(True, 1.0) != []
 
 

@@ -6,7 +6,10 @@
 3. start.py and goal.py run on the base without error;
 4. their renders are deterministic (two renders of each are byte-identical);
 5. the renders match the digests stored in task.json (equal bytes, or pooled PL <= 1e-4);
-6. start and goal renders differ (PL > 1e-4): the task asks for a visible edit.
+6. start and goal renders differ (PL > 1e-4): the task asks for a visible edit;
+7. (tether's layout) the task runs the same on the minibpy test double: base.py, start.py
+   and goal.py end in the state they end in on bpy (floats within float32 tolerance), so
+   refiner tests on minibpy exercise the suite's real scenes.
 
 `record=True` writes the digests into task.json instead of checking 5 (for authors).
 """
@@ -56,8 +59,33 @@ def spec_problems(spec: dict[str, Any], state: dict[str, Any]) -> list[str]:
     return problems
 
 
+class _MiniBpySide:
+    """The task on minibpy, compared with bpy's states as check_task meets them."""
+
+    def __init__(self, task: SceneTask) -> None:
+        from tether.scene.minibpy.executor import MiniBpyExecutor
+
+        assert task.base_source is not None
+        self.executor = MiniBpyExecutor(task.base_source, empty=True)
+
+    def problems(self, which: str, source: str, bpy_state: dict[str, Any] | None) -> list[str]:
+        from tether.scene.minibpy.compare import differences
+
+        try:
+            run = self.executor.execute(source, trace=False, filename=f"{which}.py")
+        except Exception as exc:  # noqa: BLE001 - a base the double cannot build
+            return [f"minibpy: base.py does not build ({type(exc).__name__}: {exc})"]
+        if not run.ok:
+            error = run.error or {}
+            return [f"minibpy: {which}.py: {error.get('kind')} at line {error.get('line')}: "
+                    f"{error.get('message', '')}".splitlines()[0]]
+        diffs = differences(run.state, bpy_state)
+        return [f"minibpy: {which} state differs from bpy's at {d}" for d in diffs[:3]]
+
+
 def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> TaskCheck:
     out = TaskCheck(task.id)
+    mini = _MiniBpySide(task) if task.base_source is not None else None
     if task.base_source is not None:
         try:
             first = scenes.run(task, "", trace=False)  # the cached base (built if new)
@@ -68,6 +96,10 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
         if first.state != rebuilt.state:
             out.problems.append("base: two builds of base.py differ in state (not deterministic)")
         out.problems += [f"spec: {p}" for p in spec_problems(task.spec, first.state or {})]
+        if mini is not None:
+            out.problems += (base_problems := mini.problems("base", "", first.state))
+            if base_problems:
+                mini = None  # the programs' states would differ for the same reason
     renders: dict[str, bytes] = {}
     for which, source in (("start", task.start), ("goal", task.goal)):
         png, result = scenes.render(task, source, cached=False)
@@ -78,6 +110,8 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
                                 f"{error.get('message', '')}".splitlines()[0])
             continue
         renders[which] = png
+        if mini is not None and result is not None:
+            out.problems += mini.problems(which, source, result.state)
         if again != png:
             out.problems.append(f"{which}: two renders differ (not deterministic)")
         stored = (task.spec.get("digests") or {}).get(which)
