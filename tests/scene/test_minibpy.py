@@ -61,12 +61,20 @@ def test_failures_are_results_and_changes_to_minibpy_are_undone() -> None:
     assert ex.execute("import bpy\nassert not hasattr(bpy.types.Object, 'extra')\n").ok
 
 
-def test_the_base_script_is_rebuilt_for_every_execution() -> None:
-    ex = MiniBpyExecutor(base_script="import bpy\nbpy.data.objects['Cube'].location.x = 5\n")
-    first = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
-    second = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
+@pytest.mark.parametrize("extra", ["", "bpy.data.objects['Cube']['f'] = lambda: 1\n"])
+def test_every_execution_starts_from_the_base_script_s_scene(extra: str) -> None:
+    """The built base is kept pickled and loaded afresh per execution; a base that cannot
+    be pickled (a function in an ID property) is rebuilt per execution instead."""
+    ex = MiniBpyExecutor(base_script="import bpy\nbpy.data.objects['Cube'].location.x = 5\n"
+                         + extra)
+    program = ("import bpy\ncube = bpy.data.objects['Cube']\ncube.location.x += 1\n"
+               "bpy.data.objects.new('Extra', cube.data)\ncube.data.materials[0].name = 'M'\n")
+    first, second = ex.execute(program), ex.execute(program)
+    assert bool(ex._base) is not bool(extra)
     cell = 'bpy.data.objects["Cube"].location'
     assert first.state["cells"][cell][0] == second.state["cells"][cell][0] == 6.0
+    assert first.state == second.state and first.events == second.events
+    assert "Extra.001" not in second.state["structure"]["objects"]
 
 
 def test_the_test_double_render_is_deterministic_and_follows_the_scene() -> None:

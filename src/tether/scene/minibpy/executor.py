@@ -3,9 +3,11 @@
 Mirrors tether.scene.executor.SceneExecutor (same `Execution`, same error kinds, same
 JSON-shaped events and state) so refiner logic can be tested in milliseconds with the same
 program text. Every execute() starts afresh from the factory scene or from the base
-script (a scene-building program run untraced on minibpy, as a task's base scene is
-built on bpy). `import bpy` / `import mathutils` inside a program give minibpy's modules
-(nothing else is touched: sys.modules keeps the real bpy if one is loaded).
+script's scene (a scene-building program run untraced on minibpy, as a task's base scene
+is built on bpy; run once, then a pickled copy of its scene is loaded per execution, as
+the Blender worker reloads a saved .blend). `import bpy` / `bmesh` / `mathutils` inside a
+program give minibpy's modules (nothing else is touched: sys.modules keeps the real bpy
+if one is loaded).
 
 Not a sandbox: programs run in this process with no deadline, so only programs the test
 author controls belong here; model-written code runs on SceneExecutor. What a program
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import pickle
 import time
 import traceback
 from typing import Any
@@ -104,6 +107,10 @@ class MiniBpyExecutor:
         self.base_script = base_script
         self.empty = empty
         self.replacements = 0
+        # The built base, pickled: each execution loads a fresh copy of it instead of
+        # running the base script again (about 10x faster on the suite's bases; the same
+        # scene, tested against rebuilding). None: not built yet; b"": not picklable.
+        self._base: bytes | None = None
 
     @classmethod
     def for_task(cls, task: SceneTask) -> MiniBpyExecutor:
@@ -134,10 +141,17 @@ class MiniBpyExecutor:
     def _fresh(self) -> None:
         from tether.scene import minibpy
 
+        if self._base:
+            minibpy.data, minibpy.context = pickle.loads(self._base)
+            return
         minibpy.reset(empty=self.empty)
         if self.base_script is not None:
             env = {"__name__": "__main__", "__builtins__": self._builtins()}
             exec(compile(self.base_script, "<base scene>", "exec"), env)
+            try:
+                self._base = pickle.dumps((minibpy.data, minibpy.context))
+            except (pickle.PicklingError, TypeError, AttributeError):
+                self._base = b""  # e.g. a base that stores a function: rebuilt every time
 
     @staticmethod
     def _builtins() -> dict[str, Any]:
