@@ -59,6 +59,25 @@ def test_every_task_runs_on_minibpy(name: str, mini_runs) -> None:
 
 
 @pytest.mark.parametrize("name", TASKS)
+def test_a_patch_of_the_cell_diff_takes_start_to_the_goal_cells(name: str, mini_runs) -> None:
+    """diff_writes(start, goal) compiled and run after start.py writes every differing
+    cell the two share (node-group sockets included); blocks only the goal creates (a
+    rebound copy) are the refiner's copy-and-rebind, not a cell diff."""
+    from tether.scene.patch import compile_patch, diff_writes
+
+    start, goal = mini_runs[name, "start"].state, mini_runs[name, "goal"].state
+    writes = diff_writes(start, goal)
+    task = load_task(bundled_tasks_dir() / name)
+    patched = MiniBpyExecutor.for_task(task).execute(task.start + "\n" + compile_patch(writes))
+    assert patched.ok, patched.error
+    assert len(patched.events) == len(mini_runs[name, "start"].events) + len(writes)
+    for w in writes:
+        assert differences(patched.state["cells"][w.cell], goal["cells"][w.cell]) == [], w
+    if not any(".copy()" in line for line in task.goal.splitlines()):
+        assert writes and differences(patched.state["cells"], goal["cells"]) == []
+
+
+@pytest.mark.parametrize("name", TASKS)
 def test_the_test_double_renders_every_goal_edit(name: str) -> None:
     """The rasterizer is no Cycles, but start and goal of every task draw differently
     (lights, emission, shape keys, node-group transforms and inputs, rotations), and the
