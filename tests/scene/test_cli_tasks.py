@@ -95,10 +95,6 @@ def test_tasks_check_reports_a_blender_36_socket_name_and_never_fixes_it(tmp_pat
     assert "note material3: goal.py:3: socket 'Specular' is 'Specular IOR Level' in " \
            "Blender 4.x" in lines
     assert (task / "goal.py").read_text() == goal  # reported, not rewritten
-    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(task), "--json"])
-    [row] = json.loads(r.output)
-    assert [(n["file"], n["line"], n["old"], n["new"]) for n in row["notes"]] == [
-        ("goal.py", 3, "Specular", "Specular IOR Level")]
     (task / "goal.py").write_text(src.goal)  # 4.x names only: no note, and it passes
     r = CliRunner().invoke(main, ["scene", "tasks", "check", str(task), "--record"])
     assert r.exit_code == 0 and "note " not in r.output, r.output
