@@ -109,6 +109,25 @@ def test_minibpy_refuses_a_task_its_spec_or_api_does_not_cover(tmp_path) -> None
     with pytest.raises(ConfigError, match="spec says Left has material Metal, built Paint"):
         MiniBpyExecutor.for_task(load_task(task))
 
+    for name, edit, message in (
+        ("geometry_tower_a_height", lambda sc: sc["modifiers"]["TowerB"][0].__setitem__(2, "G"),
+         "spec says TowerB has modifiers [['Shape', 'NODES', 'G']], built "
+         "[['Shape', 'NODES', 'Stack']]"),
+        ("geometry_tower_b_thin",
+         lambda sc: sc["node_groups"]["Stack"]["inputs"]["Width"].__setitem__(1, 2.0),
+         "spec says Stack input Width is Socket_2 = 2.0, built TowerA holds 1.0"),
+        ("blendshape_stretch", lambda sc: sc["shape_keys"]["Blob"].append("Twist"),
+         "spec says mesh Blob has shape keys ['Basis', 'Stretch', 'Squash', 'Twist'], built "
+         "[['Basis', 'Squash', 'Stretch']]"),
+    ):
+        task = _copy(name, tmp_path)
+        spec = json.loads((task / "task.json").read_text())
+        edit(spec["scene"])
+        (task / "task.json").write_text(json.dumps(spec))
+        with pytest.raises(ConfigError) as info:
+            MiniBpyExecutor.for_task(load_task(task))
+        assert f"task.json's spec: {message}" in str(info.value), str(info.value)
+
     task = _copy("placement_box_back", tmp_path)
     with (task / "base.py").open("a") as f:
         f.write("bmesh.ops.create_icosphere(bmesh.new(), subdivisions=2, radius=1.0)\n")

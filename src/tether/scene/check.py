@@ -1,8 +1,9 @@
 """`tether scene tasks check`: a scene task is sound when
 
 1. the base builds deterministically: base.py run twice gives the same scene state;
-2. the scene the spec describes (task.json `scene`: objects -> [type, data], materials)
-   is the scene base.py builds (the minibpy double builds from the spec);
+2. the scene the spec describes (task.json `scene`: objects -> [type, data], materials,
+   modifiers -> [name, type, node group], node-group inputs -> [identifier, default],
+   shape-key names) is the scene base.py builds, on bpy and on the minibpy double;
 3. start.py and goal.py run on the base without error;
 4. their renders are deterministic (two renders of each are byte-identical);
 5. the renders match the digests stored in task.json (equal bytes, or pooled PL <= 1e-4);
@@ -56,6 +57,51 @@ def spec_problems(spec: dict[str, Any], state: dict[str, Any]) -> list[str]:
     for name, mat in scene.get("materials", {}).items():
         if mats.get(name) != mat:
             problems.append(f"spec says {name} has material {mat}, built {mats.get(name)}")
+    problems += _modifier_problems(scene, state)
+    problems += _shape_key_problems(scene, state)
+    return problems
+
+
+def _modifier_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
+    """Modifiers [name, type, node group] per object, and each group's inputs
+    {name: [identifier, default]} as the modifiers using it hold them on the base."""
+    built = state["structure"]["objects"]
+    groups = {(b["from"][1], b["path"]): b["to"][1] for b in state["bindings"]
+              if b["path"].endswith(".node_group")}
+    problems = []
+    for name, mods in scene.get("modifiers", {}).items():
+        have = [[m, t, groups.get((name, f'modifiers["{m}"].node_group'))]
+                for m, t in built.get(name, {}).get("modifiers", [])]
+        if have != [list(m) for m in mods]:
+            problems.append(f"spec says {name} has modifiers {mods}, built {have}")
+    for group, spec in scene.get("node_groups", {}).items():
+        users = [(obj, path[: -len(".node_group")]) for (obj, path), g in groups.items()
+                 if g == group]
+        if not users:
+            problems.append(f"spec names node group {group}, which no modifier uses")
+        for input_name, (identifier, default) in spec.get("inputs", {}).items():
+            for obj, mod in users:
+                cell = f'bpy.data.objects["{obj}"].{mod}["{identifier}"]'
+                if state["cells"].get(cell) != default:
+                    problems.append(f"spec says {group} input {input_name} is {identifier} = "
+                                    f"{default}, built {obj} holds {state['cells'].get(cell)}")
+    return problems
+
+
+def _shape_key_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
+    """Shape-key blocks per mesh: the state keys values by Key data block, not by mesh,
+    and sorts its cells, so each mesh's block names must be one built Key's (as a set)."""
+    prefix = 'bpy.data.shape_keys["'
+    keys: dict[str, list[str]] = {}
+    for cell in state["cells"]:
+        if cell.startswith(prefix):
+            key, rest = cell[len(prefix):].split('"].key_blocks["', 1)
+            keys.setdefault(key, []).append(rest.rsplit('"].value', 1)[0])
+    problems = []
+    for mesh, blocks in scene.get("shape_keys", {}).items():
+        if sorted(blocks) not in [sorted(b) for b in keys.values()]:
+            problems.append(f"spec says mesh {mesh} has shape keys {blocks}, built "
+                            f"{sorted(keys.values()) or 'none'}")
     return problems
 
 
