@@ -93,3 +93,36 @@ def test_the_test_double_render_is_deterministic_and_follows_the_scene() -> None
     nocam = ex.execute("import bpy\nbpy.data.objects.remove(bpy.data.objects['Camera'])\n",
                        render=settings)
     assert not nocam.ok and nocam.error["kind"] == "render"
+
+
+CUBE_X = 'bpy.data.objects["Cube"].location'
+
+
+def test_persistent_mode_carries_each_successful_scene_to_the_next() -> None:
+    """The same sequence (and the same expected cells) as SceneExecutor's persistent test
+    on real bpy (tests/scene/test_executor.py)."""
+    first = "import bpy\nbpy.data.objects['Cube'].location.x = 3\n"
+    second = "import bpy\nbpy.data.objects['Cube'].location.y += 1\n"
+    ex = MiniBpyExecutor(persistent=True)
+    a = ex.execute(first)
+    assert a.ok and a.persisted
+    b = ex.execute(second)  # sees the first's edit (afresh it would be [0, 1, 0])
+    assert b.persisted and b.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    bad = ex.execute("import bpy\nbpy.data.objects['Cube'].location.z = 9\nraise ValueError\n")
+    assert not bad.ok and not bad.persisted
+    c = ex.execute("import bpy\nbpy.data.objects['Cube'].scale.x = 2\n",
+                   render=RenderSettings(size=8, samples=1))
+    assert c.persisted and c.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    dirty = ex.execute("import bpy\nbpy.types.Object.tether_p = 1\n")
+    assert dirty.contaminated and not dirty.persisted
+    d = ex.execute("x = 1\n")
+    assert d.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    assert d.state["cells"]['bpy.data.objects["Cube"].scale'] == [2.0, 1.0, 1.0]
+    # Kept before its render: c's engine override to Cycles is not in the kept scene.
+    e = ex.execute("x = 1\n", render=RenderSettings(size=8, samples=1))
+    assert [o["from"] for o in e.overrides] == ["BLENDER_EEVEE_NEXT"]
+    ex.forget()
+    assert ex.execute("x = 1\n").state["cells"][CUBE_X] == [0.0, 0.0, 0.0]
+    fresh = MiniBpyExecutor()
+    assert fresh.execute(first).persisted is False
+    assert fresh.execute(second).state["cells"][CUBE_X] == [0.0, 1.0, 0.0]

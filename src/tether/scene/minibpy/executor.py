@@ -100,13 +100,18 @@ def _error(kind: str, exc: BaseException, filename: str) -> dict[str, Any]:
 class MiniBpyExecutor:
     """execute(source) on minibpy, afresh each time; the interface of SceneExecutor."""
 
-    def __init__(self, base_script: str | None = None, *, empty: bool = False) -> None:
+    def __init__(self, base_script: str | None = None, *, empty: bool = False,
+                 persistent: bool = False) -> None:
         """`base_script` builds the base scene before every program, from the factory
         start-up scene, or with `empty` from the factory's empty file (as a task's
-        base.py runs on bpy)."""
+        base.py runs on bpy). `persistent`: as SceneExecutor's, the scene of each
+        successful, uncontaminated execution (before its render) is the next one's base
+        until forget()."""
         self.base_script = base_script
         self.empty = empty
+        self.persistent = persistent
         self.replacements = 0
+        self._saved: bytes | None = None  # persistent mode: the last kept scene, pickled
         # The built base, pickled: each execution loads a fresh copy of it instead of
         # running the base script again (about 10x faster on the suite's bases; the same
         # scene, tested against rebuilding). None: not built yet; b"": not picklable.
@@ -138,9 +143,16 @@ class MiniBpyExecutor:
                               f"spec: {'; '.join(problems)}")
         return ex
 
+    def forget(self) -> None:
+        """Persistent mode: drop the kept scene, so the next execution starts afresh."""
+        self._saved = None
+
     def _fresh(self) -> None:
         from tether.scene import minibpy
 
+        if self.persistent and self._saved is not None:
+            minibpy.data, minibpy.context = pickle.loads(self._saved)
+            return
         if self._base:
             minibpy.data, minibpy.context = pickle.loads(self._base)
             return
@@ -221,6 +233,12 @@ class MiniBpyExecutor:
             captured = scene_state.capture(minibpy)
         except Exception:
             captured = None
+        kept = None
+        if self.persistent and out["ok"] and not contaminated:
+            try:  # before the render, as the Blender worker saves before rendering
+                kept = pickle.dumps((minibpy.data, minibpy.context))
+            except (pickle.PicklingError, TypeError, AttributeError):
+                kept = None  # a scene holding a function: not kept (persisted False)
         png = None
         if out["ok"] and render is not None:
             scene = minibpy.context.scene
@@ -241,12 +259,14 @@ class MiniBpyExecutor:
         }))  # fmt: skip
         if contaminated:
             self.replacements += 1
+        if kept is not None and out["ok"]:
+            self._saved = kept
         return Execution(
             ok=out["ok"], error=payload["error"], events=payload["events"],
             unresolved=payload["unresolved"], truncated=tracer.truncated,
             state=payload["state"], render_png=png, overrides=payload["overrides"],
             contaminated=contaminated, worker_replaced=bool(contaminated),
-            duration_s=time.monotonic() - start,
+            duration_s=time.monotonic() - start, persisted=kept is not None and out["ok"],
         )  # fmt: skip
 
     def close(self) -> None:
