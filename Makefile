@@ -28,3 +28,4 @@ bench: setup
 	.venv/bin/python benchmarks/geometry.py
 	.venv/bin/python benchmarks/parallel_samples.py
 	.venv/bin/python benchmarks/scene_executor.py
+	.venv/bin/python benchmarks/scene_render.py

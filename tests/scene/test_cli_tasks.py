@@ -69,3 +69,32 @@ def test_trace_on_a_task_shows_the_shared_light_write() -> None:
     assert [(e["owner"], e["path"]) for e in out["events"]] == [(["lights", "Key"], "energy")]
     users = {b["from"][1]: b["users"] for b in out["state"]["bindings"] if b["path"] == "data"}
     assert users["KeyL"] == users["KeyR"] == 2
+
+
+def test_tasks_check_reports_a_blender_36_socket_name_and_never_fixes_it(tmp_path) -> None:
+    """A BlenderGym task whose goal.py indexes a 3.6-era socket: a note per line, and the
+    program runs as written (it fails on 4.2), so the task fails the check."""
+    from tether.scene.scenes import TaskScenes
+    from tether.scene.tasks import load_task
+
+    src = load_task(bundled_tasks_dir() / "material_orb_gold")
+    task = tmp_path / "material3"
+    task.mkdir()
+    with TaskScenes(tmp_path / "build") as scenes:
+        shutil.copyfile(scenes.base(src), task / "blender_file.blend")
+    (task / "start.py").write_text(src.start)
+    goal = ('import bpy\nbsdf = bpy.data.materials["Metal"].node_tree.nodes["Principled BSDF"]\n'
+            'bsdf.inputs["Specular"].default_value = 0.9\n')
+    (task / "goal.py").write_text(goal)
+    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(task)])
+    assert r.exit_code == 1, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("FAIL material3: ") and \
+        "goal.py: raised at line 3: 'bpy_prop_collection[key]: key \"Specular\" not found'" \
+        in lines[0], lines
+    assert "note material3: goal.py:3: socket 'Specular' is 'Specular IOR Level' in " \
+           "Blender 4.x" in lines
+    assert (task / "goal.py").read_text() == goal  # reported, not rewritten
+    (task / "goal.py").write_text(src.goal)  # 4.x names only: no note, and it passes
+    r = CliRunner().invoke(main, ["scene", "tasks", "check", str(task), "--record"])
+    assert r.exit_code == 0 and "note " not in r.output, r.output

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tether.cli.main import main
+from tether.scene.tasks import bundled_tasks_dir
 
 PROGRAM = "import bpy\nbpy.data.cameras['Camera'].lens = 0.5\nraise ValueError('x')\n"
 
@@ -32,9 +33,30 @@ def test_minibpy_backend_json_and_exit_codes(tmp_path) -> None:
     assert set(out["state"]["structure"]["objects"]) == {"Camera", "Cube", "Light"}
     prog.write_text("x = 1\n")
     assert trace(str(prog), "--backend", "minibpy")[0] == 0
-    # The double has no .blend loader and no task bases: refused as bad input.
+    # The double has no .blend loader: refused as bad input.
     assert trace(str(prog), "--backend", "minibpy", "--base", str(tmp_path / "b.blend"))[0] == 2
     assert trace(str(prog), "--backend", "blender")[0] == 2
+
+
+GOAL = bundled_tasks_dir() / "material_right_red" / "goal.py"
+
+
+def test_minibpy_backend_runs_a_bundled_task_on_its_base(tmp_path) -> None:
+    task = bundled_tasks_dir() / "material_right_red"
+    code, output = trace(str(GOAL), "--backend", "minibpy", "--task", str(task), "--json")
+    assert code == 0, output
+    out = json.loads(output)
+    assert [(e["owner"], e["path"], e["kind"]) for e in out["events"]] == [
+        (["objects", "Right"], "active_material", "binding"),
+        (["materials", "Paint.001"],
+         'node_tree.nodes["Principled BSDF"].inputs[0].default_value', "assign")]
+    assert set(out["state"]["structure"]["objects"]) == {"Camera", "Floor", "Sun", "Left",
+                                                         "Right", "Orb"}
+    gym = tmp_path / "material2"  # a BlenderGym-layout task ships a .blend: refused
+    gym.mkdir()
+    for name in ("blender_file.blend", "start.py", "goal.py"):
+        (gym / name).write_text("")
+    assert trace(str(GOAL), "--backend", "minibpy", "--task", str(gym))[0] == 2
 
 
 @pytest.mark.skipif(importlib.util.find_spec("bpy") is None, reason="bpy not installed")
@@ -44,3 +66,16 @@ def test_minibpy_and_bpy_backends_print_the_same_trace(tmp_path) -> None:
     outs = [json.loads(trace(str(prog), "--backend", b, "--json")[1]) for b in ("minibpy", "bpy")]
     for part in ("events", "unresolved", "state", "ok"):
         assert outs[0][part] == outs[1][part], part
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bpy") is None, reason="bpy not installed")
+def test_minibpy_and_bpy_backends_trace_a_task_alike(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TETHER_CACHE", str(tmp_path / "cache"))
+    task = str(bundled_tasks_dir() / "material_right_red")
+    outs = [json.loads(trace(str(GOAL), "--backend", b, "--task", task, "--json")[1])
+            for b in ("minibpy", "bpy")]
+    for part in ("events", "unresolved", "ok"):
+        assert outs[0][part] == outs[1][part], part
+    # No UV-sphere bounds in the compared parts: equal, not only within float32 tolerance.
+    assert outs[0]["state"]["cells"] == outs[1]["state"]["cells"]
+    assert outs[0]["state"]["bindings"] == outs[1]["state"]["bindings"]

@@ -61,12 +61,20 @@ def test_failures_are_results_and_changes_to_minibpy_are_undone() -> None:
     assert ex.execute("import bpy\nassert not hasattr(bpy.types.Object, 'extra')\n").ok
 
 
-def test_the_base_script_is_rebuilt_for_every_execution() -> None:
-    ex = MiniBpyExecutor(base_script="import bpy\nbpy.data.objects['Cube'].location.x = 5\n")
-    first = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
-    second = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x += 1\n")
+@pytest.mark.parametrize("extra", ["", "bpy.data.objects['Cube']['f'] = lambda: 1\n"])
+def test_every_execution_starts_from_the_base_script_s_scene(extra: str) -> None:
+    """The built base is kept pickled and loaded afresh per execution; a base that cannot
+    be pickled (a function in an ID property) is rebuilt per execution instead."""
+    ex = MiniBpyExecutor(base_script="import bpy\nbpy.data.objects['Cube'].location.x = 5\n"
+                         + extra)
+    program = ("import bpy\ncube = bpy.data.objects['Cube']\ncube.location.x += 1\n"
+               "bpy.data.objects.new('Extra', cube.data)\ncube.data.materials[0].name = 'M'\n")
+    first, second = ex.execute(program), ex.execute(program)
+    assert bool(ex._base) is not bool(extra)
     cell = 'bpy.data.objects["Cube"].location'
     assert first.state["cells"][cell][0] == second.state["cells"][cell][0] == 6.0
+    assert first.state == second.state and first.events == second.events
+    assert "Extra.001" not in second.state["structure"]["objects"]
 
 
 def test_the_test_double_render_is_deterministic_and_follows_the_scene() -> None:
@@ -85,3 +93,36 @@ def test_the_test_double_render_is_deterministic_and_follows_the_scene() -> None
     nocam = ex.execute("import bpy\nbpy.data.objects.remove(bpy.data.objects['Camera'])\n",
                        render=settings)
     assert not nocam.ok and nocam.error["kind"] == "render"
+
+
+CUBE_X = 'bpy.data.objects["Cube"].location'
+
+
+def test_persistent_mode_carries_each_successful_scene_to_the_next() -> None:
+    """The same sequence (and the same expected cells) as SceneExecutor's persistent test
+    on real bpy (tests/scene/test_executor.py)."""
+    first = "import bpy\nbpy.data.objects['Cube'].location.x = 3\n"
+    second = "import bpy\nbpy.data.objects['Cube'].location.y += 1\n"
+    ex = MiniBpyExecutor(persistent=True)
+    a = ex.execute(first)
+    assert a.ok and a.persisted
+    b = ex.execute(second)  # sees the first's edit (afresh it would be [0, 1, 0])
+    assert b.persisted and b.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    bad = ex.execute("import bpy\nbpy.data.objects['Cube'].location.z = 9\nraise ValueError\n")
+    assert not bad.ok and not bad.persisted
+    c = ex.execute("import bpy\nbpy.data.objects['Cube'].scale.x = 2\n",
+                   render=RenderSettings(size=8, samples=1))
+    assert c.persisted and c.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    dirty = ex.execute("import bpy\nbpy.types.Object.tether_p = 1\n")
+    assert dirty.contaminated and not dirty.persisted
+    d = ex.execute("x = 1\n")
+    assert d.state["cells"][CUBE_X] == [3.0, 1.0, 0.0]
+    assert d.state["cells"]['bpy.data.objects["Cube"].scale'] == [2.0, 1.0, 1.0]
+    # Kept before its render: c's engine override to Cycles is not in the kept scene.
+    e = ex.execute("x = 1\n", render=RenderSettings(size=8, samples=1))
+    assert [o["from"] for o in e.overrides] == ["BLENDER_EEVEE_NEXT"]
+    ex.forget()
+    assert ex.execute("x = 1\n").state["cells"][CUBE_X] == [0.0, 0.0, 0.0]
+    fresh = MiniBpyExecutor()
+    assert fresh.execute(first).persisted is False
+    assert fresh.execute(second).state["cells"][CUBE_X] == [0.0, 1.0, 0.0]

@@ -127,3 +127,19 @@ def test_blendergym_task_on_a_real_blend_runs_with_renames_reported(scenes, tmp_
     assert result.details["notes"] == bg.notes
     png, _ = scenes.render(bg, bg.start)
     assert png is not None and png[:4] == b"\x89PNG"
+
+
+def test_check_fails_a_task_that_does_not_run_alike_on_minibpy(scenes, tmp_path) -> None:
+    """Object.color exists on bpy, not on the minibpy double: the task would not run the
+    same on both, which tasks check reports (for the base, or for a program)."""
+    task = _copy("placement_box_back", tmp_path)
+    with (task / "base.py").open("a") as f:
+        f.write("\nbpy.data.objects['Box'].color = (1.0, 0.0, 0.0, 1.0)\n")
+    problems = check_task(scenes, load_task(task), record=True).problems
+    assert problems == ["minibpy: base.py does not build (AttributeError: 'Object' object "
+                        "has no attribute 'color')"], problems
+
+    task = _copy("placement_ball_lift", tmp_path)
+    (task / "start.py").write_text("import bpy\nbpy.data.objects['Ball'].color[0] = 0.5\n")
+    problems = check_task(scenes, load_task(task), record=True).problems
+    assert [p.split(":")[:3] for p in problems] == [["minibpy", " start.py", " raised at line 2"]]

@@ -93,6 +93,7 @@ def test_blendergym_layout_and_format(tmp_path) -> None:
     t = load_blendergym_task(task)
     assert (t.family, t.base_source, t.base_blend.name) == ("material", None, "blender_file.blend")
     assert [n["new"] for n in t.notes] == ["Emission Color"]
+    assert t.goal == 'n.inputs["Emission"].default_value = (1, 1, 1, 1)\n'  # never rewritten
     assert t.spec["shipped_renders"]["goal"][0].endswith("render1.png")
     [loaded] = load_suite(f"blendergym:{tmp_path}")
     assert (loaded.id, loaded.metric, loaded.artifact_kind) == ("material7", "scene_render",

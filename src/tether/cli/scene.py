@@ -50,7 +50,8 @@ def score(image: Path, goal: Path, as_json: bool) -> None:
 @click.option("--backend", type=click.Choice(["bpy", "minibpy"]), default="bpy",
               show_default=True,
               help="bpy: real Blender, sandboxed. minibpy: the in-process test double (no "
-                   "sandbox: only for programs you trust), factory start-up scene only.")
+                   "sandbox: only for programs you trust), on the factory scene or a --task "
+                   "in tether's layout (its base.py rebuilt on minibpy); no --base .blend.")
 @click.option("--max-events", type=int, default=10_000, show_default=True)
 @click.option("--timeout-s", type=float, default=60.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print events, state, ok and error as JSON.")
@@ -66,12 +67,18 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
     if task_dir is not None and base is not None:
         raise ConfigError("give --task or --base, not both")
     if backend == "minibpy":
-        if task_dir is not None or base is not None:
-            raise ConfigError("--backend minibpy runs on the factory start-up scene only",
-                              hint="drop --task / --base, or use --backend bpy")
+        if base is not None:
+            raise ConfigError("--backend minibpy cannot load a .blend (it is a test double)",
+                              hint="use --task with a task directory, or --backend bpy")
         from tether.scene.minibpy.executor import MiniBpyExecutor
 
-        with MiniBpyExecutor() as mini:
+        if task_dir is not None:
+            from tether.scene.tasks import load_any_task
+
+            executor = MiniBpyExecutor.for_task(load_any_task(task_dir))
+        else:
+            executor = MiniBpyExecutor()
+        with executor as mini:
             result = mini.execute(source, max_events=max_events, filename=program.name)
     elif task_dir is not None:
         from tether.scene.scenes import TaskScenes

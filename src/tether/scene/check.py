@@ -1,12 +1,16 @@
 """`tether scene tasks check`: a scene task is sound when
 
 1. the base builds deterministically: base.py run twice gives the same scene state;
-2. the scene the spec describes (task.json `scene`: objects -> [type, data], materials)
-   is the scene base.py builds (the minibpy double builds from the spec);
+2. the scene the spec describes (task.json `scene`: objects -> [type, data], materials,
+   modifiers -> [name, type, node group], node-group inputs -> [identifier, default],
+   shape-key names) is the scene base.py builds, on bpy and on the minibpy double;
 3. start.py and goal.py run on the base without error;
 4. their renders are deterministic (two renders of each are byte-identical);
 5. the renders match the digests stored in task.json (equal bytes, or pooled PL <= 1e-4);
-6. start and goal renders differ (PL > 1e-4): the task asks for a visible edit.
+6. start and goal renders differ (PL > 1e-4): the task asks for a visible edit;
+7. (tether's layout) the task runs the same on the minibpy test double: base.py, start.py
+   and goal.py end in the state they end in on bpy (floats within float32 tolerance), so
+   refiner tests on minibpy exercise the suite's real scenes.
 
 `record=True` writes the digests into task.json instead of checking 5 (for authors).
 """
@@ -53,11 +57,81 @@ def spec_problems(spec: dict[str, Any], state: dict[str, Any]) -> list[str]:
     for name, mat in scene.get("materials", {}).items():
         if mats.get(name) != mat:
             problems.append(f"spec says {name} has material {mat}, built {mats.get(name)}")
+    problems += _modifier_problems(scene, state)
+    problems += _shape_key_problems(scene, state)
     return problems
+
+
+def _modifier_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
+    """Modifiers [name, type, node group] per object, and each group's inputs
+    {name: [identifier, default]} as the modifiers using it hold them on the base."""
+    built = state["structure"]["objects"]
+    groups = {(b["from"][1], b["path"]): b["to"][1] for b in state["bindings"]
+              if b["path"].endswith(".node_group")}
+    problems = []
+    for name, mods in scene.get("modifiers", {}).items():
+        have = [[m, t, groups.get((name, f'modifiers["{m}"].node_group'))]
+                for m, t in built.get(name, {}).get("modifiers", [])]
+        if have != [list(m) for m in mods]:
+            problems.append(f"spec says {name} has modifiers {mods}, built {have}")
+    for group, spec in scene.get("node_groups", {}).items():
+        users = [(obj, path[: -len(".node_group")]) for (obj, path), g in groups.items()
+                 if g == group]
+        if not users:
+            problems.append(f"spec names node group {group}, which no modifier uses")
+        for input_name, (identifier, default) in spec.get("inputs", {}).items():
+            for obj, mod in users:
+                cell = f'bpy.data.objects["{obj}"].{mod}["{identifier}"]'
+                if state["cells"].get(cell) != default:
+                    problems.append(f"spec says {group} input {input_name} is {identifier} = "
+                                    f"{default}, built {obj} holds {state['cells'].get(cell)}")
+    return problems
+
+
+def _shape_key_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
+    """Shape-key blocks per mesh: the state keys values by Key data block, not by mesh,
+    and sorts its cells, so each mesh's block names must be one built Key's (as a set)."""
+    prefix = 'bpy.data.shape_keys["'
+    keys: dict[str, list[str]] = {}
+    for cell in state["cells"]:
+        if cell.startswith(prefix):
+            key, rest = cell[len(prefix):].split('"].key_blocks["', 1)
+            keys.setdefault(key, []).append(rest.rsplit('"].value', 1)[0])
+    problems = []
+    for mesh, blocks in scene.get("shape_keys", {}).items():
+        if sorted(blocks) not in [sorted(b) for b in keys.values()]:
+            problems.append(f"spec says mesh {mesh} has shape keys {blocks}, built "
+                            f"{sorted(keys.values()) or 'none'}")
+    return problems
+
+
+class _MiniBpySide:
+    """The task on minibpy, compared with bpy's states as check_task meets them."""
+
+    def __init__(self, task: SceneTask) -> None:
+        from tether.scene.minibpy.executor import MiniBpyExecutor
+
+        assert task.base_source is not None
+        self.executor = MiniBpyExecutor(task.base_source, empty=True)
+
+    def problems(self, which: str, source: str, bpy_state: dict[str, Any] | None) -> list[str]:
+        from tether.scene.minibpy.compare import differences
+
+        try:
+            run = self.executor.execute(source, trace=False, filename=f"{which}.py")
+        except Exception as exc:  # noqa: BLE001 - a base the double cannot build
+            return [f"minibpy: base.py does not build ({type(exc).__name__}: {exc})"]
+        if not run.ok:
+            error = run.error or {}
+            return [f"minibpy: {which}.py: {error.get('kind')} at line {error.get('line')}: "
+                    f"{error.get('message', '')}".splitlines()[0]]
+        diffs = differences(run.state, bpy_state)
+        return [f"minibpy: {which} state differs from bpy's at {d}" for d in diffs[:3]]
 
 
 def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> TaskCheck:
     out = TaskCheck(task.id)
+    mini = _MiniBpySide(task) if task.base_source is not None else None
     if task.base_source is not None:
         try:
             first = scenes.run(task, "", trace=False)  # the cached base (built if new)
@@ -68,6 +142,10 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
         if first.state != rebuilt.state:
             out.problems.append("base: two builds of base.py differ in state (not deterministic)")
         out.problems += [f"spec: {p}" for p in spec_problems(task.spec, first.state or {})]
+        if mini is not None:
+            out.problems += (base_problems := mini.problems("base", "", first.state))
+            if base_problems:
+                mini = None  # the programs' states would differ for the same reason
     renders: dict[str, bytes] = {}
     for which, source in (("start", task.start), ("goal", task.goal)):
         png, result = scenes.render(task, source, cached=False)
@@ -78,6 +156,8 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
                                 f"{error.get('message', '')}".splitlines()[0])
             continue
         renders[which] = png
+        if mini is not None and result is not None:
+            out.problems += mini.problems(which, source, result.state)
         if again != png:
             out.problems.append(f"{which}: two renders differ (not deterministic)")
         stored = (task.spec.get("digests") or {}).get(which)

@@ -4,6 +4,8 @@
   them, `bpy.data.<collection>["<name>"].<path>` (plus `[i]` never: arrays stay whole):
   object transforms and visibility, light energy / colour / size, camera lens / sensor /
   shift / clip, material and world node socket default values (sockets by index),
+  geometry-node group socket default values (`bpy.data.node_groups["G"].nodes["N"]
+  .inputs[i].default_value`: a group's own tree, shared by every modifier using it),
   shape-key values (`bpy.data.shape_keys["Key"].key_blocks["Key 1"].value`) and
   geometry-node modifier inputs (`...objects["Cube"].modifiers["GN"]["Socket_1"]`: the
   group interface's non-geometry inputs the modifier holds).
@@ -45,15 +47,18 @@ def _value(v: Any) -> Any:
 
 
 def _sockets(cells: dict[str, Any], collection: str, holder: Any) -> None:
-    tree = getattr(holder, "node_tree", None)
+    """Input socket defaults of the holder's embedded tree (a node group: its own)."""
+    group = collection == "node_groups"
+    tree = holder if group else getattr(holder, "node_tree", None)
     if tree is None:
         return
+    prefix = "" if group else "node_tree."
     for node in tree.nodes:
         for i, socket in enumerate(node.inputs):
             if hasattr(socket, "default_value"):
                 value = _value(socket.default_value)
                 if not isinstance(value, str):
-                    path = f'node_tree.nodes["{node.name}"].inputs[{i}].default_value'
+                    path = f'{prefix}nodes["{node.name}"].inputs[{i}].default_value'
                     cells[_key(collection, holder.name, path)] = value
 
 
@@ -136,6 +141,8 @@ def capture(bpy: Any) -> dict[str, Any]:
         _sockets(cells, "materials", mat)
     for world in data.worlds:
         _sockets(cells, "worlds", world)
+    for group in data.node_groups:
+        _sockets(cells, "node_groups", group)
     for key in data.shape_keys:
         for block in key.key_blocks:
             path = f'key_blocks["{block.name}"].value'

@@ -8,9 +8,10 @@ tether's own layout (the bundled suite, `data/tasks/<id>/`):
 - `description.md`: the edit in words (what a generator is told);
 - `task.json`: a plain JSON spec: `family`, `render` (size, samples, seed), `camera`,
   `shared` (which shared data block the natural edit hits, or null), `scene` (objects ->
-  [type, data], materials, shape keys, modifiers, node groups: what the minibpy test double
-  builds; `tether scene tasks check` keeps it equal to what base.py builds) and `digests`
-  of the start and goal renders (digest() below).
+  [type, data], materials, shape keys, modifiers, node groups: the scene base.py must
+  build on bpy and on the minibpy test double, which runs base.py itself: the spec is the
+  contract both builds are held to, by `tether scene tasks check` and
+  MiniBpyExecutor.for_task) and `digests` of the start and goal renders (digest() below).
 
 BlenderGym's layout (`blender_file.blend` instead of base.py, renders shipped under
 `renders/`) is read by blendergym.py into the same SceneTask.

@@ -2,7 +2,8 @@
 
 A small in-process fake of the bpy 4.2 subset that tether's scene programs use (objects,
 meshes, lights, cameras, materials with Principled BSDF sockets, material slots, shape
-keys, geometry-node modifier inputs, `.copy()`, users counts), so that refiner logic can
+keys, geometry-node modifier inputs, `.copy()`, users counts, and the bmesh primitives
+and geometry-node groups the suite's base scripts build with), so that refiner logic can
 be unit-tested in milliseconds and a patch compiled from either backend's state runs on
 both. Values, ranges, clamping, names and errors follow real bpy where programs can see
 them (float32 storage, `lens >= 1`, `.001` names, users), and tests compare its traces
@@ -18,7 +19,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from tether.scene.minibpy import mathutils, types
+from tether.scene.minibpy import bmesh, mathutils, types
 from tether.scene.minibpy.data import BlendData, Context, factory
 
 data: BlendData
@@ -43,7 +44,7 @@ class _Operator:
 def call_operator(idname: str, *args: Any, **kw: Any) -> set[str]:
     """bpy.ops.* on minibpy: only a factory reset; the executor guards the rest."""
     if idname == "wm.read_factory_settings":
-        reset()
+        reset(empty=bool(kw.get("use_empty", False)))
         return {"FINISHED"}
     raise RuntimeError(f"minibpy has no operator bpy.ops.{idname} (a test double)")
 
@@ -51,12 +52,13 @@ def call_operator(idname: str, *args: Any, **kw: Any) -> set[str]:
 ops = _Operator("")
 
 
-def reset() -> None:
-    """Back to Blender's factory start-up scene (Cube, Camera, Light)."""
+def reset(empty: bool = False) -> None:
+    """Back to Blender's factory start-up scene (Cube, Camera, Light), or with `empty`
+    to its empty file (one scene, nothing else), where the suite's base scripts start."""
     global data, context
-    data, context = factory()
+    data, context = factory(empty)
 
 
 reset()
 
-__all__ = ["app", "context", "data", "mathutils", "ops", "reset", "types"]
+__all__ = ["app", "bmesh", "context", "data", "mathutils", "ops", "reset", "types"]

@@ -134,10 +134,13 @@ CUBE_VERTICES = [(x, y, z) for x in (1.0, -1.0) for y in (1.0, -1.0) for z in (1
 CUBE_FACES = [(0, 4, 6, 2), (3, 2, 6, 7), (7, 6, 4, 5), (5, 1, 3, 7), (1, 0, 2, 3), (5, 4, 0, 1)]
 
 
-def factory() -> tuple[BlendData, Context]:
-    """Blender 4.2's factory start-up scene (values as read from bpy)."""
+def factory(empty: bool = False) -> tuple[BlendData, Context]:
+    """Blender 4.2's factory start-up scene (values as read from bpy); with `empty`, the
+    factory's empty file: the scene "Scene" alone (no world, camera or objects)."""
     main = BlendData()
     scene = main.scenes.add(ids.Scene(main, "Scene"), "Scene")
+    if empty:
+        return main, Context(main, scene)
     world = main.worlds.new("World")
     world.use_nodes = True
     world.node_tree.nodes["Background"].inputs[0].default_value = (

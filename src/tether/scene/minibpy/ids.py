@@ -183,14 +183,38 @@ class World(_HasNodes):
     TREE_LINKS = (("Background", "Background", "World Output", "Surface"),)
 
 
+class ShapeKeyPoint(bpy_struct):
+    """One point of a shape key: `co`, a Vector view on the key's stored coordinates."""
+
+    def __init__(self, block: ShapeKey, index: int, store: list[float]) -> None:
+        super().__init__(block._owner, f'{block._path}.data[{index}]')
+        object.__setattr__(self, "_store", store)
+
+    @property
+    def co(self) -> Vector:
+        return view(Vector, self._store)
+
+    @co.setter
+    def co(self, value: Any) -> None:
+        self._store[:] = as_floats(value, 3, -math.inf, math.inf)
+
+
 class ShapeKey(bpy_struct):
     slider_min = FloatProp(0.0, lo=-10.0, hi=10.0)
     slider_max = FloatProp(1.0, lo=-10.0, hi=10.0)
     mute = BoolProp(False)
 
-    def __init__(self, key: Key, name: str) -> None:
+    def __init__(self, key: Key, name: str, coords: list[list[float]] | None = None) -> None:
         super().__init__(key, f'key_blocks["{name}"]')
         object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_coords", [list(c) for c in coords or []])
+
+    @property
+    def data(self) -> bpy_prop_collection:
+        """The key's point coordinates (what a base script shapes: `p.co.z *= 1.8`)."""
+        points = bpy_prop_collection()
+        points._items = [ShapeKeyPoint(self, i, c) for i, c in enumerate(self._coords)]
+        return points
 
     @property
     def value(self) -> float:
@@ -213,7 +237,7 @@ class Key(ID):
     def _copy_into(self, dup: Any) -> None:
         blocks = bpy_prop_collection()
         for kb in self.key_blocks:
-            new = ShapeKey(dup, kb.name)
+            new = ShapeKey(dup, kb.name, kb._coords)
             object.__setattr__(new, "_v", dict(kb._v))
             blocks._items.append(new)
         object.__setattr__(dup, "key_blocks", blocks)
@@ -380,9 +404,15 @@ class Object(ID):
         base, n = name, 1
         while name in blocks:
             name, n = f"{base}.{n:03d}", n + 1
-        block = ShapeKey(mesh.shape_keys, name)
+        # A new key starts at the basis shape (the mix of keys at their values is the
+        # basis while every value is 0, as right after a base script adds them).
+        coords = blocks[0]._coords if len(blocks) else [list(v) for v in mesh.vertices]
+        block = ShapeKey(mesh.shape_keys, name, coords)
         blocks._items.append(block)
         return block
+
+    def update_tag(self, refresh: Any = None) -> None:
+        """Nothing to re-evaluate on the test double (bpy tags the object for update)."""
 
     def _copy_into(self, dup: Any) -> None:
         mods = Modifiers(dup)

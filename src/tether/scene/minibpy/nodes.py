@@ -7,10 +7,12 @@ from __future__ import annotations
 import copy as _copy
 from typing import Any
 
-from tether.scene.minibpy._sockets import NODES
+from tether.scene.minibpy._sockets import NAMES, NODES
 from tether.scene.minibpy.structs import _MISSING, ID, bpy_prop_collection, bpy_struct
 from tether.scene.minibpy.values import (
     FLT_MAX,
+    Euler,
+    Vector,
     as_float,
     as_floats,
     bpy_prop_array,
@@ -18,6 +20,19 @@ from tether.scene.minibpy.values import (
     f32,
     view,
 )  # fmt: skip
+
+GROUP_NODES = {"NodeGroupInput": "INPUT", "NodeGroupOutput": "OUTPUT"}
+VIRTUAL = ("", "__extend__", "NodeSocketVirtual", True, None)
+
+
+def _array_class(bl_idname: str) -> type:
+    """What a vector socket's default_value is on bpy 4.2: a Euler for rotations, a
+    Vector for the subtyped vectors (Translation, XYZ, ...), else a bpy_prop_array."""
+    if bl_idname == "NodeSocketRotation":
+        return Euler
+    if bl_idname.startswith("NodeSocketVector") and bl_idname != "NodeSocketVector":
+        return Vector
+    return bpy_prop_array
 
 
 class NodeSocket(bpy_struct):
@@ -45,7 +60,7 @@ class NodeSocket(bpy_struct):
         if self._default is None:
             raise AttributeError(f"{self.bl_idname!r} object has no attribute 'default_value'")
         if isinstance(self._default, list):
-            return view(bpy_prop_array, self._default, self._lo, FLT_MAX)
+            return view(_array_class(self.bl_idname), self._default, self._lo, FLT_MAX)
         return self._default
 
     @default_value.setter
@@ -78,6 +93,32 @@ class Node(bpy_struct):
         outs._items = [NodeSocket(tree, self, i, s, True) for i, s in enumerate(spec["outputs"])]
         object.__setattr__(self, "inputs", ins)
         object.__setattr__(self, "outputs", outs)
+        if bl_idname in GROUP_NODES:
+            self.sync_interface()
+
+    def sync_interface(self) -> None:
+        """A group input (output) node's outputs (inputs) are the group interface's input
+        (output) sockets, keyed by their identifiers, then the virtual `__extend__` one;
+        sockets that exist are kept (links hold them), new ones are added before it."""
+        in_out = GROUP_NODES[self.bl_idname]
+        output = in_out == "INPUT"
+        side = self.outputs if output else self.inputs
+        have = {s.identifier: s for s in side._items}
+        items = []
+        for item in self._owner.interface.items_tree:
+            if item.in_out != in_out:
+                continue
+            sock = have.get(item.identifier)
+            if sock is None:
+                default = _copy.copy(item._default)
+                spec = (item.name, item.identifier, item.socket_type, True, default)
+                sock = NodeSocket(self._owner, self, len(items), spec, output)
+            items.append(sock)
+        items.append(NodeSocket(self._owner, self, len(items), VIRTUAL, output))
+        for i, sock in enumerate(items):  # indices move when a socket is added
+            kind = "outputs" if output else "inputs"
+            object.__setattr__(sock, "_path", f'nodes["{self.name}"].{kind}[{i}]')
+        side._items = items
 
 
 class NodeLink(bpy_struct):
@@ -95,10 +136,10 @@ class Nodes(bpy_prop_collection):
         self._tree = tree
 
     def new(self, type: str) -> Node:  # noqa: A002 (bpy's keyword)
-        base = NODES.get(type) and type.replace("ShaderNode", "")
-        name, n = base or type, 1
+        base = NAMES.get(type, type)
+        name, n = base, 1
         while name in self:
-            name, n = f"{base or type}.{n:03d}", n + 1
+            name, n = f"{base}.{n:03d}", n + 1
         node = Node(self._tree, name, type)
         self._items.append(node)
         return node
@@ -125,7 +166,36 @@ class InterfaceSocket(bpy_struct):
         for k, v in (("identifier", identifier), ("name", name), ("in_out", in_out),
                      ("socket_type", socket_type)):
             object.__setattr__(self, k, v)
-        object.__setattr__(self, "default_value", _copy.copy(self.DEFAULTS.get(socket_type)))
+        object.__setattr__(self, "_default", _copy.copy(self.DEFAULTS.get(socket_type)))
+
+    @property
+    def default_value(self) -> Any:
+        """The default a modifier's input takes when the group is assigned (float32)."""
+        if self._default is None:
+            raise AttributeError(f"'NodeTreeInterfaceSocket{self.socket_type[10:]}' object "
+                                 "has no attribute 'default_value'")
+        return view(Vector, self._default) if isinstance(self._default, list) \
+            else self._default
+
+    @default_value.setter
+    def default_value(self, value: Any) -> None:
+        if self._default is None:
+            raise AttributeError(f"'NodeTreeInterfaceSocket{self.socket_type[10:]}' object "
+                                 "has no attribute 'default_value'")
+        if isinstance(self._default, list):
+            self._default[:] = as_floats(value, len(self._default), -FLT_MAX, FLT_MAX)
+        elif isinstance(self._default, bool):
+            object.__setattr__(self, "_default", bool(value))
+        elif isinstance(self._default, int):
+            object.__setattr__(self, "_default", int(value))
+        else:
+            object.__setattr__(self, "_default", clamp(as_float(value, "default_value"),
+                                                       -FLT_MAX, FLT_MAX))
+
+    def copy_to(self, tree: NodeTree) -> InterfaceSocket:
+        dup = InterfaceSocket(tree, self.identifier, self.name, self.in_out, self.socket_type)
+        object.__setattr__(dup, "_default", _copy.copy(self._default))
+        return dup
 
 
 class Interface(bpy_struct):
@@ -139,6 +209,9 @@ class Interface(bpy_struct):
         sock = InterfaceSocket(self._owner, f"Socket_{self._count}", name, in_out, socket_type)
         object.__setattr__(self, "_count", self._count + 1)
         self.items_tree.append(sock)
+        for node in self._owner.nodes:  # group input / output nodes show the new socket
+            if node.bl_idname in GROUP_NODES:
+                node.sync_interface()
         return sock
 
 
@@ -169,6 +242,10 @@ class NodeTree(ID):
         return dup
 
     def _fill(self, dup: NodeTree) -> None:
+        # The interface first: group input / output nodes take their sockets from it.
+        for sock in self.interface.items_tree:
+            dup.interface.items_tree.append(sock.copy_to(dup))
+        object.__setattr__(dup.interface, "_count", self.interface._count)
         index = {}
         for node in self.nodes:
             new = dup.add_node(node.bl_idname, node.name)
@@ -178,9 +255,6 @@ class NodeTree(ID):
                 index[id(a)] = b
         for link in self.links:
             dup.links.new(index[id(link.from_socket)], index[id(link.to_socket)])
-        for sock in self.interface.items_tree:
-            dup.interface.items_tree.append(_copy.copy(sock))
-        object.__setattr__(dup.interface, "_count", self.interface._count)
 
     def _copy_into(self, dup: Any) -> None:
         dup._reset()
@@ -190,7 +264,7 @@ class NodeTree(ID):
         out: dict[str, Any] = {}
         for sock in self.interface.items_tree:
             if sock.in_out == "INPUT" and sock.socket_type != "NodeSocketGeometry":
-                value = sock.default_value
+                value = sock._default
                 out[sock.identifier] = [f32(v) for v in value] if isinstance(value, list) \
                     else (f32(value) if isinstance(value, float) else value)
                 out[sock.identifier + "_use_attribute"] = False
