@@ -185,3 +185,27 @@ def test_shared_shape_key_displacement_recovered_on_a_mesh_copy(scenes: TaskScen
     assert cells['bpy.data.shape_keys["Key"].key_blocks["Stretch"].value'] == 0.0  # Face
     assert sorted(got.checks["bindings"]["rebound"]) == [["Twin", "data"],
                                                          ["Twin", "data.shape_keys"]]
+
+
+def test_shared_node_group_displacement_recovered_on_a_group_copy(scenes: TaskScenes) -> None:
+    rotation = 'nodes["Transform Geometry"].inputs["Rotation"].default_value'
+    program = (
+        "import math\nimport bpy\n"
+        "b = bpy.data.objects['TowerB'].modifiers['Shape']\n"
+        f"b.node_group.{rotation} = (0.0, 0.0, math.pi / 4)\n"
+        "a = bpy.data.objects['TowerA'].modifiers['Shape']\n"
+        f"a.node_group.{rotation} = (0.0, 0.0, 0.0)\n"
+    )  # one group drives both towers: TowerA's write untwists TowerB too
+    got, _ = run(scenes, "geometry_twist_b_only", program)
+    assert got.accepted == "recovery_current" and got.executions == 1
+    group = "bpy.data.objects['TowerB'].modifiers[\"Shape\"].node_group"
+    assert tail(got) == (
+        f"recovery_current\nimport bpy\n{group} = {group}.copy()\n"
+        f'{group}.nodes["Transform Geometry"].inputs[2].default_value = (0.0, 0.0, 0.7853982)\n')
+    assert got.checks["scope"]["copies"] == [[["node_groups", "Stack.001"],
+                                              ["node_groups", "Stack"]]]
+    assert got.checks["bindings"]["rebound"] == [["TowerB", 'modifiers["Shape"].node_group']]
+    cells = got.delivered.execution.state["cells"]
+    shared = 'bpy.data.node_groups["Stack"].nodes["Transform Geometry"].inputs[2].default_value'
+    assert cells[shared] == pytest.approx([0.0, 0.0, 0.0])  # TowerA keeps the shared group
+    assert all(c["ok"] for c in got.checks.values()) and got.delivered.rendered
