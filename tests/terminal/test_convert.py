@@ -98,3 +98,15 @@ def test_one_service_compose_is_fine_and_heavy_is_allowed_on_request(tmp_path):
     task = make_tb2_task(tmp_path, "b", dockerfile=heavy, files={})
     assert [r.kind for r in classify_task(task).refusals] == ["heavy"]
     assert classify_task(task, allow_heavy=True).convertible
+
+
+def test_a_script_the_build_runs_is_read_for_downloads(tmp_path):
+    dockerfile = ("FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY setup.sh ./\n"
+                  "RUN bash /app/setup.sh && rm setup.sh\n")
+    cloning = make_tb2_task(tmp_path, "clone", dockerfile=dockerfile, files={
+        "setup.sh": "git config --global user.name x\ngit clone https://github.com/a/b\n"})
+    c = classify_task(cloning)
+    assert [r.reason for r in c.refusals] == ["downloads at build time (git) in setup.sh"]
+    local = make_tb2_task(tmp_path, "local", dockerfile=dockerfile, files={
+        "setup.sh": "git init repo  # a local repo\necho hi > a.txt\n"})
+    assert classify_task(local).convertible

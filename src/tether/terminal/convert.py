@@ -230,6 +230,7 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
                 elif not any(env_dir.glob(src)):
                     out.refusals.append(Refusal("missing_file", f"COPY source {src} is not "
                                                 "in environment/"))
+    out.refusals += _scripts_run_at_build(recipe, env_dir)
     test_sh = task_dir / "tests" / "test.sh"
     if not test_sh.is_file():
         out.refusals.append(Refusal("no_verifier", "tests/test.sh missing"))
@@ -242,6 +243,30 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
     # dedupe: the same reason from several RUN lines is one reason in a table
     out.refusals = list({(r.kind, r.reason): r for r in out.refusals}.values())
     return out
+
+
+def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
+    """A RUN that runs a script from the build context (`bash setup.sh`) downloads if
+    the script does: its lines are classified like the RUN's own."""
+    copied = {Path(src).name: src for s in recipe.steps if s.kind == "copy"
+              for src in s.args[:-1]}
+    refusals: list[Refusal] = []
+    for step in recipe.steps:
+        if step.kind != "run":
+            continue
+        for word in re.findall(r"[\w./-]+\.(?:sh|bash)\b", step.args[0]):
+            name = Path(word).name
+            candidates = [env_dir / copied[name]] if name in copied else []
+            candidates += [p for p in env_dir.rglob(name) if p.is_file()]
+            for script in candidates[:1]:
+                if script.is_dir():
+                    script = script / name
+                if not script.is_file():
+                    continue
+                for line in script.read_text(encoding="utf-8", errors="replace").splitlines():
+                    _, _, found = classify_run(line.split("#", 1)[0])
+                    refusals += [Refusal(r.kind, f"{r.reason} in {name}") for r in found]
+    return refusals
 
 
 def _check_task_toml(task_dir: Path, out: Classification) -> None:
