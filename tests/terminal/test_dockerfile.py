@@ -52,12 +52,18 @@ def test_the_subset_becomes_ordered_steps_with_env_workdir_and_args_applied():
     "wget -q https://example.org/x.tgz",
     "git clone https://github.com/a/b",
     "pip install git+https://github.com/a/b",
-    "pip install --index-url https://download.pytorch.org/whl/cpu numpy",
     "npm install -g typescript",
     "cargo install ripgrep",
 ])
 def test_build_time_downloads_are_refused(run):
     assert "download" in kinds(f"FROM debian:bookworm\nRUN {run}\n")
+
+
+def test_pip_option_values_are_not_requirements_and_an_index_is_still_pip():
+    apt, pip, refusals = classify_run(
+        "pip install --no-cache-dir torch==2.7.1 --index-url https://download.pytorch.org/whl/cpu"
+        " -r requirements.txt -c constraints.txt six")
+    assert (pip, refusals) == (["torch==2.7.1", "six"], [])
 
 
 def test_local_git_and_apt_and_pip_are_not_downloads():

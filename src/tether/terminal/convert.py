@@ -54,23 +54,18 @@ def choose_suite(base: str) -> BaseChoice | Refusal:
     tag = tag.split("@")[0] or "latest"
     if name == "python":
         version = re.match(r"(\d+)\.(\d+)", tag)
-        for codename in ("bookworm", "trixie"):
-            if codename in tag:
-                suite = codename
-                break
-        else:
-            suite = "trixie"
-        if version and (int(version.group(1)), int(version.group(2))) >= (3, 12):
+        minor = (int(version.group(1)), int(version.group(2))) if version else None
+        if minor is None or minor >= (3, 12):
             # the tasks' verifiers ask for 3.13; Debian's 3.13 is trixie's python3
-            note = None if version.group(2) == "13" else (
-                f"python {version.group(0)} image: trixie's python 3.13 stands in")
+            note = None if minor == (3, 13) else (
+                f"{base}: trixie's python 3.13 stands in")
             return BaseChoice("trixie", note)
-        if suite == "bookworm":
-            return BaseChoice("bookworm", None if version and version.group(2) == "11"
-                              else f"{base}: bookworm's python 3.11 stands in")
-        return BaseChoice(suite, f"{base}: {suite}'s python3 stands in")
+        # bookworm's python3 is 3.11: exact for 3.11, a stand-in below it
+        return BaseChoice("bookworm", None if minor == (3, 11)
+                          else f"{base}: bookworm's python 3.11 stands in")
     if name == "debian":
         codename = tag.split("-")[0]
+        codename = codename.split(".")[0] if codename[:1].isdigit() else codename
         if codename in _DEBIAN:
             return BaseChoice(_DEBIAN[codename])
         return Refusal("base_image", f"Debian release {tag!r} is not bookworm or trixie")

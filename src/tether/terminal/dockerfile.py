@@ -170,12 +170,10 @@ def classify_run(command: str) -> tuple[list[str], list[str], list[Refusal]]:
         if tool in {"apt-get", "apt"} and "install" in words:
             apt += [w for w in words[words.index("install") + 1:] if not w.startswith("-")]
         elif _is_pip(words) and "install" in words:
-            reqs = [w for w in words[words.index("install") + 1:] if not w.startswith("-")]
+            reqs = _pip_requirements(words[words.index("install") + 1:])
             for req in reqs:
                 if req.startswith(("git+", "http://", "https://")) or "://" in req:
                     refusals.append(Refusal("download", f"pip installs from a URL ({req})"))
-            if any(w.startswith(("--index-url", "--extra-index-url", "-i")) for w in words):
-                refusals.append(Refusal("download", "pip installs from a custom index"))
             pip += reqs
         elif tool in DOWNLOADERS:
             if tool == "git" and len(words) > 1 and words[1] not in {
@@ -183,6 +181,28 @@ def classify_run(command: str) -> tuple[list[str], list[str], list[Refusal]]:
                 continue  # git init/commit/config build a repo locally: fine
             refusals.append(Refusal("download", f"downloads at build time ({tool})"))
     return apt, pip, refusals
+
+
+# pip options whose value is the next word (an index is still pip: allowed at build time)
+_PIP_VALUE_OPTIONS = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links",
+                                "-c", "--constraint", "-t", "--target", "--prefix", "--root",
+                                "--platform", "--python-version", "--trusted-host",
+                                "--cache-dir", "--src", "--upgrade-strategy", "--timeout"})
+
+
+def _pip_requirements(args: list[str]) -> list[str]:
+    """The requirement words of `pip install ARGS` (option values skipped; -r files kept
+    out: what they list is not known here)."""
+    reqs: list[str] = []
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word in _PIP_VALUE_OPTIONS or word in {"-r", "--requirement"}:
+            skip = True
+        elif not word.startswith("-"):
+            reqs.append(word)
+    return reqs
 
 
 def _is_pip(words: list[str]) -> bool:
@@ -274,11 +294,12 @@ def _copy_step(kw: str, args: str, recipe: Recipe) -> Step:
         words = shlex.split(args)
     flags = [w for w in words if w.startswith("--")]
     paths = [w for w in words if not w.startswith("--")]
-    if any(f.startswith("--from") for f in flags):
-        recipe.refusals.append(Refusal("multi_stage", f"{kw} --from another image or stage"))
     if len(paths) < 2:
         raise DockerfileError(f"{kw} {args!r}: needs a source and a destination")
     *sources, dest = paths
+    if any(f.startswith("--from") for f in flags):
+        recipe.refusals.append(Refusal("multi_stage", f"{kw} --from another image or stage"))
+        return Step("copy_from", (*sources, dest))  # not from the build context
     for src in sources:
         if "://" in src:
             recipe.refusals.append(Refusal("download", f"{kw} from a URL ({src})"))
