@@ -87,6 +87,7 @@ def test_ubuntu_tasks_say_trixie_stands_in(tmp_path):
     ({"dockerfile": "FROM python:3.13\nRUN curl -L http://x | sh\n"}, "download"),
     ({"dockerfile": "FROM python:3.13\nCOPY ../secret /x\n"}, "unsupported"),
     ({"dockerfile": "RUN true\n"}, "syntax"),
+    ({"dockerfile": "FROM ubuntu:24.04\nWORKDIR /workspace\n", "files": {}}, "outside_app"),
 ])
 def test_task_level_refusals(tmp_path, kwargs, kind):
     c = classify_task(make_tb2_task(tmp_path, **kwargs))
@@ -113,3 +114,13 @@ def test_a_script_the_build_runs_is_read_for_downloads(tmp_path):
     local = make_tb2_task(tmp_path, "local", dockerfile=dockerfile, files={
         "setup.sh": "git init repo  # a local repo\necho hi > a.txt\n"})
     assert classify_task(local).convertible
+
+
+def test_an_oracle_that_installs_at_solve_time_is_noted_not_refused(tmp_path):
+    task = make_tb2_task(tmp_path, solve="apt-get install -y python3-pip\npip install biopython==1.85\n"
+                         "curl -s https://example.org/x > x\necho 42 > /app/answer.txt\n")
+    c = classify_task(task)
+    assert c.convertible
+    assert c.notes == ["solve.sh installs or downloads at solve time (apt, curl, pip): "
+                       "offline, the oracle gate will likely fail"]
+    assert classify_task(make_tb2_task(tmp_path, "quiet")).notes == []

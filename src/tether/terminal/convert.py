@@ -226,6 +226,12 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
                     out.refusals.append(Refusal("missing_file", f"COPY source {src} is not "
                                                 "in environment/"))
     out.refusals += _scripts_run_at_build(recipe, env_dir)
+    if recipe.workdir not in {"/", "/app"} and not recipe.workdir.startswith("/app/"):
+        # only /app (and /tmp) are writable in the sandbox; the image is read-only (no
+        # WORKDIR at all is fine: commands start in /app)
+        out.refusals.append(Refusal("outside_app", f"WORKDIR {recipe.workdir} is outside "
+                                    "/app, the only writable dir in the sandbox"))
+    out.notes += _solution_needs_network(task_dir / "solution" / "solve.sh")
     test_sh = task_dir / "tests" / "test.sh"
     if not test_sh.is_file():
         out.refusals.append(Refusal("no_verifier", "tests/test.sh missing"))
@@ -262,6 +268,25 @@ def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
                     _, _, found = classify_run(line.split("#", 1)[0])
                     refusals += [Refusal(r.kind, f"{r.reason} in {name}") for r in found]
     return refusals
+
+
+def _solution_needs_network(solve: Path) -> list[str]:
+    """A note when the oracle installs or downloads at solve time: offline (and not as
+    root) it will likely fail its gate. A note, not a refusal: the gate decides."""
+    if not solve.is_file():
+        return []
+    found: set[str] = set()
+    for line in solve.read_text(encoding="utf-8", errors="replace").splitlines():
+        apt, pip, refusals = classify_run(line.split("#", 1)[0])
+        if apt:
+            found.add("apt")
+        if pip:
+            found.add("pip")
+        found |= {r.reason.rsplit("(", 1)[-1].rstrip(")") for r in refusals}
+    if not found:
+        return []
+    return [f"solve.sh installs or downloads at solve time ({', '.join(sorted(found))}): "
+            "offline, the oracle gate will likely fail"]
 
 
 def _check_task_toml(task_dir: Path, out: Classification) -> None:
