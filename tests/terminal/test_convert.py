@@ -117,8 +117,9 @@ def test_a_script_the_build_runs_is_read_for_downloads(tmp_path):
 
 
 def test_an_oracle_that_installs_at_solve_time_is_noted_not_refused(tmp_path):
-    task = make_tb2_task(tmp_path, solve="apt-get install -y python3-pip\npip install biopython==1.85\n"
-                         "curl -s https://example.org/x > x\necho 42 > /app/answer.txt\n")
+    task = make_tb2_task(tmp_path, solve=(
+        "apt-get install -y python3-pip\npip install biopython==1.85\n"
+        "curl -s https://example.org/x > x\necho 42 > /app/answer.txt\n"))
     c = classify_task(task)
     assert c.convertible
     assert c.notes == ["solve.sh installs or downloads at solve time (apt, curl, pip): "
