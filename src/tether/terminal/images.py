@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from tether.errors import ConfigError, TetherError
 from tether.terminal.convert import BASE_PACKAGES, VERIFIER_VENV, Classification
@@ -203,7 +204,7 @@ class ImageBuilder:
         return image
 
     # -- the steps ------------------------------------------------------------------
-    def _build_into(self, out: Path, spec: ImageSpec, context: Path, log: object,
+    def _build_into(self, out: Path, spec: ImageSpec, context: Path, log: TextIO,
                     deadline: float) -> tuple[dict[str, str], str]:
         rootfs = out / "rootfs"
         base = self._base_tarball(spec, log, deadline)
@@ -239,7 +240,7 @@ class ImageBuilder:
             (rootfs / mount).mkdir(parents=True, exist_ok=True)
         return env, workdir
 
-    def _base_tarball(self, spec: ImageSpec, log: object, deadline: float) -> Path:
+    def _base_tarball(self, spec: ImageSpec, log: TextIO, deadline: float) -> Path:
         """The suite + base packages as a tarball, made once by mmdebstrap and shared by
         every image of that suite (the layer that most builds have in common)."""
         blob = json.dumps([BUILDER_VERSION, spec.suite, list(spec.packages)]).encode()
@@ -254,7 +255,7 @@ class ImageBuilder:
                 self._mmdebstrap(spec, path, log, deadline)
         return path
 
-    def _mmdebstrap(self, spec: ImageSpec, path: Path, log: object, deadline: float) -> None:
+    def _mmdebstrap(self, spec: ImageSpec, path: Path, log: TextIO, deadline: float) -> None:
         apt_cache = self.root / "cache" / "apt"
         self.log(f"mmdebstrap {spec.suite} ({len(spec.packages)} base packages)")
         partial = path.with_suffix(".partial.tar")
@@ -281,7 +282,7 @@ class ImageBuilder:
                 shutil.copy2(src, to)
 
     def _run_in(self, rootfs: Path, command: str, env: dict[str, str], workdir: str,
-                log: object, deadline: float) -> None:
+                log: TextIO, deadline: float) -> None:
         apt_cache, pip_cache = self.root / "cache" / "apt", self.root / "cache" / "pip"
         (rootfs / "root" / ".cache" / "pip").mkdir(parents=True, exist_ok=True)
         (rootfs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
@@ -303,13 +304,13 @@ class ImageBuilder:
         self._call([*argv, "--", "/bin/sh", "-c", command], log, deadline,
                    what=f"RUN {command[:60]}")
 
-    def _call(self, argv: list[str], log: object, deadline: float, *, what: str) -> None:
+    def _call(self, argv: list[str], log: TextIO, deadline: float, *, what: str) -> None:
         left = deadline - time.monotonic()
         if left <= 0:
             raise ImageBuildError(f"image build timed out before {what}")
-        print(f"$ {' '.join(argv)}", file=log, flush=True)  # type: ignore[call-overload]
+        print(f"$ {' '.join(argv)}", file=log, flush=True)
         try:
-            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,  # type: ignore[arg-type]
+            proc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
                                   timeout=left, env={"PATH": BUILD_PATH, "LANG": "C.UTF-8"})
         except subprocess.TimeoutExpired:
             raise ImageBuildError(f"image build timed out in {what}") from None
