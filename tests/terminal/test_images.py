@@ -65,3 +65,14 @@ def test_a_missing_tool_is_a_build_error_not_a_crash(tmp_path):
     builder.mmdebstrap = None
     with pytest.raises(ImageBuildError, match="mmdebstrap"):
         builder.build(spec, tmp_path)
+
+
+def test_a_failed_step_says_why_in_one_line(tmp_path):
+    from tether.terminal.images import _error_lines
+
+    log = tmp_path / "build.log"
+    log.write_text("Reading package lists...\nE: Package 'libgl1-mesa-glx' has no installation "
+                   "candidate\nother\n")
+    assert _error_lines(log) == ": E: Package 'libgl1-mesa-glx' has no installation candidate"
+    log.write_text("all fine\n")
+    assert _error_lines(log) == ""

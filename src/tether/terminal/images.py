@@ -315,4 +315,17 @@ class ImageBuilder:
         except subprocess.TimeoutExpired:
             raise ImageBuildError(f"image build timed out in {what}") from None
         if proc.returncode != 0:
-            raise ImageBuildError(f"{what} failed (exit {proc.returncode}); see the build log")
+            why = _error_lines(Path(log.name)) if hasattr(log, "name") else ""
+            raise ImageBuildError(f"{what} failed (exit {proc.returncode}){why}; "
+                                  f"build log: {getattr(log, 'name', '?')}")
+
+
+def _error_lines(log_path: Path, keep: int = 2) -> str:
+    """The last apt/pip error lines of a build log (`E: ...`, `ERROR: ...`), so a
+    failed build says why in its one line (e.g. a package that suite does not have)."""
+    try:
+        lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    errors = [ln.strip() for ln in lines if ln.startswith(("E: ", "ERROR: "))]
+    return (": " + " | ".join(errors[-keep:])) if errors else ""
