@@ -7,6 +7,7 @@ import pytest
 
 from tests.terminal.harbor_factory import TB2_TEST_SH, make_tb2_task
 from tether.terminal.convert import (
+    VENV_GUARD,
     VERIFIER_VENV,
     BaseChoice,
     choose_suite,
@@ -50,6 +51,7 @@ def test_the_tb2_verifier_runs_offline_from_the_venv_with_its_pins():
     assert (f"{VERIFIER_VENV}/bin/python -m pytest --ctrf /logs/verifier/ctrf.json "
             "/tests/test_outputs.py -rA") in v.script
     assert "echo 1 > /logs/verifier/reward.txt" in v.script
+    assert v.script.splitlines()[1] == VENV_GUARD  # right after the shebang
 
 
 def test_a_verifier_without_uvx_is_kept_and_one_with_other_network_use_refused():

@@ -17,6 +17,7 @@ from tests.sandbox.rootfs_factory import make_rootfs
 from tests.terminal.harbor_factory import make_tb2_task
 from tether.cli.tasks import tasks
 from tether.suites.registry import load_suite
+from tether.terminal.dockerfile import Refusal
 from tether.terminal.environment import TerminalEnvironment
 from tether.terminal.harbor import UngatedTask, load_harbor_dir, load_harbor_task
 from tether.terminal.imported import ImageRef, gate_status, write_imported_task
@@ -108,3 +109,16 @@ def test_a_missing_image_is_an_infrastructure_error_not_a_wrong_answer(where, bw
     assert row["oracle_reward"] is None and row["null_reward"] is None
     assert "root filesystem" in row["error"] and "is missing" in row["error"]
     assert gate_status(task_dir)[0] is False
+
+
+def test_a_missing_verifier_venv_is_an_error_never_reward_0(where, bwrap):
+    from tests.terminal.harbor_factory import TB2_TEST_SH
+    from tether.terminal.convert import rewrite_verifier
+
+    task_dir = imported(where)
+    verifier = rewrite_verifier(TB2_TEST_SH)
+    assert not isinstance(verifier, Refusal)
+    (task_dir / "tests" / "test.sh").write_text(verifier.script)  # the image has no venv
+    row = json.loads(check(task_dir).stdout)[0]
+    assert row["null_reward"] is None and row["oracle_reward"] is None
+    assert "verifier wrote no /logs/verifier/reward.txt" in row["error"]

@@ -38,6 +38,9 @@ VERIFIER_VENV = "/opt/tether-verifier"
 BASE_PACKAGES = ("bash", "ca-certificates", "python3", "python3-venv", "python3-pip",
                  "python-is-python3", "procps", "coreutils")  # fmt: skip
 
+VENV_GUARD = (f'{VERIFIER_VENV}/bin/python -c "import pytest" 2>/dev/null || '
+              '{ echo "tether: the verifier venv is missing or broken" >&2; exit 3; }')
+
 _DEBIAN = {"bookworm": "bookworm", "12": "bookworm", "trixie": "trixie", "13": "trixie"}
 
 
@@ -111,6 +114,11 @@ def rewrite_verifier(text: str) -> Verifier | Refusal:
             if refusals or pip:
                 return Refusal("verifier", f"verifier needs the network: {stripped[:80]}")
         out.append(line)
+    if pins:
+        # A venv that is missing or cannot import pytest is the environment's failure:
+        # exit before any reward is written (an infrastructure error, never reward 0).
+        at = 1 if out and out[0].startswith("#!") else 0
+        out.insert(at, VENV_GUARD)
     return Verifier(tuple(dict.fromkeys(pins)), "\n".join(out) + "\n")
 
 
