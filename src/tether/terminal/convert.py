@@ -280,7 +280,7 @@ def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
 
 def _solution_needs_network(solve: Path) -> list[str]:
     """A note when the oracle installs or downloads at solve time: offline (and not as
-    root) it will likely fail its gate. A note, not a refusal: the gate decides."""
+    root) it may fail its gate. A note, not a refusal: the gate decides."""
     if not solve.is_file():
         return []
     found: set[str] = set()
@@ -294,7 +294,7 @@ def _solution_needs_network(solve: Path) -> list[str]:
     if not found:
         return []
     return [f"solve.sh installs or downloads at solve time ({', '.join(sorted(found))}): "
-            "offline, the oracle gate will likely fail"]
+            "offline, its oracle gate may fail"]
 
 
 def _check_task_toml(task_dir: Path, out: Classification) -> None:
