@@ -45,6 +45,7 @@ MIN_FREE_GB = 8.0  # refuse to start a build below this much free disk
 # Build steps trust the host's CA bundle (a TLS-inspecting egress proxy's CA lives there):
 # bound read-only for RUN steps only, so it never becomes part of an image.
 BUILD_CA = "/run/tether-build-ca.crt"
+APT_CACHE_MOUNT = "/var/cache/tether-apt"  # the shared .deb cache, during RUN steps only
 
 
 def host_ca_bundle() -> Path | None:
@@ -211,6 +212,7 @@ class ImageBuilder:
         rootfs.mkdir()
         self._call(["tar", "-C", str(rootfs), "--numeric-owner", "-xpf", str(base)], log,
                    deadline, what="unpacking the base")
+        self._apt_cache_hook(rootfs, install=True)
         env: dict[str, str] = {}
         workdir = "/"
         for step in spec.steps:
@@ -229,6 +231,7 @@ class ImageBuilder:
             pins = " ".join(f"'{p}'" for p in spec.verifier_pins)
             self._run_in(rootfs, f"python3 -m venv {VERIFIER_VENV} && "
                          f"{VERIFIER_VENV}/bin/pip install -q {pins}", {}, "/", log, deadline)
+        self._apt_cache_hook(rootfs, install=False)
         app = rootfs / "app"
         if app.is_dir() and not app.is_symlink():
             app.rename(out / "app")
@@ -239,6 +242,27 @@ class ImageBuilder:
         for mount in ("tests", "solution", "environment", "logs/verifier", "tmp"):
             (rootfs / mount).mkdir(parents=True, exist_ok=True)
         return env, workdir
+
+    def _apt_cache_hook(self, rootfs: Path, *, install: bool) -> None:
+        """The shared .deb cache, safe from a Dockerfile's `apt-get clean`.
+
+        The cache is bound at APT_CACHE_MOUNT (never over the image's own archive dir,
+        which `apt-get clean` empties); before each RUN its files are copied into the
+        image's archive dir, and a dpkg hook copies what apt downloaded back after each
+        dpkg run (before any clean in the same RUN). `install=False` removes the hook and
+        the image's .deb files once the build is done (an image carries no archives).
+        """
+        hook = rootfs / "etc" / "apt" / "apt.conf.d" / "99tether-cache"
+        if install:
+            hook.parent.mkdir(parents=True, exist_ok=True)
+            hook.write_text(
+                'DPkg::Post-Invoke { "cp -n /var/cache/apt/archives/*.deb '
+                f'{APT_CACHE_MOUNT}/ 2>/dev/null || true"; }};\n', encoding="utf-8")
+            return
+        hook.unlink(missing_ok=True)
+        for deb in (rootfs / "var" / "cache" / "apt" / "archives").glob("*.deb"):
+            deb.unlink()
+        shutil.rmtree(rootfs / APT_CACHE_MOUNT.lstrip("/"), ignore_errors=True)
 
     def _base_tarball(self, spec: ImageSpec, log: TextIO, deadline: float) -> Path:
         """The suite + base packages as a tarball, made once by mmdebstrap and shared by
@@ -284,13 +308,22 @@ class ImageBuilder:
     def _run_in(self, rootfs: Path, command: str, env: dict[str, str], workdir: str,
                 log: TextIO, deadline: float) -> None:
         apt_cache, pip_cache = self.root / "cache" / "apt", self.root / "cache" / "pip"
+        archives = rootfs / "var" / "cache" / "apt" / "archives"
+        archives.mkdir(parents=True, exist_ok=True)
+        for deb in apt_cache.glob("*.deb"):  # what earlier builds downloaded
+            if not (archives / deb.name).exists():
+                try:
+                    os.link(deb, archives / deb.name)  # same filesystem: free
+                except OSError:
+                    shutil.copy2(deb, archives / deb.name)
+        (rootfs / APT_CACHE_MOUNT.lstrip("/")).mkdir(parents=True, exist_ok=True)
         (rootfs / "root" / ".cache" / "pip").mkdir(parents=True, exist_ok=True)
         (rootfs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
         argv = [self.bwrap or "bwrap", "--bind", str(rootfs), "/", "--dev", "/dev",
                 "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp", "--share-net",
                 "--unshare-pid",
                 "--die-with-parent", "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf",
-                "--bind", str(apt_cache), "/var/cache/apt/archives",
+                "--bind", str(apt_cache), APT_CACHE_MOUNT,
                 "--bind", str(pip_cache), "/root/.cache/pip",
                 "--chdir", workdir, "--clearenv"]
         full_env = {"PATH": BUILD_PATH, "HOME": "/root", "LANG": "C.UTF-8", **BUILD_ENV, **env}
