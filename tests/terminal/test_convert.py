@@ -48,7 +48,8 @@ def test_the_tb2_verifier_runs_offline_from_the_venv_with_its_pins():
     assert not isinstance(v, Refusal)
     assert v.pins == ("pytest==8.4.1", "pytest-json-ctrf==0.3.5")
     assert "curl" not in v.script and "astral" not in v.script and "apt-get" not in v.script
-    assert (f"{VERIFIER_VENV}/bin/python -m pytest --ctrf /logs/verifier/ctrf.json "
+    assert (f"{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider --ctrf "
+            "/logs/verifier/ctrf.json "
             "/tests/test_outputs.py -rA") in v.script
     assert "echo 1 > /logs/verifier/reward.txt" in v.script
     assert v.script.splitlines()[1] == VENV_GUARD  # right after the shebang

@@ -107,7 +107,9 @@ def rewrite_verifier(text: str) -> Verifier | Refusal:
             tool, *tool_args = rest
             if tool != "pytest":
                 return Refusal("verifier", f"verifier runs {tool!r} through uvx, not pytest")
-            out.append(f"{prefix}{VERIFIER_VENV}/bin/python -m pytest {shlex.join(tool_args)}")
+            # /tests is read-only: no cache dir for pytest to (fail to) write there
+            out.append(f"{prefix}{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider "
+                       f"{shlex.join(tool_args)}")
             continue
         if stripped and not stripped.startswith("#"):
             _, pip, refusals = classify_run(stripped)
