@@ -25,6 +25,8 @@ done
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 [ -d /usr/share/fonts/truetype/liberation ] || need_apt+=(fonts-liberation)
+# `tether tasks import` builds Terminal-Bench task images from Debian packages.
+command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)
 # The docs harness setting OCRs its rendered pages with Debian's tesseract.
 command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr)
 if ((${#need_apt[@]})); then

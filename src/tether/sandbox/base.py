@@ -176,6 +176,9 @@ class ExecSpec:
     output_cap_chars: int = DEFAULT_OUTPUT_CAP_CHARS
     hard_output_bytes: int = DEFAULT_HARD_OUTPUT_BYTES
     quota: DiskQuota | None = None  # the mount holding host_workdir, if any
+    # A prepared root filesystem mounted read-only in place of the host's system
+    # (terminal-task images, tether.terminal.images); None: the host's /usr and /etc.
+    rootfs: Path | None = None
 
     def disk_full(self) -> bool:
         return self.quota is not None and self.quota.full()
@@ -242,6 +245,7 @@ class Sandbox(ABC):
     """Runs argv in isolation. Subclasses implement `_launch` (and `_prepare_workdir`)."""
 
     name: str = "abstract"
+    supports_rootfs: bool = False  # can mount a prepared root filesystem (ExecSpec.rootfs)
     default_mount: str = "/work"
 
     def run(
@@ -313,12 +317,15 @@ class Sandbox(ABC):
         keep: bool = False,
         disk_mb: int | None = DEFAULT_DISK_MB,
         quota: DiskQuota | None = None,
+        rootfs: Path | None = None,
     ) -> SandboxSession:
         """A work dir that persists across commands (terminal agents, verifiers).
 
         Without `workdir` the session makes one and mounts a `disk_mb` quota over it for
         the whole session (None or 0: none). With `workdir`, pass the DiskQuota that
         holds it as `quota` (the caller keeps it mounted); disk_mb is then not used.
+        rootfs: a root filesystem mounted read-only instead of the host's system (the
+        backend must support it: bwrap does, the unsafe subprocess backend refuses).
         """
         from .session import SandboxSession
 
@@ -337,6 +344,7 @@ class Sandbox(ABC):
             keep=keep,
             disk_mb=disk_mb,
             quota=quota,
+            rootfs=rootfs,
         )
 
     def _prepare_workdir(self, host_dir: Path) -> None:

@@ -61,6 +61,31 @@ def _system_mounts() -> list[str]:
     return args
 
 
+# Top-level entries of an image that the sandbox provides fresh (or not at all).
+ROOTFS_SKIP = frozenset({"proc", "dev", "sys", "tmp"})
+
+
+def _rootfs_mounts(rootfs: Path) -> list[str]:
+    """A prepared root filesystem, read-only, in place of the host's system.
+
+    Each top-level entry is bound on its own over bwrap's tmpfs root (symlinks such as
+    merged-/usr's /bin recreated as symlinks), so mount points the image lacks (/tests,
+    /logs/verifier) can still be created; the root is frozen read-only afterwards.
+    """
+    if not (rootfs / "usr").is_dir():
+        raise SandboxError(f"{rootfs} is not a root filesystem (no usr/)",
+                           hint="build the image again (tether tasks import)")
+    args: list[str] = []
+    for entry in sorted(rootfs.iterdir()):
+        if entry.name in ROOTFS_SKIP:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry), f"/{entry.name}"]
+        elif entry.is_dir():
+            args += ["--ro-bind", str(entry), f"/{entry.name}"]
+    return args
+
+
 class BwrapSandbox(Sandbox):
     """bubblewrap isolation: no network, read-only system, only the work dir writable.
 
@@ -69,6 +94,7 @@ class BwrapSandbox(Sandbox):
     """
 
     name = "bwrap"
+    supports_rootfs = True
 
     def __init__(self, *, user: str | None = None, tmp_mb: int = 256) -> None:
         self.bwrap = shutil.which("bwrap")
@@ -151,6 +177,15 @@ class BwrapSandbox(Sandbox):
 
     def bwrap_argv(self, spec: ExecSpec) -> list[str]:
         assert self.bwrap is not None
+        if spec.rootfs is not None and not spec.rootfs.is_dir():
+            raise SandboxError(f"root filesystem {spec.rootfs} is missing",
+                               hint="build the image again (tether tasks import)")
+        if spec.rootfs is not None and not reachable_by(spec.rootfs, self.user):
+            raise SandboxError(
+                f"root filesystem {spec.rootfs} is not reachable by sandbox user "
+                f"{self.user.name} (a parent directory is not world-traversable)",
+                hint="keep images under a world-traversable dir such as /var/tmp",
+            )
         args = [
             self.bwrap,
             "--unshare-all",
@@ -159,7 +194,7 @@ class BwrapSandbox(Sandbox):
             "--die-with-parent",
             "--new-session",  # no TIOCSTI into our terminal
             "--hostname", "sandbox",
-            *_system_mounts(),
+            *(_system_mounts() if spec.rootfs is None else _rootfs_mounts(spec.rootfs)),
             "--proc", "/proc",
             "--dev", "/dev",
         ]  # fmt: skip

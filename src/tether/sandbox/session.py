@@ -46,6 +46,7 @@ class SandboxSession:
         keep: bool,
         disk_mb: int | None = None,
         quota: DiskQuota | None = None,
+        rootfs: Path | None = None,
     ) -> None:
         self.sandbox = sandbox
         self.mount_at = mount_at
@@ -55,6 +56,10 @@ class SandboxSession:
             memory_mb=memory_mb, max_procs=max_procs, max_file_mb=max_file_mb, network=network
         )
         self._env = env
+        self.rootfs = rootfs
+        if rootfs is not None and not sandbox.supports_rootfs:
+            raise SandboxError(f"the {sandbox.name} sandbox cannot mount a root filesystem",
+                               hint="use the bwrap sandbox for image-based tasks")
         self.closed = False
         self.workdir = (
             Path(workdir)
@@ -110,6 +115,7 @@ class SandboxSession:
             ro_binds=self.ro_binds,
             rw_binds=self.rw_binds,
             quota=self.quota,
+            rootfs=self.rootfs,
             **self._limits,  # type: ignore[arg-type]
         )
         result = self.sandbox._execute(spec)

@@ -6,6 +6,7 @@ module only ties it to the suite registry.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from tether.core.task import Task
@@ -22,3 +23,19 @@ def load_terminal_suite() -> list[Task]:
 
 
 register_format("harbor", lambda path: load_harbor_dir(path))
+
+
+def _load_gated(path: str) -> list[Task]:
+    """harbor-gated:DIR: imported tasks whose gates have not passed are skipped (and
+    reported), where harbor:DIR refuses the whole suite."""
+    skipped: list[str] = []
+    tasks = load_harbor_dir(path, ungated="skip", skipped=skipped)
+    for why in skipped:
+        logging.getLogger("tether.suites").warning("skipped %s", why)
+    if skipped:
+        logging.getLogger("tether.suites").warning(
+            "%d task(s) skipped for gates not passed; %d loaded", len(skipped), len(tasks))
+    return tasks
+
+
+register_format("harbor-gated", _load_gated)

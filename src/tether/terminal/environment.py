@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import os
+import shlex
 import shutil
 import tempfile
 import time
@@ -146,6 +147,20 @@ def cap_output(text: str, limit: int, already_elided: int = 0) -> tuple[str, int
     return f"{text[:half]}\n... [{elided} characters elided] ...\n{text[len(text) - half:]}", elided
 
 
+def command_env(spec: TerminalSpec) -> dict[str, str]:
+    """The environment of every command: ours, then the image's ENV (PATH included)."""
+    return {**BASE_ENV, **spec.image_env}
+
+
+def workdir_prefix(spec: TerminalSpec) -> str:
+    """`cd WORKDIR` when an image's WORKDIR is inside /app (Docker starts commands there);
+    a WORKDIR the agent may have deleted is not an error."""
+    wd = spec.workdir
+    if not wd or wd.rstrip("/") == APP or not wd.startswith(APP + "/"):
+        return ""
+    return f"cd {shlex.quote(wd)} 2>/dev/null\n"
+
+
 def _make_root(prefix: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
@@ -217,7 +232,7 @@ class TerminalEnvironment:
         # /tmp persists across the agent's commands, as it would in a container.
         self._session = self.sandbox.session(
             self.app_dir, APP, rw_binds={str(self._tmp_dir): "/tmp"}, **self._limits(),
-            env=BASE_ENV, quota=self._quota,
+            env=command_env(self.spec), quota=self._quota, rootfs=self.spec.rootfs,
         )
         self._deadline = time.monotonic() + self.spec.agent_timeout_s
 
@@ -268,7 +283,7 @@ class TerminalEnvironment:
         if "\0" in command:  # bash cannot take it; the model's fault, not the sandbox's
             return CommandResult(command, 126, "bash: the command contains a NUL byte",
                                  0, False, None, 0.0)
-        script = "exec 2>&1\n" + command
+        script = "exec 2>&1\n" + workdir_prefix(self.spec) + command
         if len(script.encode()) <= ARGV_COMMAND_BYTES:
             return self._result(command, self._session.run(script, timeout_s=timeout))
         # One argv string may not exceed 128 KiB (MAX_ARG_STRLEN): a long heredoc goes
@@ -309,9 +324,11 @@ class TerminalEnvironment:
                   rw_binds: dict[str, str] | None = None,
                   env: dict[str, str] | None = None) -> CommandResult:
         with self.sandbox.session(self.app_dir, APP, ro_binds=ro_binds, rw_binds=rw_binds,
-                                  env={**BASE_ENV, **(env or {})}, quota=self._quota,
+                                  env={**command_env(self.spec), **(env or {})},
+                                  quota=self._quota, rootfs=self.spec.rootfs,
                                   **self._limits()) as s:
-            raw = s.run("exec 2>&1\n" + command, timeout_s=timeout_s)
+            raw = s.run("exec 2>&1\n" + workdir_prefix(self.spec) + command,
+                        timeout_s=timeout_s)
         return self._result(command, raw)
 
     def _result(self, command: str, raw: SandboxResult) -> CommandResult:
@@ -339,9 +356,10 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
         logs.mkdir()
         with box.session(app, APP, ro_binds={str(spec.tests_dir): "/tests"},
                          rw_binds={str(logs): "/logs/verifier"},
-                         env={**BASE_ENV, **spec.verifier_env}, memory_mb=spec.memory_mb,
-                         max_procs=spec.max_procs, max_file_mb=64, quota=quota) as session:
-            raw = session.run("exec 2>&1\nbash /tests/test.sh",
+                         env={**command_env(spec), **spec.verifier_env},
+                         memory_mb=spec.memory_mb, max_procs=spec.max_procs, max_file_mb=64,
+                         quota=quota, rootfs=spec.rootfs) as session:
+            raw = session.run("exec 2>&1\n" + workdir_prefix(spec) + "bash /tests/test.sh",
                               timeout_s=spec.verifier_timeout_s)
         output, _ = cap_output(raw.stdout + raw.stderr, output_chars)
         took = time.monotonic() - start

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.sandbox import DEFAULT_DISK_MB
+from tether.terminal.imported import IMAGE_FILE, gate_status, read_image_ref
 from tether.terminal.spec import (
     DEFAULT_AGENT_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -63,8 +65,13 @@ def expand_task_dirs(paths: list[Path]) -> list[Path]:
     return out
 
 
-def load_harbor_task(task_dir: Path | str, suite: str = "harbor") -> Task:
-    """One task dir as a Task (id = dir name); ConfigError names file, key, expectation."""
+def load_harbor_task(task_dir: Path | str, suite: str = "harbor",
+                     require_gates: bool = False) -> Task:
+    """One task dir as a Task (id = dir name); ConfigError names file, key, expectation.
+
+    require_gates: an imported task (with an image) whose gates have not passed in its
+    current environment is refused (ConfigError) rather than scored.
+    """
     task_dir = Path(task_dir).resolve()
     if not task_dir.is_dir():
         raise ConfigError(f"{task_dir}: task dir not found", hint=LAYOUT_HINT)
@@ -80,6 +87,15 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor") -> Task:
                           hint=LAYOUT_HINT)
     _check_environment(task_dir, config)
     spec = _spec(task_dir, config)
+    ref = read_image_ref(task_dir)
+    if ref is not None:
+        spec = replace(spec, rootfs=ref.rootfs, image_env=ref.env, workdir=ref.workdir)
+        if require_gates:
+            passed, why = gate_status(task_dir)
+            if not passed:
+                raise UngatedTask(f"{task_dir.name}: refused: {why}",
+                                  hint=f"run `tether tasks check {task_dir}` first, or load "
+                                  "with harbor-gated:DIR to skip such tasks")
     metadata = _table(config, "metadata", task_dir)
     data: dict[str, Any] = {
         **spec.to_data(),
@@ -90,17 +106,34 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor") -> Task:
                 metric=METRIC, data=data)
 
 
-def load_harbor_dir(path: Path | str, suite: str | None = None) -> list[Task]:
+class UngatedTask(ConfigError):
+    """An imported task whose oracle/null/determinism gates have not passed."""
+
+
+def load_harbor_dir(path: Path | str, suite: str | None = None, *,
+                    ungated: str = "refuse",
+                    skipped: list[str] | None = None) -> list[Task]:
     """A task dir, or a dir of task dirs, as Tasks (suite defaults to the dir's name).
 
     A file inside a task dir (its task.toml or instruction.md) names that task dir.
+    Imported tasks must have passed their gates: ungated="refuse" raises for the first
+    that has not, "skip" leaves them out (each reason appended to `skipped`).
     """
     path = Path(path).resolve()
     if path.is_file():
         path = path.parent
     dirs = expand_task_dirs([path])
     name = suite or (path.parent.name if is_task_dir(path) else path.name)
-    return [load_harbor_task(d, suite=name) for d in dirs]
+    tasks: list[Task] = []
+    for d in dirs:
+        try:
+            tasks.append(load_harbor_task(d, suite=name, require_gates=True))
+        except UngatedTask as exc:
+            if ungated != "skip":
+                raise
+            if skipped is not None:
+                skipped.append(str(exc))
+    return tasks
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -166,7 +199,7 @@ def _disk_mb(config: dict[str, Any], task_dir: Path) -> int:
 
 def _check_environment(task_dir: Path, config: dict[str, Any]) -> None:
     env_dir = task_dir / "environment"
-    if (env_dir / "setup.sh").is_file():
+    if (env_dir / "setup.sh").is_file() or (env_dir / IMAGE_FILE).is_file():
         return
     image = _table(config, "environment", task_dir).get("docker_image")
     container = [name for name in CONTAINER_FILES if (env_dir / name).exists()]
@@ -174,8 +207,8 @@ def _check_environment(task_dir: Path, config: dict[str, Any]) -> None:
         what = f"docker_image {image!r}" if image else f"environment/{container[0]}"
         raise ConfigError(
             f"{task_dir}: unsupported environment: needs a container runtime ({what})",
-            hint="tether runs tasks in a bubblewrap sandbox over the host system; describe "
-            "the environment with environment/files/ and environment/setup.sh instead",
+            hint="convert it with `tether tasks import` (an image built without Docker), "
+            "or describe the environment with environment/files/ and environment/setup.sh",
         )
 
 

@@ -41,6 +41,11 @@ class TerminalSpec:
     disk_mb: int = DEFAULT_DISK_MB  # quota of the attempt's /app and /tmp together
     verifier_env: dict[str, str] = field(default_factory=dict)
     solution_env: dict[str, str] = field(default_factory=dict)
+    # An imported task's image (tether.terminal.imported): its root filesystem replaces
+    # the host's system in the sandbox; its ENV and WORKDIR apply to every command.
+    rootfs: Path | None = None
+    image_env: dict[str, str] = field(default_factory=dict)
+    workdir: str | None = None
 
     @property
     def environment_dir(self) -> Path:
@@ -65,6 +70,9 @@ class TerminalSpec:
             "disk_mb": self.disk_mb,
             "verifier_env": dict(self.verifier_env),
             "solution_env": dict(self.solution_env),
+            "rootfs": None if self.rootfs is None else str(self.rootfs),
+            "image_env": dict(self.image_env),
+            "workdir": self.workdir,
         }
 
     @classmethod
@@ -88,6 +96,9 @@ class TerminalSpec:
                 disk_mb=int(data.get("disk_mb", DEFAULT_DISK_MB)),
                 verifier_env={str(k): str(v) for k, v in data.get("verifier_env", {}).items()},
                 solution_env={str(k): str(v) for k, v in data.get("solution_env", {}).items()},
+                rootfs=Path(data["rootfs"]) if data.get("rootfs") else None,
+                image_env={str(k): str(v) for k, v in data.get("image_env", {}).items()},
+                workdir=data.get("workdir") or None,
             )
         except (TypeError, ValueError, AttributeError) as exc:
             raise ConfigError(f"task {task.key}: bad terminal task data: {exc}") from None

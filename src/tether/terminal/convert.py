@@ -1,0 +1,357 @@
+"""Which Harbor tasks with a Dockerfile tether can run, and how (no Docker involved).
+
+`classify_task(task_dir)` reads a task's Dockerfile (`tether.terminal.dockerfile`),
+its base image, compose file, `task.toml` and verifier, and says: convertible, with
+an `ImageRecipe` (what `tether.terminal.images` builds), or not, with the reasons.
+
+Base images map to a Debian suite built by mmdebstrap: Debian and python images of a
+release to that release; python 3.12+ images to trixie (whose python3 is 3.13: the
+verifier's `uvx -p 3.13`); ubuntu:24.04 to trixie, *standing in* for it (said so in
+the recipe's notes, and so in the imported task). Other bases are refused.
+
+The verifier (tests/test.sh) of Terminal-Bench 2 installs curl and uv from the
+internet and runs `uvx -p 3.13 -w pytest==8.4.1 ... pytest ARGS`. `rewrite_verifier`
+keeps every other line, drops the installer lines, and runs `python -m pytest ARGS`
+from a venv built into the image with the pinned `-w` packages, so it runs offline.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether.terminal.dockerfile import (
+    DOWNLOADERS,
+    DockerfileError,
+    Recipe,
+    Refusal,
+    classify_run,
+    parse_dockerfile,
+)
+
+VERIFIER_VENV = "/opt/tether-verifier"
+# Packages every image gets: the verifier venv needs python3-venv; `python` and `pip`
+# exist in the python:* images the tasks were written for.
+BASE_PACKAGES = ("bash", "ca-certificates", "python3", "python3-venv", "python3-pip",
+                 "python-is-python3", "procps", "coreutils")  # fmt: skip
+
+VENV_GUARD = (f'{VERIFIER_VENV}/bin/python -c "import pytest" 2>/dev/null || '
+              '{ echo "tether: the verifier venv is missing or broken" >&2; exit 3; }')
+
+_DEBIAN = {"bookworm": "bookworm", "12": "bookworm", "trixie": "trixie", "13": "trixie"}
+
+
+@dataclass(frozen=True)
+class BaseChoice:
+    suite: str
+    note: str | None = None  # said in the imported task when the suite stands in
+
+
+def choose_suite(base: str) -> BaseChoice | Refusal:
+    """The Debian suite an image is built from, or why the base has none."""
+    name, _, tag = base.partition(":")
+    name = name.rsplit("/", 1)[-1] if name.startswith(("docker.io/", "library/")) else name
+    tag = tag.split("@")[0] or "latest"
+    if name == "python":
+        version = re.match(r"(\d+)\.(\d+)", tag)
+        minor = (int(version.group(1)), int(version.group(2))) if version else None
+        if minor is None or minor >= (3, 12):
+            # the tasks' verifiers ask for 3.13; Debian's 3.13 is trixie's python3
+            note = None if minor == (3, 13) else (
+                f"{base}: trixie's python 3.13 stands in")
+            return BaseChoice("trixie", note)
+        # bookworm's python3 is 3.11: exact for 3.11, a stand-in below it
+        return BaseChoice("bookworm", None if minor == (3, 11)
+                          else f"{base}: bookworm's python 3.11 stands in")
+    if name == "debian":
+        codename = tag.split("-")[0]
+        codename = codename.split(".")[0] if codename[:1].isdigit() else codename
+        if codename in _DEBIAN:
+            return BaseChoice(_DEBIAN[codename])
+        return Refusal("base_image", f"Debian release {tag!r} is not bookworm or trixie")
+    if name == "ubuntu":
+        if tag.startswith(("24.04", "noble", "latest")):
+            return BaseChoice("trixie", "ubuntu:24.04 image: Debian trixie stands in for it")
+        if tag.startswith(("22.04", "jammy")):
+            return BaseChoice("bookworm", "ubuntu:22.04 image: Debian bookworm stands in")
+        return Refusal("base_image", f"ubuntu {tag!r} has no Debian stand-in here")
+    return Refusal("base_image", f"base image {base!r} is not a Debian, Ubuntu or python image")
+
+
+@dataclass(frozen=True)
+class Verifier:
+    pins: tuple[str, ...]  # what the verifier venv gets (pytest==8.4.1, ...)
+    script: str  # the rewritten tests/test.sh
+
+
+def rewrite_verifier(text: str) -> Verifier | Refusal:
+    """tests/test.sh with its network installs removed and uvx replaced by the venv."""
+    lines = _join_continuations(text)
+    out: list[str] = []
+    pins: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if _is_installer_line(stripped):
+            continue
+        uvx = re.match(r"^(\s*)(?:\S*/)?uvx\s+(.*)$", line)
+        if uvx:
+            prefix, args = uvx.group(1), shlex.split(uvx.group(2), comments=False)
+            rest, got = _uvx_args(args)
+            if rest is None:
+                return Refusal("verifier", f"verifier runs uvx in a way we cannot rewrite: "
+                               f"{stripped[:80]}")
+            pins += got
+            tool, *tool_args = rest
+            if tool != "pytest":
+                return Refusal("verifier", f"verifier runs {tool!r} through uvx, not pytest")
+            # /tests is read-only: no cache dir for pytest to (fail to) write there
+            out.append(f"{prefix}{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider "
+                       f"{shlex.join(tool_args)}")
+            continue
+        if stripped and not stripped.startswith("#"):
+            _, pip, refusals = classify_run(stripped)
+            if refusals or pip:
+                return Refusal("verifier", f"verifier needs the network: {stripped[:80]}")
+        out.append(line)
+    if pins:
+        # A venv that is missing or cannot import pytest is the environment's failure:
+        # exit before any reward is written (an infrastructure error, never reward 0).
+        at = 1 if out and out[0].startswith("#!") else 0
+        out.insert(at, VENV_GUARD)
+    return Verifier(tuple(dict.fromkeys(pins)), "\n".join(out) + "\n")
+
+
+def _join_continuations(text: str) -> list[str]:
+    lines: list[str] = []
+    buf = ""
+    for raw in text.splitlines():
+        if raw.rstrip().endswith("\\"):
+            buf += raw.rstrip()[:-1] + " "
+            continue
+        lines.append(buf + raw)
+        buf = ""
+    if buf:
+        lines.append(buf)
+    return lines
+
+
+def _is_installer_line(line: str) -> bool:
+    """The lines that fetch curl and uv: apt-get for curl, the astral.sh installer,
+    sourcing uv's env file."""
+    if re.match(r"^(sudo\s+)?apt(-get)?\s+update\b", line):
+        return True
+    if re.match(r"^(sudo\s+)?apt(-get)?\s+install\b", line):
+        words = [w for w in line.split()[2:] if not w.startswith("-")]
+        return set(words) <= {"curl", "ca-certificates", "wget"}
+    if "astral.sh" in line or re.match(r"^(source|\.)\s+\S*\.local/bin/env", line):
+        return True
+    return False
+
+
+def _uvx_args(args: list[str]) -> tuple[list[str] | None, list[str]]:
+    """Split uvx's own options (-p, -w/--with) from the tool and its args."""
+    pins: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in {"-p", "--python"} and i + 1 < len(args):
+            i += 2
+        elif arg in {"-w", "--with"} and i + 1 < len(args):
+            pins.append(args[i + 1])
+            i += 2
+        elif arg.startswith("--with="):
+            pins.append(arg.split("=", 1)[1])
+            i += 1
+        elif arg.startswith("-"):
+            return None, pins
+        else:
+            tool = re.split(r"[=<>@]", arg)[0]
+            if arg != tool and tool == "pytest":
+                pins.append(arg.replace("@", "=="))
+            elif tool == "pytest" and not any(p.startswith("pytest") and
+                                              re.match(r"pytest[=<>~]", p) for p in pins):
+                pins.append("pytest")
+            return [tool, *args[i + 1:]], pins
+    return None, pins
+
+
+@dataclass
+class Classification:
+    """A task's verdict: convertible with its recipe, or not with its reasons."""
+
+    task: str
+    task_dir: Path
+    base: str = ""
+    suite: str | None = None
+    notes: list[str] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    recipe: Recipe | None = None
+    verifier: Verifier | None = None
+
+    @property
+    def convertible(self) -> bool:
+        return not self.refusals
+
+    def reason(self) -> str:
+        return "; ".join(r.reason for r in self.refusals)
+
+
+def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classification:
+    """Read one Harbor task dir and say whether (and how) it can be built."""
+    task_dir = Path(task_dir)
+    out = Classification(task=task_dir.name, task_dir=task_dir)
+    env_dir = task_dir / "environment"
+    _check_task_toml(task_dir, out)
+    _check_compose(env_dir, out)
+    dockerfile = env_dir / "Dockerfile"
+    if not dockerfile.is_file():
+        out.refusals.append(Refusal("no_dockerfile", "environment/Dockerfile missing "
+                                    "(a prebuilt image or compose-only environment)"))
+        return out
+    try:
+        recipe = parse_dockerfile(dockerfile.read_text(encoding="utf-8", errors="replace"))
+    except DockerfileError as exc:
+        out.refusals.append(Refusal("syntax", f"Dockerfile: {exc}"))
+        return out
+    out.recipe, out.base = recipe, recipe.base
+    out.refusals += [r for r in recipe.refusals if allow_heavy is False or r.kind != "heavy"]
+    choice = choose_suite(recipe.base)
+    if isinstance(choice, Refusal):
+        out.refusals.append(choice)
+    else:
+        out.suite = choice.suite
+        if choice.note:
+            out.notes.append(choice.note)
+    for step in recipe.steps:
+        if step.kind == "copy":
+            for src in step.args[:-1]:
+                path = (env_dir / src).resolve()
+                if not path.is_relative_to(env_dir.resolve()):
+                    out.refusals.append(Refusal("unsupported", f"COPY from outside the "
+                                                f"build context ({src})"))
+                elif not any(env_dir.glob(src)):
+                    out.refusals.append(Refusal("missing_file", f"COPY source {src} is not "
+                                                "in environment/"))
+    out.refusals += _scripts_run_at_build(recipe, env_dir)
+    if recipe.workdir not in {"/", "/app"} and not recipe.workdir.startswith("/app/"):
+        # only /app (and /tmp) are writable in the sandbox; the image is read-only (no
+        # WORKDIR at all is fine: commands start in /app)
+        out.refusals.append(Refusal("outside_app", f"WORKDIR {recipe.workdir} is outside "
+                                    "/app, the only writable dir in the sandbox"))
+    out.notes += _solution_needs_network(task_dir / "solution" / "solve.sh")
+    test_sh = task_dir / "tests" / "test.sh"
+    if not test_sh.is_file():
+        out.refusals.append(Refusal("no_verifier", "tests/test.sh missing"))
+    else:
+        verifier = rewrite_verifier(test_sh.read_text(encoding="utf-8", errors="replace"))
+        if isinstance(verifier, Refusal):
+            out.refusals.append(verifier)
+        else:
+            out.verifier = verifier
+    # dedupe: the same reason from several RUN lines is one reason in a table
+    out.refusals = list({(r.kind, r.reason): r for r in out.refusals}.values())
+    return out
+
+
+def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
+    """A RUN that runs a script from the build context (`bash setup.sh`) downloads if
+    the script does: its lines are classified like the RUN's own."""
+    copied = {Path(src).name: src for s in recipe.steps if s.kind == "copy"
+              for src in s.args[:-1]}
+    refusals: list[Refusal] = []
+    for step in recipe.steps:
+        if step.kind != "run":
+            continue
+        for word in re.findall(r"[\w./-]+\.(?:sh|bash)\b", step.args[0]):
+            name = Path(word).name
+            candidates = [env_dir / copied[name]] if name in copied else []
+            candidates += [p for p in env_dir.rglob(name) if p.is_file()]
+            for script in candidates[:1]:
+                if script.is_dir():
+                    script = script / name
+                if not script.is_file():
+                    continue
+                for line in script.read_text(encoding="utf-8", errors="replace").splitlines():
+                    _, _, found = classify_run(line.split("#", 1)[0])
+                    refusals += [Refusal(r.kind, f"{r.reason} in {name}") for r in found]
+    return refusals
+
+
+def _solution_needs_network(solve: Path) -> list[str]:
+    """A note when the oracle installs or downloads at solve time: offline (and not as
+    root) it may fail its gate. A note, not a refusal: the gate decides."""
+    if not solve.is_file():
+        return []
+    found: set[str] = set()
+    for line in solve.read_text(encoding="utf-8", errors="replace").splitlines():
+        apt, pip, refusals = classify_run(line.split("#", 1)[0])
+        if apt:
+            found.add("apt")
+        if pip:
+            found.add("pip")
+        found |= {r.reason.rsplit("(", 1)[-1].rstrip(")") for r in refusals}
+    if not found:
+        return []
+    return [f"solve.sh installs or downloads at solve time ({', '.join(sorted(found))}): "
+            "offline, its oracle gate may fail"]
+
+
+def _check_task_toml(task_dir: Path, out: Classification) -> None:
+    path = task_dir / "task.toml"
+    if not path.is_file():
+        return
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        out.refusals.append(Refusal("syntax", f"task.toml: {exc}"))
+        return
+    env = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
+    gpus = env.get("gpus", 0)
+    if isinstance(gpus, int | float) and gpus > 0 or env.get("gpu_types"):
+        out.refusals.append(Refusal("gpu", f"task.toml asks for {gpus} GPU(s)"))
+    if env.get("allow_internet") is True or config.get("agent", {}).get("allow_internet"):
+        out.notes.append("task.toml allows internet; the sandbox gives none")
+
+
+def _check_compose(env_dir: Path, out: Classification) -> None:
+    for name in ("docker-compose.yaml", "docker-compose.yml", "compose.yaml"):
+        path = env_dir / name
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        services = _compose_services(text)
+        if len(services) > 1:
+            out.refusals.append(Refusal("multi_container", f"{name} runs {len(services)} "
+                                        f"containers ({', '.join(services)})"))
+        if re.search(r"^\s*(devices|runtime:\s*nvidia|capabilities:.*gpu)", text, re.M):
+            out.refusals.append(Refusal("gpu", f"{name} asks for devices or a GPU"))
+        if re.search(r"^\s*privileged:\s*true", text, re.M):
+            out.refusals.append(Refusal("service", f"{name} runs a privileged container"))
+
+
+def _compose_services(text: str) -> list[str]:
+    """Top-level service names of a compose file (indentation read, no YAML library)."""
+    services: list[str] = []
+    inside = False
+    indent: int | None = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        level = len(line) - len(line.lstrip())
+        if level == 0:
+            inside = line.strip() == "services:"
+            indent = None
+            continue
+        if inside:
+            if indent is None:
+                indent = level
+            if level == indent and line.strip().endswith(":"):
+                services.append(line.strip()[:-1])
+    return services
+
+
+__all__ = ["BASE_PACKAGES", "DOWNLOADERS", "VERIFIER_VENV", "BaseChoice", "Classification",
+           "Verifier", "choose_suite", "classify_task", "rewrite_verifier"]
