@@ -64,7 +64,7 @@ def test_bad_pages_fail_alone_and_are_replaced(small_host, profile):
         if name in bad:
             assert o.error and o.score is None and o.defects == [], name
         else:
-            assert not o.error, (name, o.error, [(n, x.error) for n, x in zip(names, obs)])
+            assert not o.error, (name, [x.error for x in obs])
             assert o.raw["counts"] == EXPECTED[name][profile], name
     errors = {n: o.error for n, o in zip(names, obs, strict=True) if n in bad}
     assert "loading the page timed out (limit: 2 s per viewport)" in errors["hang before load"]
