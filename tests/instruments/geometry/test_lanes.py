@@ -124,6 +124,25 @@ def test_nothing_an_artifact_leaves_reaches_the_next_one_in_its_lane():
             "popup"} <= overlapping_labels(together)
 
 
+# a request loop paced by idle callbacks, which the default profile's virtual clock does
+# not control: it runs on after A is measured unless A's document is left
+REQUEST_LOOP = """<p>A</p><script>const go = () => requestIdleCallback(() =>
+  fetch('http://leak.invalid/idle').catch(() => {}).finally(go), {timeout: 50}); go();</script>"""
+
+
+def test_a_request_loop_stops_with_its_artifact():
+    host = BrowserHost(concurrency=1)
+    try:
+        inst = GeometryInstrument(profile="default", host=host)
+        first, second = inst.measure_many([(REQUEST_LOOP, "figure", None),
+                                           ("<p>B</p>", "figure", None)])
+    finally:
+        host.close()
+    assert host.lanes.opened == 1
+    assert first.raw["counts"] == {"external_resource": 1}
+    assert second.ok and second.raw["counts"] == {} and second.raw["blocked_requests"] == []
+
+
 def test_a_lane_is_retired_after_max_uses():
     host = BrowserHost(concurrency=1, max_uses=2)
     try:

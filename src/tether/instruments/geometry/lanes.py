@@ -12,11 +12,11 @@ scripts run again, and when an artifact is done (`scrub`) its lane
 
 - closes every other page of the context (a popup could reach the next document through
   `window.opener`: same origin),
-- clears session storage in the finished document, then leaves it for about:blank, so
-  nothing it still runs (timers, a `pagehide` beacon) happens after the next artifact
-  starts (what it requests on the way out is dropped with its record), and
-- clears everything the origin stored (local storage, IndexedDB, cookies, cache storage)
-  through the DevTools protocol.
+- leaves the finished document for about:blank, so nothing it still runs (timers, an
+  idle-callback request loop, an unload beacon) happens once the next artifact starts
+  (what it requests on the way out is dropped with its record), and
+- clears everything the origin stored (session and local storage, IndexedDB, cookies,
+  cache storage) through the DevTools protocol.
 
 One residue stays: `history.length` grows by one per artifact (no page reads it to lay
 itself out).
@@ -47,7 +47,6 @@ CLOSE_TIMEOUT_S = 10.0
 #: artifacts per lane before it is retired (bounds a renderer's memory growth)
 MAX_USES = 200
 
-CLEAR_SESSION_JS = "() => { try { sessionStorage.clear(); } catch (e) { /* opaque */ } }"
 
 
 @dataclass
@@ -126,13 +125,15 @@ class LanePool:
         for other in list(page.context.pages):
             if other is not page:
                 await other.close()
-        await page.evaluate(CLEAR_SESSION_JS)
-        await page.goto("about:blank", wait_until="load")
+        # Leaving the document is the one sure way to stop it (a request loop on
+        # requestIdleCallback outlives a frozen page); about:blank is the cheapest
+        # navigation there is, and nothing of the origin is alive while it is cleared.
+        await page.goto("about:blank", wait_until="commit")
         if lane.cdp is None:
             lane.cdp = await page.context.new_cdp_session(page)
-        await lane.cdp.send("Storage.clearDataForOrigin",
-                            {"origin": ORIGIN, "storageTypes": "all"})
-        await page.context.clear_cookies()
+        # cookies, local and session storage, IndexedDB, cache storage (test_lanes.py
+        # checks each one, session storage included, is gone for the next artifact)
+        await lane.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
 
     @staticmethod
     async def discard(lane: Lane) -> None:
