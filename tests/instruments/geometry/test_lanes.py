@@ -9,6 +9,7 @@ reaches the next artifact on the same page.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -17,6 +18,7 @@ import tether.instruments.geometry.measure as measure_mod
 from tests.instruments.geometry.conftest import PLANTED
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.instruments.geometry.temporal import CLOCK_JS
 from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 
 pytestmark = pytest.mark.browser
@@ -154,9 +156,9 @@ def test_a_lane_is_retired_after_max_uses():
 
 
 def some_with_defects(root, folder: str) -> list:
-    """Two recorded artifacts with defects and one without, from `folder`."""
+    """A recorded artifact with defects and one without, from `folder`."""
     items = load_recorded(root, folder)
-    return ([a for a in items if a.run1_n_defects][:2]
+    return ([a for a in items if a.run1_n_defects][:1]
             + [a for a in items if not a.run1_n_defects][:1])
 
 
@@ -179,3 +181,28 @@ def test_concurrent_counts_equal_one_at_a_time_fresh_pages(interaction_scaling_d
     assert [o.raw["counts"] for o in together] == [o.raw["counts"] for o in alone]
     if profile == "reference":
         assert [int(o.raw["n_defects"]) for o in together] == [a.run1_n_defects for a in items]
+
+
+def test_a_lane_whose_renderer_died_while_idle_is_not_handed_out():
+    host = BrowserHost(concurrency=1)
+    try:
+        inst = GeometryInstrument(host=host)
+        assert inst.measure(*planted("clean.html")).ok
+        (lane,) = host.lanes._idle[(CLOCK_JS,)]
+
+        async def kill() -> None:  # the renderer dies between two artifacts
+            cdp = await lane.session.context.new_cdp_session(lane.session.page)
+            # Page.crash never answers (its target is gone): wait for the crash instead
+            pending = asyncio.ensure_future(cdp.send("Page.crash"))
+            for _ in range(100):
+                if lane.crashed:
+                    break
+                await asyncio.sleep(0.05)
+            pending.cancel()
+        host.run(kill())
+        assert lane.crashed
+        assert inst.measure(*planted("overlap_cascade.html")).raw["counts"] == {
+            "text_overlap": 1}
+    finally:
+        host.close()
+    assert host.lanes.opened == 2 and host.lanes.replaced == 1

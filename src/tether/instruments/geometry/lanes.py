@@ -80,8 +80,7 @@ class LanePool:
     async def lane(self, width: int, height: int,
                    scripts: tuple[str, ...] = ()) -> AsyncIterator[Any]:
         """A page at width x height with a fresh record, for one artifact."""
-        pool = self._idle.setdefault(scripts, [])
-        lane = pool.pop() if pool else await self._new(scripts)
+        lane = await self._take(scripts)
         lane.session.reset()
         ok = False
         try:
@@ -94,6 +93,17 @@ class LanePool:
             lane.uses += 1
             # shielded: a cancelled measurement still gives back or discards its lane
             await asyncio.shield(self._release(lane, scripts, ok))
+
+    async def _take(self, scripts: tuple[str, ...]) -> Lane:
+        """An idle lane that is still alive, or a new one."""
+        pool = self._idle.setdefault(scripts, [])
+        while pool:
+            lane = pool.pop()
+            if not lane.crashed and not lane.session.page.is_closed():
+                return lane
+            self.replaced += 1  # died while idle (its renderer was killed)
+            await self.discard(lane)
+        return await self._new(scripts)
 
     async def _new(self, scripts: tuple[str, ...]) -> Lane:
         session = await self._open_session(scripts)
