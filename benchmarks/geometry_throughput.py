@@ -21,6 +21,35 @@ artifact (the instrument before lanes) and in a reused lane (the instrument now)
 and CPU (this process, the Playwright driver and every Chromium process).
 
     .venv/bin/python benchmarks/geometry_throughput.py [--repeat 2] [--steps]
+
+Findings (--steps, this 2-core machine shared with six other engineers, load average
+0.4-5 for the first two columns, about 24 for the rest; ms per artifact, one at a time):
+
+  step                     before lanes (fresh context)       lanes (reused page)
+                           reference  default               reference  default
+  open context + page        226        246   (load 24: 443/573)     -         -
+  load (+ network idle)      606        103                   583       131
+  fonts ready                  -         48                     -        57
+  settle (virtual 1 s)         -         16                     -        22
+  wait 80 ms                  84          -                    84         -
+  probe evaluate              24         39                    14        31
+  close / leave page          28         25                    51       103
+  CPU, all processes        1154        901   (load 24)       250       244
+  artifacts/s               1.03       2.09                  1.36      2.89 (load 24)
+
+- The default profile's hidden cost was the page, not the probe: a new context starts a
+  renderer (zygote fork, Blink and V8 start-up), 0.25 s wall and 0.6-0.7 s of CPU, three
+  quarters of the CPU a measurement took. Lanes start it once per lane.
+- A navigation costs this Chromium 50-80 ms of CPU even to about:blank (browser process
+  about 24 ms, renderer 16, GPU 3, Playwright's driver 3, Python under 1), so a lane's
+  two navigations per artifact (the artifact, then about:blank to stop it: a request
+  loop on requestIdleCallback survives freezing the page) are now most of its cost;
+  set_content into the same document costs 8 ms but keeps the previous artifact's
+  window, timers and listeners, so it is not used.
+- fonts.ready is the first style and layout pass, which the probe would pay otherwise;
+  the virtual-clock settle is 10-20 ms; serialisation of results is under 1 ms.
+- The reference profile's time is its waits (network idle 500 ms + 80 ms): overlapped
+  across lanes, they cost nothing on the CPU.
 """
 
 from __future__ import annotations
