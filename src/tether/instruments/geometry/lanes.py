@@ -48,7 +48,6 @@ CLOSE_TIMEOUT_S = 10.0
 MAX_USES = 200
 
 
-
 @dataclass
 class Lane:
     """A reusable page: its session, viewport, and how often it served."""
