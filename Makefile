@@ -26,6 +26,7 @@ bench: setup
 	.venv/bin/python benchmarks/bench_local.py
 	.venv/bin/python benchmarks/execution.py
 	.venv/bin/python benchmarks/geometry.py
+	.venv/bin/python benchmarks/geometry_throughput.py
 	.venv/bin/python benchmarks/parallel_samples.py
 	.venv/bin/python benchmarks/scene_executor.py
 	.venv/bin/python benchmarks/scene_render.py

@@ -5,7 +5,7 @@ each kind: static pages (figures and slides, one 1920x1080 probe), web pages (tw
 probes, 1920x1080 and 375x812) and animations (5 frames under controlled time).
 
 Sides, all measured one artifact at a time unless said otherwise:
-  reused      the shared browser, a fresh context per artifact (the instrument as shipped)
+  reused      the shared browser, its reused pages (lanes: a new document per artifact)
   reused x C  the same, C artifacts in flight at once (measure_many)
   fresh       a newly launched Chromium for every artifact (the naive baseline)
   floor       one set_content plus one empty evaluate per artifact on one open page of
@@ -36,7 +36,7 @@ class FreshBrowserHost(BrowserHost):
     """A host that launches a new Chromium for every page (the baseline)."""
 
     @asynccontextmanager
-    async def page(self, width, height, init_scripts=()):
+    async def lane(self, width, height, init_scripts=()):  # the pages measure_html uses
         browser = await self.fresh_browser()
         try:
             # the same guarded context as the reused browser's pages

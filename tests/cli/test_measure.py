@@ -147,3 +147,36 @@ def test_missing_local_stylesheet_is_reported_not_silent(tmp_path):
     res = run(str(tmp_path / "index.html"))
     assert res.exit_code == 1, res.output
     assert "missing_resource" in res.output and "missing.css" in res.output
+
+
+@pytest.mark.browser
+def test_a_folder_measured_concurrently_gives_the_one_at_a_time_results(tmp_path):
+    for name in ("overlap_cascade.html", "carousel_clip.html", "edges.html", "clean.html",
+                 "nowrap_truncated.html"):
+        shutil.copy(PLANTED / name, tmp_path / name)
+    one = run(str(tmp_path), "--json", "--concurrency", "1", "--profile", "reference")
+    many = run(str(tmp_path), "--json", "--concurrency", "5", "--profile", "reference")
+    assert one.exit_code == many.exit_code == 1, many.output
+    assert json.loads(one.output) == json.loads(many.output)
+    assert json.loads(many.output)["n_defects"] == 3 + 3 + 4
+    assert browser_mod.get_browser_host().concurrency == 5
+
+
+def test_progress_bar_counts_files_on_a_terminal(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    import tether.cli.measure as measure_cli
+
+    out = io.StringIO()
+    monkeypatch.setattr(measure_cli, "err_console", Console(file=out, force_terminal=True))
+    with measure_cli.ProgressBar(3) as advance:
+        for _ in range(3):
+            advance()
+    assert "3/3" in out.getvalue()
+    quiet = io.StringIO()  # one file, or stderr not a terminal: no bar
+    monkeypatch.setattr(measure_cli, "err_console", Console(file=quiet))
+    with measure_cli.ProgressBar(3) as advance:
+        advance()
+    assert quiet.getvalue() == ""

@@ -15,15 +15,18 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
 from tether.cli.console import make_console
 from tether.core.observation import Observation
 from tether.errors import ConfigError
+from tether.instruments.geometry.browser import get_browser_host
 from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.instruments.geometry.overlay import pick_location, render_overlay
 from tether.instruments.geometry.profile_diff import diff_profiles
@@ -36,6 +39,10 @@ from tether.instruments.geometry.profiles import (
 
 console = make_console()
 err_console = make_console(stderr=True)
+#: pages in flight at once when --concurrency is not given. The reference profile's
+#: waits (network idle + 80 ms, about 0.6 s a page) leave the CPU idle, so many pages
+#: overlap them; the default profile has no wall-clock waits and is CPU-bound.
+DEFAULT_CONCURRENCY = {"reference": 16, "default": 4}
 
 
 def html_files(target: Path) -> list[Path]:
@@ -114,6 +121,25 @@ def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] |
     return 2 if any(isinstance(r, str) for r in results) else 0
 
 
+class ProgressBar:
+    """A bar on stderr while several files are measured (not for one file, nor when
+    stderr is not a terminal, so piped and --json output stay clean)."""
+
+    def __init__(self, total: int) -> None:
+        self.progress = Progress("measuring", BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=err_console, transient=True,
+                                 disable=total < 2 or not err_console.is_terminal)
+        self.task = self.progress.add_task("measure", total=total)
+
+    def __enter__(self) -> Callable[[], None]:
+        self.progress.start()
+        # called from the browser's thread as each file finishes (rich locks its state)
+        return lambda: self.progress.advance(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
 def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
     if not many:
         return overlay
@@ -134,8 +160,13 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 @click.option("--compare", is_flag=True,
               help="list where the default and reference profiles differ, and why")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+@click.option("--concurrency", type=click.IntRange(1, 64), metavar="N",
+              help="pages measured at once "
+                   f"[default: {DEFAULT_CONCURRENCY['reference']} for the reference profile, "
+                   f"{DEFAULT_CONCURRENCY['default']} for default]")
 def measure(target: Path, modality: str | None, profile: str, frames: str | None,
-            overlay: Path | None, compare: bool, as_json: bool) -> None:
+            overlay: Path | None, compare: bool, as_json: bool,
+            concurrency: int | None) -> None:
     """Measure the rendered layout of an HTML file (or every .html file in a folder)."""
     frame_times = parse_frames(frames)
     modality = normalize_modality(modality) if modality else (
@@ -146,11 +177,14 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
     files = html_files(target)
     if compare:
         sys.exit(compare_profiles(files, modality, frame_times, as_json))
-    instrument = GeometryInstrument(profile=profile)
+    host = get_browser_host()
+    host.set_concurrency(concurrency or DEFAULT_CONCURRENCY[profile])
+    instrument = GeometryInstrument(profile=profile, host=host)
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     # each page is measured with its own folder served (its css, images, fonts, scripts)
-    observations = instrument.measure_many([(t, modality, frame_times) for t in texts],
-                                           [p.parent for p in files])
+    with ProgressBar(len(files)) as advance:
+        observations = instrument.measure_many([(t, modality, frame_times) for t in texts],
+                                               [p.parent for p in files], on_done=advance)
     overlays: dict[Path, str] = {}
     if overlay is not None:
         for path, text, obs in zip(files, texts, observations, strict=True):

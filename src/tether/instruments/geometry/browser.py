@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 from tether.errors import TetherError
 from tether.instruments.geometry.guard import BOOTSTRAP_URL, GUARD_JS, Blocked
+from tether.instruments.geometry.lanes import MAX_USES, LanePool
 from tether.instruments.geometry.local_files import (
     LocalFolder,
     MissingResource,
@@ -55,6 +56,10 @@ DEJAVU_CORE = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf",
                "DejaVuSansMono-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf"]
 LIBERATION_DIR = "/usr/share/fonts/truetype/liberation"
 DEFAULT_CONCURRENCY = 4
+#: V8 heap limit per renderer: a page that allocates without end crashes its own
+#: renderer at this size (its measurement is an error) instead of taking the machine's
+#: memory; layout never needs a fraction of it.
+JS_HEAP_MB = 1024
 
 
 class BrowserUnavailable(TetherError):
@@ -122,6 +127,11 @@ class PageSession:
         self.folder = folder
         await self.page.goto(BOOTSTRAP_URL, wait_until=wait_until, timeout=timeout_ms)
 
+    def reset(self) -> None:
+        """Forget the previous artifact's record (a lane's page serves many, one by one)."""
+        self.blocked, self.navigations, self.served, self.missing = [], [], [], []
+        self.html = self.folder = None
+
     def note(self, item: Blocked) -> None:
         if item not in self.blocked:
             self.blocked.append(item)
@@ -185,7 +195,8 @@ class BrowserHost:
 
     def __init__(self, executable: str = CHROMIUM, concurrency: int = DEFAULT_CONCURRENCY,
                  pin_fonts: bool = True, spares: int = 2,
-                 network_namespace: bool = True) -> None:
+                 network_namespace: bool = True, js_heap_mb: int = JS_HEAP_MB,
+                 max_uses: int = MAX_USES) -> None:
         self.executable = executable
         #: start Chromium in a network namespace of its own (False only to test the
         #: in-browser layers alone)
@@ -210,6 +221,9 @@ class BrowserHost:
         self.in_flight = 0
         self.max_in_flight = 0
         self._tmp = tempfile.TemporaryDirectory(prefix="tether-browser-")
+        self.js_heap_mb = js_heap_mb
+        #: reusable pages for measurements (lanes.py)
+        self.lanes = LanePool(self._open, max_uses=max_uses)
 
     # -- running work on the browser's loop -------------------------------------------
     def run(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
@@ -253,6 +267,7 @@ class BrowserHost:
         except Exception as exc:  # noqa: BLE001 - any launch failure is the same to the user
             raise BrowserUnavailable(f"Chromium failed to start: {exc}".splitlines()[0]) from None
         self._sem = asyncio.Semaphore(self.concurrency)
+        self.lanes.forget()  # lanes of a browser that died are gone with it
 
     async def _launch(self) -> Any:
         """Launch Chromium with the pinned fonts, in its own network namespace."""
@@ -263,8 +278,9 @@ class BrowserHost:
             self._launch_path = (str(isolated_executable(self.executable,
                                                          Path(self._tmp.name) / "bin"))
                                  if self.network_namespace else self.executable)
+        args = [*LAUNCH_ARGS, f"--js-flags=--max-old-space-size={self.js_heap_mb}"]
         return await self._pw.chromium.launch(executable_path=self._launch_path,
-                                              args=LAUNCH_ARGS, env=env, headless=True)
+                                              args=args, env=env, headless=True)
 
     # -- pages --------------------------------------------------------------------------
     @asynccontextmanager
@@ -294,6 +310,30 @@ class BrowserHost:
                 self.in_flight -= 1
                 if session is not None:
                     await session.context.close()
+
+    def set_concurrency(self, n: int) -> None:
+        """Change how many pages may be in flight (between batches, not during one)."""
+        if n < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.in_flight:
+            raise RuntimeError("cannot change concurrency while pages are in flight")
+        self.concurrency = n
+        if self._sem is not None:
+            self._sem = asyncio.Semaphore(n)
+
+    @asynccontextmanager
+    async def lane(self, width: int, height: int, init_scripts: Iterable[str] = ()):
+        """A reused page for one artifact's measurement (lanes.py), at most `concurrency`
+        at once: a new document per artifact, the page replaced when anything fails."""
+        assert self._sem is not None and self._browser is not None
+        async with self._sem:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                async with self.lanes.lane(width, height, tuple(init_scripts)) as session:
+                    yield session
+            finally:
+                self.in_flight -= 1
 
     async def _open(self, scripts: tuple[str, ...]) -> PageSession:
         return await self.open_session(self._browser, scripts)
@@ -355,6 +395,7 @@ class BrowserHost:
         async def stop() -> None:
             for task in list(self._tasks):
                 task.cancel()
+            await self.lanes.close()
             for pool in self._spares.values():
                 for session in pool:
                     await session.context.close()

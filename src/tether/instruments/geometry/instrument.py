@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,19 +90,28 @@ class GeometryInstrument:
         return self.measure_many([(html, modality, frames)], [base_dir])[0]
 
     def measure_many(self, items: Sequence[tuple[str, str, tuple[int, ...] | None]],
-                     base_dirs: Sequence[Path | None] | None = None) -> list[Observation]:
+                     base_dirs: Sequence[Path | None] | None = None,
+                     on_done: Callable[[], None] | None = None) -> list[Observation]:
         """Measure several artifacts concurrently in the shared browser.
 
         `base_dirs[i]` is item i's folder (see `measure`); by default none is served.
+        Up to the host's `concurrency` artifacts are in flight at once, each in its own
+        lane (lanes.py). `on_done` is called (on the browser's thread) as each finishes.
         """
         dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
         if len(dirs) != len(items):
             raise ValueError("base_dirs must have one entry per item")
+
+        async def one(host: BrowserHost, item: Any) -> Any:
+            (html, modality, frames), base_dir = item
+            try:
+                return await measure_html(host, html, modality, self.profile, frames, base_dir)
+            finally:
+                if on_done is not None:
+                    on_done()
         try:
             host = self.host
-            results = host.gather(
-                lambda it: measure_html(host, it[0][0], it[0][1], self.profile, it[0][2],
-                                        it[1]), list(zip(items, dirs, strict=True)))
+            results = host.gather(lambda it: one(host, it), list(zip(items, dirs, strict=True)))
         except Exception as exc:  # noqa: BLE001 - browser missing or dead: every item errors
             results = [exc] * len(items)
         out = []

@@ -159,21 +159,28 @@ async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, i
     progress = Progress()
     session: PageSession | None = None
     try:
-        async with host.page(*viewport, init_scripts=init) as session:
+        # a lane: a reused page, a new document for this artifact, replaced on failure
+        async with host.lane(*viewport, init_scripts=init) as session:
             page = session.page
-            page.on("pageerror", lambda exc: m.page_errors.append(str(exc)[:200]))
-            await _within(_load_and_probe(session, html, web, runs, profile, progress,
-                                          folder), progress)
-            if after is not None:
-                progress.step = "drawing the overlay"
-                await _within(after(page, runs), progress)
+
+            def page_error(exc: Any) -> None:
+                m.page_errors.append(str(exc)[:200])
+            page.on("pageerror", page_error)
+            try:
+                await _within(_load_and_probe(session, html, web, runs, profile, progress,
+                                              folder), progress)
+                if after is not None:
+                    progress.step = "drawing the overlay"
+                    await _within(after(page, runs), progress)
+            finally:
+                # the page serves the next artifact: its errors are not this one's
+                page.remove_listener("pageerror", page_error)
+                m.record(session, progress.guard)
     except Exception as exc:  # noqa: BLE001 - every failure becomes the probes' error
         message = _failure(exc, progress)
         for run in runs:
             if not run.done:
                 run.error = message
-    if session is not None:
-        m.record(session, progress.guard)
     return runs
 
 
