@@ -85,6 +85,8 @@ class FlagsSetting:
 
     name = NAME
     offered_resources: tuple[str, ...] = ("cards",)
+    #: the observation field each resource fills (prompt_fields.py reads it)
+    resource_fields = {"cards": "candidates"}
 
     def make_item(self, seed: int, split: str, index: int) -> Item:
         rng = rng_for(NAME, seed, split, index)
