@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from tether.compile.tasks import setting_of
 from tether.compile.setting import DEFAULT_SIZES, SPLITS
+from tether.compile.tasks import setting_of
 
 
 def warm(name: str, split: str, n: int, seed: int) -> None:
