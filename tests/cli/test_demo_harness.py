@@ -48,6 +48,8 @@ def test_section_runs_both_arms_prints_scores_and_tokens_and_writes_a_report(tmp
     assert summary["mean_score"]["human_recipe"] > 0.0  # the OCR made it answerable
     assert summary["tokens_per_item"]["bare"] == 4.0  # "I do not know": output tokens only
     assert "mean ANLS: bare 0.000, recipe" in text and "student tokens per item" in text
+    rows = [line for line in text.splitlines() if "I do not know" in line]
+    assert len(rows) == 3 and all(" 0.00 " in row and " 4 " in row for row in rows)
     assert (tmp_path / "harness" / "report.html").is_file()
     with RunStore.open(tmp_path / "harness") as store:
         records = store.trials()

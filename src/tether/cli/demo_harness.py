@@ -78,6 +78,7 @@ def harness_table(records: list[TrialRecord], questions: dict[str, str]
                 scores[arm][item] = score
             if n is not None:
                 tokens[arm].append(n)
+        table.add_row(*row)
     change = paired_change(scores["bare"], scores["human_recipe"], graded=True)
     summary = {
         "items": len(by_item),
