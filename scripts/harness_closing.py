@@ -7,6 +7,10 @@ Reads each run directory's trials.jsonl (errored trials are listed, never scored
 student tokens are output tokens (prefill excluded), as the trials' facts record them.
 Graded settings (docs, ANLS) get a paired bootstrap interval and the sign test, pass/fail
 ones (slides) exact McNemar (tether.compile.paired).
+
+`gold in answer` is a diagnostic, not the metric: the share of items whose answer
+contains one of the gold answers (case-folded), which tells a right value in a wrong
+format (a full sentence where the metric wants the value) from a wrong value.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import json
 from pathlib import Path
 
 from tether.compile.paired import paired_change
+from tether.compile.setting import DEFAULT_SIZES
+from tether.compile.tasks import setting_of
 
 GRADED = {"docs"}
 
@@ -35,8 +41,17 @@ def load(run: Path) -> dict:
             row["errors"] += 1
             continue
         row["scores"][t["spec"]["task_id"]] = float(t["metric"]["score"])
+        row.setdefault("answers", {})[t["spec"]["task_id"]] = str(
+            (t["metric"].get("raw") or {}).get("answer", ""))
         row["tokens"][t["spec"]["task_id"]] = int(t["extra"].get("student_output_tokens", 0))
     return {f"{run.name}:{arm}": row for arm, row in by_arm.items()}
+
+
+def gold_in_answer(setting: str, answers: dict[str, str]) -> float:
+    items = {i.item_id: i for i in setting_of(setting).splits(0, dict(DEFAULT_SIZES))["test"]}
+    hits = [any(g.casefold() in a.casefold() for g in setting_of(setting).gold(items[k]))
+            for k, a in answers.items()]
+    return sum(hits) / len(hits) if hits else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,15 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     arms: dict[str, dict] = {}
     for run in args.runs:
         arms.update(load(run))
-    print("| run:arm | setting | items | errors | mean score | student tokens/item | wall s/item |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run:arm | setting | items | errors | mean score | student tokens/item "
+          "| wall s/item | gold in answer |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, row in arms.items():
         n = len(row["scores"])
         mean = sum(row["scores"].values()) / n if n else float("nan")
         tok = sum(row["tokens"].values()) / n if n else float("nan")
         wall = row["wall"] / max(1, n + row["errors"])
+        inside = gold_in_answer(row["setting"], row.get("answers", {}))
         print(f"| {name} | {row['setting']} | {n} | {row['errors']} | {mean:.3f} | {tok:.1f} "
-              f"| {wall:.1f} |")
+              f"| {wall:.1f} | {inside:.3f} |")
     print("\n| A -> B | matched items | A | B | B - A (points) | test | p |")
     print("|---|---|---|---|---|---|---|")
     for (a, ra), (b, rb) in itertools.combinations(arms.items(), 2):
