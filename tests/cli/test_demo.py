@@ -24,6 +24,7 @@ def _demo(tmp_path: Path, answer: str, visual: bool = False) -> tuple[str, Path]
     out = tmp_path / "demo-run"
     res = CliRunner().invoke(main, ["demo", "--model", spec, "--tasks", "1",
                                     "--visual" if visual else "--no-visual",
+                                    "--harness-items", "0",
                                     "--out", str(out)])
     assert res.exit_code == 0, res.output
     return " ".join(res.output.split()), out

@@ -69,6 +69,50 @@ def test_schema_passes_at_the_limits(toy):
     assert report.admissible, report.violations
 
 
+UNKNOWN_FIELD_ROUTE = '''def route(obs, state):
+    if state["calls"]:
+        return {"done": True}
+    names = ("tip",)
+    vars_ = {}
+    for name in names:
+        vars_[name] = "be brief"
+    return {"call_student": {"prompt": "answer", "vars": vars_}}
+'''
+
+
+@pytest.mark.parametrize(("fields", "needle"), [
+    # a field no observation has: reported statically, before any smoke run
+    ({"prompts": {"answer": "{question} {context}"}}, "prompts.answer: unknown field {context}"),
+    # a resource's field named without enabling the resource
+    ({"prompts": {"answer": "{hint} {question}"}}, "unknown field {hint}"),
+    # without a route hook only observation fields can fill a prompt
+    ({"prompts": {"answer": "{tip} {question}"}, "hooks": {"parse": PLAIN_PARSE}},
+     "no route hook to set vars"),
+])
+def test_a_prompt_naming_an_unknown_field_is_a_static_violation(toy, fields, needle):
+    report = check_harness(doc(**fields), toy)
+    assert checks(report) == ["schema"] and needle in report.violations[0].detail
+    assert report.smoke == []  # found without running anything
+
+
+def test_observation_fields_of_enabled_resources_and_route_vars_are_known(toy):
+    enabled = doc(prompts={"answer": "{hint} {question} ({item_id})"},
+                  resources={"hint": True})
+    assert check_harness(enabled, toy).violations == []
+    by_route = doc(prompts={"answer": "{question} ({tip})"},
+                   hooks={"parse": PLAIN_PARSE, "route": UNKNOWN_FIELD_ROUTE})
+    assert check_harness(by_route, toy).violations == []
+
+
+def test_flags_cards_fill_the_candidates_field():
+    from tether.compile.prompt_fields import observation_fields
+
+    flags = get_setting("flags")
+    assert observation_fields(flags, {"cards": {"budget_chars": 300}}) == {
+        "item_id", "question", "candidates"}
+    assert observation_fields(flags, {"cards": False}) == {"item_id", "question"}
+
+
 def test_not_a_harness_has_no_hash(toy):
     report = check_harness(["not", "an", "object"], toy)
     assert report.hash is None and checks(report) == ["schema"]

@@ -57,3 +57,15 @@ def test_unreadable_file_or_unknown_setting_exits_2(tmp_path):
     unknown = runner.invoke(main, ["harness", "check", write(tmp_path, GOOD), "--setting", "zz"])
     assert unknown.exit_code == 2 and "known:" in unknown.output
     assert runner.invoke(main, ["harness", "hash", write(tmp_path, {"x": 1})]).exit_code == 2
+
+
+def test_check_reports_a_prompt_field_no_observation_has(tmp_path):
+    bad = {**GOOD, "prompts": {"answer": "Context: {ocr}\nQuestion: {question}"}}
+    result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad), "--json"])
+    assert result.exit_code == 1
+    out = json.loads(result.output)
+    assert [v["check"] for v in out["violations"]] == ["schema"]
+    assert out["violations"][0]["detail"].startswith("prompts.answer: unknown field {ocr}")
+    fixed = {**GOOD, "prompts": {"answer": "Context: {hint}\nQuestion: {question}"},
+             "resources": {"hint": True}}
+    assert CliRunner().invoke(main, ["harness", "check", write(tmp_path, fixed)]).exit_code == 0

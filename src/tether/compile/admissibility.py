@@ -7,8 +7,9 @@ The checks, in order (a later one is skipped when an earlier one fails, since it
 not run meaningfully):
 1. `schema`: known keys only (tether-harness/1), the setting named matches, prompts
    <= 8,000 characters each, hooks <= 20,000 characters together, decode.max_tokens
-   <= 1,024, templates with only {field} braces, an `answer` prompt when there is no
-   route hook.
+   <= 1,024, templates with only {field} braces naming known fields (an observation
+   field of the enabled resources or a var the route hook can set: prompt_fields.py),
+   an `answer` prompt when there is no route hook.
 2. `hooks`: the AST whitelist (hook_ast.py).
 3. `hardcoded`: no hook string literal and no prompt text names an inventory entity or
    a probe/validation gold answer (answer_audit.py). Test gold is never read here.
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 from tether.compile.answer_audit import audit_answers
 from tether.compile.harness import Harness, TemplateError, template_fields
 from tether.compile.hook_ast import check_hook_sources
+from tether.compile.prompt_fields import unknown_fields
 from tether.compile.runtime import HarnessRuntime, ItemOutcome, StudentFn
 from tether.compile.setting import DEFAULT_SIZES, Item, Setting
 from tether.errors import TetherError
@@ -120,6 +122,7 @@ def _schema(harness: Harness, setting: Setting) -> list[Violation]:
             template_fields(text)
         except TemplateError as exc:
             out.append(f"prompts.{name}: {exc}")
+    out += unknown_fields(harness, setting)
     hook_chars = sum(len(src) for src in harness.hooks.present().values())
     if hook_chars > MAX_HOOK_CHARS:
         out.append(f"hooks: {hook_chars} characters in all (at most {MAX_HOOK_CHARS})")

@@ -9,6 +9,11 @@ They follow the seed's published recipes (its Tables 10 and 40) where they fit:
 - `shapes`: BLINK's fixed verdict rule on measurements: the dominant colour mask answers
   colour questions when it covers at least 60% of the shape; every other item goes to
   the student with the measurements as text;
+- `slides`: SlideVQA's "read the three slides selected by the text ranker": the MiniLM
+  ranker's top 3 slides (k = 3), each as "Slide N:" and its OCR text in rank order, under
+  the docs context frame ("OCR text of the three slides ...; may contain errors"), with
+  the seed's short-answer objective and one line saying that a two-slide question
+  combines their values; 64 decode tokens (the seed prints no verbatim SlideVQA prompt);
 - `toy`: the toy test double's hint, for tests.
 All share one parser: the first non-empty line, a leading "Answer:" and a final period
 dropped. Each passes `tether harness check`.

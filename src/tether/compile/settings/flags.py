@@ -72,6 +72,21 @@ def _inventory_matrix() -> tuple[tuple[str, ...], np.ndarray]:
     return codes, np.stack([_thumb(Image.fromarray(arr, mode="RGB")) for _, arr in flags()])
 
 
+def _fold(text: str) -> str:
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in text.casefold()).split())
+
+
+@cache
+def _name_index() -> dict[str, str]:
+    """Folded name, official name, alpha-2 and alpha-3 -> the country's alpha-2 code."""
+    index: dict[str, str] = {}
+    for code, _ in flags():
+        f = facts(code)
+        for key in (f["name"], f["official_name"], f["alpha_2"], f["alpha_3"]):
+            index.setdefault(_fold(key), code)
+    return index
+
+
 def link(image: Image.Image, k: int = TOP_K) -> list[tuple[str, float]]:
     """The linker: the k inventory flags most similar to the image, best first."""
     codes, matrix = _inventory_matrix()
@@ -85,6 +100,8 @@ class FlagsSetting:
 
     name = NAME
     offered_resources: tuple[str, ...] = ("cards",)
+    #: the observation field each resource fills (prompt_fields.py reads it)
+    resource_fields = {"cards": "candidates"}
 
     def make_item(self, seed: int, split: str, index: int) -> Item:
         rng = rng_for(NAME, seed, split, index)
@@ -143,6 +160,18 @@ class FlagsSetting:
                 for code, sim in link(self._image(item))
             ]
         return obs
+
+    def lookup(self, name: str, resources: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A student-named lookup (the `generate` intervention): the inventory entry whose
+        name, official name or ISO code the student named (case, spacing and punctuation
+        folded; no fuzzy match: a misnamed country finds nothing), as a candidate with
+        its card cut to the harness's `cards.budget_chars`; None when nothing matches."""
+        code = _name_index().get(_fold(name))
+        if code is None:
+            return None
+        spec = resources.get("cards") or {}
+        budget = int_option(spec, "budget_chars", DEFAULT_CARD_CHARS)
+        return {"name": facts(code)["name"], "similarity": 1.0, "card": cut(card(code), budget)}
 
     def linker_top1_correct(self, item: Item) -> bool:
         return link(self._image(item), 1)[0][0] == item.data["code"]
