@@ -157,8 +157,12 @@ VARIANTS = {name: _variants(name) for name in ("toy", "shapes", "docs")}
 class ScriptedTeacher:
     """TEST DOUBLE (see the module docstring); `script` is the ScriptedModel callable."""
 
-    def __init__(self, plan: Mapping[str, str | list[str]]) -> None:
+    def __init__(self, plan: Mapping[str, str | list[str]],
+                 variants: Mapping[str, Mapping[str, dict[str, Any]]] | None = None) -> None:
         self.plan = dict(plan)
+        #: more variants by setting (tests add their own harnesses)
+        self.variants = {name: {**VARIANTS.get(name, {}), **(variants or {}).get(name, {})}
+                         for name in {*VARIANTS, *(variants or {})}}
         self.prompts: list[str] = []
 
     def move(self, prompt: str) -> str:
@@ -190,7 +194,7 @@ class ScriptedTeacher:
             return "No change is supported by the evidence.\n```json\n" + json.dumps(
                 _edited(prompt)) + "\n```"
         setting = _SETTING.search(prompt)
-        variants = VARIANTS.get(setting.group(1) if setting else "", {})
+        variants = self.variants.get(setting.group(1) if setting else "", {})
         if move not in variants:
             return f"(scripted teacher has no variant {move!r} for this setting)"
         return "Here is the harness.\n```json\n" + json.dumps(variants[move], indent=1) + "\n```"
