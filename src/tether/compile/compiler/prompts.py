@@ -54,7 +54,9 @@ def resources_of(setting: Setting) -> dict[str, Any]:
 def setting_text(setting: Setting) -> str:
     """The setting's description: what it is, its resources, its metric."""
     module = inspect.getmodule(type(setting))
-    about = (inspect.getdoc(module) if module is not None else None) or ""
+    about = ""  # a bundled setting's module docstring describes it; others: the class's
+    if module is not None and module.__name__.startswith("tether.compile.settings."):
+        about = inspect.getdoc(module) or ""
     own = inspect.getdoc(type(setting)) or ""
     metric = ("graded (ANLS: partial credit for near matches)"
               if getattr(setting, "aggregation", "") == "mean_score" else "pass/fail per item")
