@@ -2,7 +2,7 @@
 
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
-                    --restarts 2 --builds 1 --seed 0] [--json]
+                    --restarts 2 --builds 1 --seed 0 --interventions] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -27,7 +27,7 @@ from tether.compile.compiler.config import config_from_fields, load_compile_conf
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
-           "protocol", "restarts", "builds", "seed", "out")
+           "protocol", "restarts", "builds", "seed", "out", "interventions")
 
 
 @click.command("compile")
@@ -44,6 +44,8 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
 @click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
 @click.option("--out", help="the build directory")
+@click.option("--interventions", is_flag=True, default=None,
+              help="also score the selection's five decision interventions on test")
 @click.option("--resume", "resume", type=click.Path(path_type=Path),
               help="continue the compile in this directory")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")

@@ -36,6 +36,7 @@ from tether.compile.compiler.scoring import ModelStudent, Progress, SplitScorer
 from tether.compile.compiler.store import BuildDir, BuildStore
 from tether.compile.compiler.teacher import TeacherClient, extract_json
 from tether.compile.harness import Harness, bare_harness
+from tether.compile.interventions import INTERVENTIONS, NotApplicable
 from tether.compile.recipes import recipe, recipe_settings
 from tether.compile.setting import Item, get_setting
 from tether.errors import ConfigError, TetherError
@@ -172,8 +173,18 @@ class Compiler:
             scores[name] = {"hash": harness.hash, "mean": result.mean, "n": len(result.scores),
                             "tokens_per_item": result.tokens_per_item,
                             "infra_errors": result.infra_errors}
+        changes: dict[str, Any] = {}
+        if self.config.interventions:
+            for name in INTERVENTIONS:
+                try:
+                    changed = self.scorer.score(chosen, "test", test_items, name)
+                except NotApplicable as exc:
+                    changes[name] = {"na": str(exc)}
+                    continue
+                changes[name] = {"key": changed.hash, "mean": changed.mean,
+                                 "tokens_per_item": changed.tokens_per_item}
         store.write_test({"arms": scores, "audit": audit, "flagged": bool(audit),
-                          "items": [i.item_id for i in test_items]})
+                          "interventions": changes, "items": [i.item_id for i in test_items]})
         self._testing = None
 
 

@@ -8,6 +8,7 @@
     protocol = "A"              # A (edit the latest, the seed's default) or B
     restarts = 2                # extra round-0 proposals when H0 is unusable
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
+    interventions = false       # score the selection's five interventions on test too
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
@@ -50,6 +51,8 @@ class CompileConfig(BaseModel):
     teacher_token_budget: int | None = Field(default=None, ge=1)
     #: let the teacher ask for one more probe trace per reflection round
     trace_requests: bool = True
+    #: also score the five decision interventions of the selection on the test items
+    interventions: bool = False
 
     @property
     def sizes(self) -> dict[str, int]:

@@ -21,12 +21,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.compile.harness import Harness
-from tether.compile.runtime import HarnessRuntime, ItemOutcome, StudentFn, score_outcome
+from tether.compile.interventions import NotApplicable, intervene
+from tether.compile.runtime import (
+    HarnessRuntime,
+    ItemOutcome,
+    ItemPolicy,
+    StudentFn,
+    score_outcome,
+)
 from tether.compile.setting import Item, Setting
 from tether.compile.student import student_message
 from tether.models.base import Model
 
-__all__ = ["ModelStudent", "SplitScore", "SplitScorer", "graded"]
+__all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
 
 #: called before an item is scored: (split, harness hash, item) (tests check the freeze)
 BeforeItem = Callable[[str, str, Item], None]
@@ -110,29 +117,47 @@ class SplitScorer:
         self.before_item = before_item
         self.progress = progress
 
-    def score(self, harness: Harness, split: str, items: Sequence[Item]) -> SplitScore:
-        cached = self.store.split_score(split, harness.hash)
+    def score(self, harness: Harness, split: str, items: Sequence[Item],
+              intervention: str | None = None) -> SplitScore:
+        """The harness's scores on `items` (with one decision intervention applied:
+        compile/interventions.py; NotApplicable when it changes nothing here)."""
+        key = harness.hash if intervention is None else f"{harness.hash}+{intervention}"
+        cached = self.store.split_score(split, key)
         if cached is not None:
             return cached
-        result = SplitScore(harness.hash, split)
-        for row in self.store.partial_items(split, harness.hash):
+        result = SplitScore(key, split)
+        for row in self.store.partial_items(split, key):
             _add(result, row)
         todo = [item for item in items if item.item_id not in result.outcomes]
         if todo:
-            self.student.configure(harness)
-            with HarnessRuntime(harness, self.setting,
+            run = harness
+            if intervention is not None:  # persist runs an edited copy: its runtime
+                run, _ = intervene(intervention, harness, self.setting, self.student,
+                                   lambda: None)
+            self.student.configure(run)
+            with HarnessRuntime(run, self.setting,
                                 student_modality=self.modality) as runtime:  # type: ignore[arg-type]
                 for done, item in enumerate(todo, len(items) - len(todo)):
                     if self.progress is not None:
-                        self.progress(f"{split} {harness.hash[:8]}", done, len(items))
-                    row = self._one(runtime, harness, split, item)
-                    self.store.append_partial(split, harness.hash, row)
+                        self.progress(f"{split} {key[:8]}" + (f" {intervention}" if
+                                                               intervention else ""),
+                                      done, len(items))
+                    row = self._one(runtime, harness, split, item, intervention)
+                    self.store.append_partial(split, key, row)
                     _add(result, row)
         self.store.write_split_score(result)
         return result
 
+    def _policy(self, harness: Harness, item: Item, intervention: str | None,
+                student: StudentFn) -> ItemPolicy | None:
+        if intervention is None:
+            return None
+        image = (lambda: self.setting.image(item)) if self.modality == "image" else (
+            lambda: None)
+        return intervene(intervention, harness, self.setting, student, image)[1]
+
     def _one(self, runtime: HarnessRuntime, harness: Harness, split: str,
-             item: Item) -> dict[str, Any]:
+             item: Item, intervention: str | None = None) -> dict[str, Any]:
         if self.before_item is not None:
             self.before_item(split, harness.hash, item)
         before = self.student.output_tokens
@@ -143,7 +168,8 @@ class SplitScorer:
             return self.student(prompt, image)
 
         call: StudentFn = student
-        outcome: ItemOutcome = runtime.run_item(item, call)
+        outcome: ItemOutcome = runtime.run_item(item, call,
+                                                self._policy(harness, item, intervention, call))
         value = score_outcome(self.setting, item, outcome)
         row = {"item_id": item.item_id, "score": value,
                "tokens": self.student.output_tokens - before, "outcome": _compact(outcome)}
