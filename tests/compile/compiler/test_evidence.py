@@ -79,3 +79,11 @@ def test_paired_traces_count_wins_and_losses() -> None:
         before.outcomes[item.item_id] = after.outcomes[item.item_id] = {"answer": "z"}
     paired = paired_traces(ToySetting(), items, before, after)
     assert (paired["won"], paired["lost"], len(paired["pairs"])) == (1, 1, 2)
+
+
+def test_gold_is_matched_as_a_whole_word() -> None:
+    outcome = {"status": "answered", "calls": [_call("answer", "I do not know")],
+               "shown": ["Question: is it?"]}
+    assert stage_of(outcome, ["no"]) == "evidence"
+    outcome["calls"] = [_call("answer", "Answer: no.")]
+    assert stage_of(outcome, ["no"]) == "parse"

@@ -21,6 +21,7 @@ the share of picked items, not abstained, that it answered right.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -37,8 +38,10 @@ _REPLY_CHARS = 300
 
 
 def _has(text: str, golds: Sequence[str]) -> bool:
+    """A gold answer in `text` as a whole word (case-folded): "no" is not in "not"."""
     folded = text.casefold()
-    return any(g.strip() and g.strip().casefold() in folded for g in golds)
+    return any(g.strip() and re.search(rf"(?<!\w){re.escape(g.strip().casefold())}(?!\w)",
+                                       folded) for g in golds)
 
 
 def stage_of(outcome: dict[str, Any], golds: Sequence[str]) -> str:
