@@ -63,3 +63,25 @@ def test_intervention_rows_pair_against_the_reference() -> None:
     graded = intervention_rows(ref, {"x": {"a": 0.5, "b": 1.0, "c": 0.0, "d": 1.0}},
                                graded=True)[0]
     assert graded["test"] == "sign" and graded["delta"] == -12.5
+
+
+def test_a_run_directory_pairs_intervention_trials_with_their_harness() -> None:
+    from types import SimpleNamespace
+
+    from tether.report.harness import run_interventions
+
+    def entry(item: str, value: float, intervention: str | None) -> SimpleNamespace:
+        extra = {"harness_hash": "h" * 64, "harness_source": "f.json", "setting": "toy",
+                 "item_id": item, "outcome": "answered", "student_modality": "text",
+                 "intervention": intervention}
+        return SimpleNamespace(record=SimpleNamespace(extra=extra), value=value,
+                               key=(item, 0))
+
+    entries = [entry(f"i{k}", 1.0, None) for k in range(4)]
+    entries += [entry(f"i{k}", float(k % 2), "persist") for k in range(4)]
+    entries += [entry("i9", 1.0, "decide")]  # no matched reference item: n = 0
+    (block,) = run_interventions(entries)
+    rows = {r["intervention"]: r for r in block["rows"]}
+    assert rows["persist"]["n"] == 4 and rows["persist"]["delta"] == -50.0
+    assert rows["decide"]["n"] == 0
+    assert run_interventions(entries[:4]) == []  # no intervention trials: no table
