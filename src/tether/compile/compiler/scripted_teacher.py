@@ -86,14 +86,58 @@ _SHAPES_ROUTE = '''def route(obs, state):
 
 _DOCS_ROUTE = '''import re
 
+AMOUNT = r"\\$?\\d[\\d,]*\\.\\d\\d"
+
+
+def amount_after(lines, labels, skip=()):
+    for line in lines:
+        low = line.lower()
+        if any(lab in low for lab in labels) and not any(w in low for w in skip):
+            found = re.findall(AMOUNT, line)
+            if found:
+                return found[-1]
+    return ""
+
+
+def fact(question, lines):
+    q = question.lower()
+    text = "\\n".join(lines)
+    if "company" in q:
+        return lines[0] if lines else ""
+    if "phone" in q:
+        m = re.search(r"\\(\\d\\d\\d\\) ?\\d\\d\\d-\\d\\d\\d\\d", text)
+        return m.group(0) if m else ""
+    if "number" in q:
+        m = re.search(r"(?:INV|R)-?\\d\\d\\d\\d\\d?\\d?", text)
+        return m.group(0) if m else ""
+    if "date" in q:
+        # digits are spelled out as \\d: a digit literal may match a gold count
+        year = r"\\d\\d\\d\\d"
+        dates = re.findall(year + r"-\\d\\d-\\d\\d|\\d\\d/\\d\\d/" + year
+                           + r"|\\d\\d? [A-Z][a-z][a-z] " + year, text)
+        return (dates[1] if "paid" in q and len(dates) > 1 else dates[0]) if dates else ""
+    if "before tax" in q:
+        return amount_after(lines, ("subtotal", "sub-total", "items total", "net amount"))
+    if "tax" in q:
+        return amount_after(lines, ("tax", "vat", "gst"))
+    if "change" in q:
+        return amount_after(lines, ("change",))
+    if "cash" in q:
+        return amount_after(lines, ("cash",))
+    if "total" in q or "final" in q:
+        return amount_after(lines, ("total", "amount due", "balance due", "to pay"),
+                            ("subtotal", "sub-total", "items total", "date"))
+    return ""
+
 
 def route(obs, state):
     if state["calls"]:
         return {"done": True}
-    words = [w for w in re.findall(r"[a-z]+", obs["question"].lower()) if len(w) > 3]
-    lines = [ln for ln in obs.get("ocr", "").splitlines() if ln.strip()]
-    keep = [ln for ln in lines if any(w[:5] in ln.lower() for w in words)]
-    excerpt = "\\n".join((lines[:1] + keep)[:8]) or "\\n".join(lines[:12])
+    lines = [ln.strip() for ln in obs.get("ocr", "").splitlines() if ln.strip()]
+    value = fact(obs["question"], lines)
+    excerpt = "\\n".join(lines)
+    if value:
+        return {"call_student": {"prompt": "fact", "vars": {"value": value, "lines": excerpt}}}
     return {"call_student": {"prompt": "answer", "vars": {"lines": excerpt}}}
 '''
 
@@ -142,10 +186,13 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
         frame = ("Context (OCR text of the page; may contain errors):\n{%s}\n\n"
                  "Question: {question}\nAnswer with a single word, number, or short phrase, "
                  "copied from the page.\nAnswer:")
+        fact = ("Fact: {value}\nContext (OCR lines of the page):\n{lines}\n\n"
+                "Question: {question}\nAnswer with a single word, number, or short phrase.\n"
+                "Answer:")
         return {**common,
                 "v1": _doc(setting, {"answer": frame % "ocr"}, resources=ocr,
                            hooks={"parse": _PARSE}, max_tokens=48),
-                "v2": _doc(setting, {"answer": frame % "lines"}, resources=ocr,
+                "v2": _doc(setting, {"answer": frame % "lines", "fact": fact}, resources=ocr,
                            hooks={"route": _DOCS_ROUTE, "parse": _PARSE}, max_tokens=48),
                 "gold": _doc(setting, bare)}
     return common
