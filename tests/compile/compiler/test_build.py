@@ -104,3 +104,13 @@ def test_an_existing_directory_needs_resume(tmp_path: Path) -> None:
     from tether.errors import ConfigError
     with pytest.raises(ConfigError, match="already holds"):
         compile_toy(tmp_path, {"0": "v1"}, rounds=0)
+
+
+def test_cached_scores_count_only_for_the_same_items(tmp_path: Path) -> None:
+    compiler = _compiler(tmp_path, {"0": "v1"})
+    bare = bare_harness("toy")
+    probe = compiler.splits["probe"]
+    first = compiler.scorer.score(bare, "probe", probe[:3])
+    assert set(first.outcomes) == {i.item_id for i in probe[:3]}
+    again = compiler.scorer.score(bare, "probe", probe)
+    assert set(again.outcomes) == {i.item_id for i in probe}

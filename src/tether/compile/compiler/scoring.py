@@ -123,8 +123,8 @@ class SplitScorer:
         compile/interventions.py; NotApplicable when it changes nothing here)."""
         key = harness.hash if intervention is None else f"{harness.hash}+{intervention}"
         cached = self.store.split_score(split, key)
-        if cached is not None:
-            return cached
+        if cached is not None and set(cached.outcomes) == {i.item_id for i in items}:
+            return cached  # (a file for other items is not these items' scores)
         result = SplitScore(key, split)
         for row in self.store.partial_items(split, key):
             _add(result, row)
