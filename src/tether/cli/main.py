@@ -6,6 +6,7 @@ import click
 
 from tether import __version__
 from tether.cli.check_recorded import check_recorded
+from tether.cli.compile import compile_
 from tether.cli.demo import demo
 from tether.cli.export import export
 from tether.cli.group import TetherGroup
@@ -28,5 +29,5 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded, harness, scene, export, judge):
+                 check_recorded, harness, scene, export, judge, compile_):
     main.add_command(_command)

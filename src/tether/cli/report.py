@@ -33,8 +33,19 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
            as_json: bool) -> None:
     """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial.
 
-    The run's store is opened read-only: a report never changes it.
+    The run's store is opened read-only: a report never changes it. A `tether compile`
+    build directory gets its HC report instead (report/harness.py).
     """
+    from tether.report.harness import is_build_dir, write_hc_report
+
+    if is_build_dir(run_dir):
+        path, hc = write_hc_report(run_dir, out)
+        if as_json:
+            click.echo(json.dumps({"report": str(path), **hc}, indent=2, sort_keys=True,
+                                  default=str))
+        else:
+            click.echo(f"report: {path}")
+        return
     with RunStore.open(run_dir, readonly=True) as store:
         other = RunStore.open(other_dir, readonly=True) if other_dir is not None else None
         try:

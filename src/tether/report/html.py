@@ -133,5 +133,10 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
     html = env.get_template("index.html.j2").render(
         n=numbers, plots=plots, assets=assets.name, entries=report.entries,
         compare_values=report.compare_values, pages=pages)
+    # harness compilation (report/harness.py): interventions and build directories
+    from tether.report.harness import run_sections
+    extra = run_sections(Path(numbers["run"]["run_dir"]), report.entries)
+    if extra:
+        html = html.replace("</body>", extra + "\n</body>", 1)
     out.write_text(html)
     return out

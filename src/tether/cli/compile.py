@@ -1,0 +1,131 @@
+"""`tether compile`: a teacher compiles a harness for a frozen student (issue 14).
+
+    tether compile --setting docs --teacher SPEC --student SPEC --out DIR
+                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
+                    --restarts 2 --builds 1 --seed 0 --interventions] [--json]
+    tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
+    tether compile --resume DIR [--json]               # after a kill: continue
+
+Exit 0 when the compile finished, 2 for a usage error (a bad config or spec, an unknown
+setting, an output directory that already holds a compile). `--json` prints the result
+object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tether.cli.console import make_console
+from tether.compile.compiler.build import Compiler
+from tether.compile.compiler.config import config_from_fields, load_compile_config
+from tether.errors import ConfigError
+
+_FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
+           "protocol", "restarts", "builds", "seed", "out", "interventions")
+
+
+@click.command("compile")
+@click.argument("config", required=False, type=click.Path(path_type=Path))
+@click.option("--setting", help="harness setting (docs, shapes, flags, slides, ...)")
+@click.option("--teacher", help="teacher model spec (any tether spec)")
+@click.option("--student", help="frozen student model spec")
+@click.option("--probe", type=int, help="probe split size [50]")
+@click.option("--validation", type=int, help="validation split size [50]")
+@click.option("--test", type=int, help="test split size [200]")
+@click.option("--rounds", type=int, help="reflection rounds after round 0 [3]")
+@click.option("--protocol", type=click.Choice(["A", "B"]), help="reflection protocol [A]")
+@click.option("--restarts", type=int, help="extra round-0 proposals when H0 is unusable [2]")
+@click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
+@click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
+@click.option("--out", help="the build directory")
+@click.option("--interventions", is_flag=True, default=None,
+              help="also score the selection's five decision interventions on test")
+@click.option("--resume", "resume", type=click.Path(path_type=Path),
+              help="continue the compile in this directory")
+@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
+    """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
+    console = make_console(stderr=True)
+    given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
+    with _progress(console, enabled=not as_json) as report:
+        if resume is not None:
+            if config is not None or given:
+                raise ConfigError("--resume takes no config or other fields",
+                                  hint="the directory's config.json is used as it was")
+            compiler = Compiler.resume(resume, progress=report)
+        elif config is not None:
+            compiler = Compiler(load_compile_config(config, **given), progress=report)
+        else:
+            missing = [k for k in ("setting", "teacher", "student", "out") if k not in given]
+            if missing:
+                raise ConfigError(f"missing --{', --'.join(missing)}",
+                                  hint="tether compile --setting S --teacher SPEC "
+                                       "--student SPEC --out DIR, or tether compile FILE.toml")
+            compiler = Compiler(config_from_fields(**given), progress=report)
+        result = compiler.run()
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=True))
+    else:
+        _summary(make_console(), result, compiler.dir.root)
+
+
+class _progress:
+    """A rich progress bar fed by the scorer's (description, done, total) calls."""
+
+    def __init__(self, console: Any, *, enabled: bool) -> None:
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                            transient=True, disable=not enabled)
+        self.task: Any = None
+        self.desc = ""
+
+    def __enter__(self) -> _progress:
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, desc: str, done: int, total: int) -> None:
+        if self.task is None or desc != self.desc:
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task, self.desc = self.bar.add_task(desc, total=total), desc
+        self.bar.update(self.task, completed=done)
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
+    builds = result.get("builds") or [result]
+    for k, build in enumerate(builds):
+        table = Table(title=f"build {k}: rounds", title_justify="left")
+        for col in ("round", "hash", "admissible", "probe", "validation", "decision"):
+            table.add_column(col)
+        for r in build["rounds"]:
+            table.add_row(f"{r['round']}" + (f".{r['restart']}" if r["restart"] else ""),
+                          (r["hash"] or "-")[:12], str(r["admissible"]), _fmt(r["probe"]),
+                          _fmt(r["validation"]), r["decision"])
+        console.print(table)
+        chosen = "bare (nothing beat the bare student)" if build["selected_is_bare"] \
+            else build["selected_hash"][:12]
+        console.print(f"selected: {chosen}; stopped: {build['stopped']}")
+    scores = Table(title="test split (mean over builds)" if len(builds) > 1 else "test split",
+                   title_justify="left")
+    for col in ("arm", "validation", "test", "student tokens/item"):
+        scores.add_column(col)
+    for arm in ("bare", "h0", "selected", "oneshot", "human_recipe"):
+        row = result.get(arm) or {}
+        tokens = row.get("tokens_per_item")
+        scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
+                       "-" if tokens is None else f"{tokens:.1f}")
+    console.print(scores)
+    console.print(f"teacher tokens: {result['teacher_tokens']}; build directory: {root}")

@@ -1,0 +1,17 @@
+"""The harness compiler (issue 14): a teacher writes and revises a harness for a frozen
+student from its probe traces; a disjoint validation split decides what is deployed
+(strict gate, bare floor); the test split is touched once, after the freeze.
+
+    from tether.compile.compiler import Compiler, CompileConfig
+    result = Compiler(CompileConfig(setting="shapes", teacher=..., student=..., out=DIR)).run()
+
+Modules: config (the fields), store (the build directory), scoring (a harness on a split
+through the runtime), evidence (probe reports), prompts (the teacher's prompts),
+teacher (recorded, budgeted calls), gate, loop (one build), build (builds, freeze, test),
+scripted_teacher (test doubles).
+"""
+
+from tether.compile.compiler.build import Compiler, FreezeError, summarise
+from tether.compile.compiler.config import CompileConfig, load_compile_config
+
+__all__ = ["CompileConfig", "Compiler", "FreezeError", "load_compile_config", "summarise"]

@@ -1,0 +1,256 @@
+"""`compile_harness(config)`: the builds of a compile, their freeze, then the test split.
+
+    result = Compiler(config).run()          # also written to OUT/result.json
+    result = Compiler.resume("OUT").run()    # after a kill: continues from the files
+
+Order (the test split is touched once, after every selection is frozen):
+1. each build runs its loop (loop.py) and freezes `selected.json`, then makes the
+   one-shot teacher harness (the seed's Table 22: one call under the manual with the
+   guidance removed; no probe score, no examples, no restarts, no gate);
+2. each build's selection is audited against test gold (answer_audit, flagged in
+   test.json and the result, never used to choose), and bare, H0, the selection, the
+   one-shot harness and the setting's human recipe (where one is bundled) are scored on
+   the same test items.
+A test item is never scored before its build's selected.json exists (checked before
+every test item). Scores of the same harness are shared by the builds of a directory.
+
+The result (`tether compile --json`): one build's
+`{"selected_hash", "bare": {"validation", "test"}, "selected": {...}, "h0": {...},
+"oneshot": {...}, "human_recipe": {...}, "rounds": [...], "teacher_tokens", ...}`; with
+`builds > 1` the same fields hold means over the builds (hashes become lists) and
+`builds` holds each build's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tether.compile.admissibility import check_harness
+from tether.compile.answer_audit import audit_answers
+from tether.compile.compiler.config import CompileConfig
+from tether.compile.compiler.loop import BuildEnv, BuildLoop
+from tether.compile.compiler.prompts import oneshot_prompt
+from tether.compile.compiler.scoring import ModelStudent, Progress, SplitScorer
+from tether.compile.compiler.store import BuildDir, BuildStore
+from tether.compile.compiler.teacher import TeacherClient, extract_json
+from tether.compile.harness import Harness, bare_harness
+from tether.compile.interventions import INTERVENTIONS, NotApplicable
+from tether.compile.recipes import recipe, recipe_settings
+from tether.compile.setting import Item, get_setting
+from tether.errors import ConfigError, TetherError
+from tether.models import parse_model
+from tether.models.base import Model
+
+__all__ = ["Compiler", "FreezeError"]
+
+_TEXT_ONLY = ("local/", "scripted", "replay:")
+ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
+                "validation", "decision")
+
+
+class FreezeError(TetherError):
+    """A test item was about to be scored before the build's selection was frozen."""
+
+
+def _modality(model: Model, requested: str) -> str:
+    if requested != "auto":
+        return requested
+    declared = getattr(model, "accepts_images", None)
+    if declared is not None:
+        return "image" if declared else "text"
+    return "text" if str(model.model_id).startswith(_TEXT_ONLY) else "image"
+
+
+class Compiler:
+    """One `tether compile` (see the module docstring)."""
+
+    def __init__(self, config: CompileConfig, *, out: str | Path | None = None,
+                 teacher: Model | None = None, student: Model | None = None,
+                 progress: Progress | None = None,
+                 before_item: Callable[[str, str, Item], None] | None = None,
+                 resume: bool = False) -> None:
+        target = out or config.out
+        if target is None:
+            raise ConfigError("no output directory", hint="pass --out DIR (or out = in the file)")
+        self.config = config
+        self.dir = BuildDir(target)
+        stored = self.dir.config()
+        if stored is not None and not resume:
+            raise ConfigError(f"{target} already holds a compile",
+                              hint=f"tether compile --resume {target}, or another --out")
+        if resume and stored is None:
+            raise ConfigError(f"{target} holds no compile to resume (no config.json)")
+        self.setting = get_setting(config.setting)
+        self.teacher_model = teacher or parse_model(config.teacher)
+        student_model = student or parse_model(config.student)
+        self.student = ModelStudent(student_model)
+        self.splits = self.setting.splits(config.seed, config.sizes)
+        self._testing: BuildStore | None = None
+        self._before_item = before_item
+        self.scorer = SplitScorer(self.setting, self.student, self.dir,
+                                  modality=_modality(student_model, config.modality),
+                                  before_item=self._guard, progress=progress)
+        if not resume:
+            self.dir.write_config(config.model_dump())
+
+    @classmethod
+    def resume(cls, out: str | Path, **kwargs: Any) -> Compiler:
+        stored = BuildDir(out).config()
+        if stored is None:
+            raise ConfigError(f"{out} holds no compile to resume (no config.json)")
+        return cls(CompileConfig.model_validate(stored), out=out, resume=True, **kwargs)
+
+    def _guard(self, split: str, harness_hash: str, item: Item) -> None:
+        if split == "test" and (self._testing is None or self._testing.selected() is None):
+            raise FreezeError(f"test item {item.item_id} before the selection was frozen")
+        if self._before_item is not None:
+            self._before_item(split, harness_hash, item)
+
+    def run(self) -> dict[str, Any]:
+        cfg = self.config
+        env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
+                       cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests)
+        for k in range(cfg.builds):
+            store = self.dir.build(k)
+            teacher = TeacherClient(self.teacher_model, store, seed=cfg.seed + k,
+                                    temperature=cfg.teacher_temperature,
+                                    max_tokens=cfg.teacher_max_tokens,
+                                    token_budget=cfg.teacher_token_budget)
+            if store.selected() is None:
+                BuildLoop(env, store, teacher).run()
+            if store.oneshot() is None:
+                store.write_oneshot(self._oneshot(teacher))
+        for k in range(cfg.builds):
+            self._test(self.dir.build(k))
+        result = summarise(self.dir)
+        self.dir.write_result(result)
+        return result
+
+    def _oneshot(self, teacher: TeacherClient) -> dict[str, Any]:
+        reply = teacher.call("oneshot", oneshot_prompt(self.setting))
+        row: dict[str, Any] = {"hash": None, "document": None, "admissible": False,
+                               "violations": [], "error": reply.error}
+        document = extract_json(reply.text) if reply.text else None
+        if document is None:
+            row["error"] = row["error"] or "no harness JSON object in the teacher's reply"
+            return row
+        report = check_harness(document, self.setting, seed=self.config.seed,
+                               sizes=self.config.sizes)
+        row.update(hash=report.hash, admissible=report.admissible,
+                   violations=[{"check": v.check, "detail": v.detail}
+                               for v in report.violations])
+        if report.hash is not None:
+            row["document"] = Harness.model_validate(document).document()
+        return row
+
+    def _test(self, store: BuildStore) -> None:
+        if store.test() is not None:
+            return
+        selected = store.selected()
+        if selected is None:
+            raise FreezeError(f"{store.root}: no selected.json; the build did not finish")
+        self._testing = store
+        test_items = self.splits["test"]
+        chosen = Harness.model_validate(selected["document"])
+        audit = [] if selected["is_bare"] else audit_answers(chosen, self.setting, test_items)
+        arms: dict[str, Harness | None] = {"bare": bare_harness(self.setting.name),
+                                           "h0": None, "selected": chosen, "oneshot": None}
+        if selected.get("h0"):
+            arms["h0"] = Harness.model_validate(selected["h0"]["document"])
+        oneshot = store.oneshot() or {}
+        if oneshot.get("admissible"):
+            arms["oneshot"] = Harness.model_validate(oneshot["document"])
+        if self.setting.name in recipe_settings():
+            arms["human_recipe"] = recipe(self.setting.name)
+        scores: dict[str, Any] = {}
+        for name, harness in arms.items():
+            if harness is None:
+                scores[name] = None
+                continue
+            result = self.scorer.score(harness, "test", test_items)
+            scores[name] = {"hash": harness.hash, "mean": result.mean, "n": len(result.scores),
+                            "tokens_per_item": result.tokens_per_item,
+                            "infra_errors": result.infra_errors}
+        changes: dict[str, Any] = {}
+        if self.config.interventions:
+            for name in INTERVENTIONS:
+                try:
+                    changed = self.scorer.score(chosen, "test", test_items, name)
+                except NotApplicable as exc:
+                    changes[name] = {"na": str(exc)}
+                    continue
+                changes[name] = {"key": changed.hash, "mean": changed.mean,
+                                 "tokens_per_item": changed.tokens_per_item}
+        store.write_test({"arms": scores, "audit": audit, "flagged": bool(audit),
+                          "interventions": changes, "items": [i.item_id for i in test_items]})
+        self._testing = None
+
+
+def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
+    """One build's result (the `--json` shape)."""
+    selected = store.selected() or {}
+    test = (store.test() or {}).get("arms", {})
+    rounds = store.rounds()
+    bare_val = dir_.split_score("validation", bare_harness(_setting_of(selected)).hash) \
+        if selected else None
+    h0 = selected.get("h0") or {}
+    oneshot = store.oneshot() or {}
+
+    def test_of(arm: str) -> float | None:
+        row = test.get(arm)
+        return row["mean"] if row else None
+
+    def tokens_of(arm: str) -> float | None:
+        row = test.get(arm)
+        return row["tokens_per_item"] if row else None
+
+    calls = store.teacher_calls()
+    return {
+        "selected_hash": selected.get("hash"),
+        "selected_is_bare": selected.get("is_bare"),
+        "stopped": selected.get("stopped"),
+        "bare": {"validation": bare_val.mean if bare_val else None, "test": test_of("bare"),
+                 "tokens_per_item": tokens_of("bare")},
+        "selected": {"validation": selected.get("validation"), "test": test_of("selected"),
+                     "tokens_per_item": tokens_of("selected")},
+        "h0": {"hash": h0.get("hash"), "validation": h0.get("validation"),
+               "test": test_of("h0"), "tokens_per_item": tokens_of("h0")},
+        "oneshot": {"hash": oneshot.get("hash"), "admissible": oneshot.get("admissible"),
+                    "test": test_of("oneshot"), "tokens_per_item": tokens_of("oneshot")},
+        "human_recipe": {"test": test_of("human_recipe"),
+                         "tokens_per_item": tokens_of("human_recipe")},
+        "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
+        "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
+                              for c in calls),
+        "teacher_calls": len(calls),
+        "teacher_cost": None,  # no tether backend reports a cost
+        "test_audit": {"flagged": (store.test() or {}).get("flagged"),
+                       "findings": (store.test() or {}).get("audit", [])},
+    }
+
+
+def _setting_of(selected: dict[str, Any]) -> str:
+    return str(selected["document"]["setting"])
+
+
+def summarise(dir_: BuildDir) -> dict[str, Any]:
+    """The result of a directory: one build's summary, or the mean over several."""
+    builds = [build_summary(dir_, dir_.build(k)) for k in dir_.build_indices()]
+    if len(builds) == 1:
+        return builds[0]
+    out: dict[str, Any] = {"selected_hash": [b["selected_hash"] for b in builds],
+                           "builds": builds, "rounds": [b["rounds"] for b in builds]}
+    for arm in ("bare", "selected", "h0", "oneshot", "human_recipe"):
+        out[arm] = {field: _mean([b[arm].get(field) for b in builds])
+                    for field in ("validation", "test", "tokens_per_item")
+                    if field in builds[0][arm]}
+    out["teacher_tokens"] = _mean([b["teacher_tokens"] for b in builds])
+    return out
+
+
+def _mean(values: list[Any]) -> float | None:
+    present = [float(v) for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+

@@ -1,0 +1,86 @@
+"""What a `tether compile` is asked to do: flags or a TOML file, validated.
+
+    setting = "docs"            # any registered setting
+    teacher = "anthropic/claude-sonnet-4-5"
+    student = "local/smollm2-135m"
+    probe = 50                  # split sizes (validation 50, test 200)
+    rounds = 3                  # reflection rounds after round 0
+    protocol = "A"              # A (edit the latest, the seed's default) or B
+    restarts = 2                # extra round-0 proposals when H0 is unusable
+    builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
+    interventions = false       # score the selection's five interventions on test too
+    seed = 0                    # split seed; base of the teacher seeds
+    out = "builds/docs"
+
+The fields may sit at the top of the file or under a `[compile]` table.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tether.errors import ConfigError
+
+__all__ = ["CompileConfig", "load_compile_config"]
+
+
+class CompileConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str = Field(min_length=1)
+    teacher: str = Field(min_length=1)
+    student: str = Field(min_length=1)
+    probe: int = Field(default=50, ge=1)
+    validation: int = Field(default=50, ge=1)
+    test: int = Field(default=200, ge=1)
+    rounds: int = Field(default=3, ge=0)
+    protocol: Literal["A", "B"] = "A"
+    restarts: int = Field(default=2, ge=0)
+    builds: int = Field(default=1, ge=1)
+    seed: int = 0
+    out: str | None = None
+    #: the student's modality: auto (text for local and scripted students), text, image
+    modality: Literal["auto", "text", "image"] = "auto"
+    teacher_temperature: float = Field(default=0.7, ge=0.0)
+    teacher_max_tokens: int = Field(default=2048, ge=1)
+    #: input + output tokens a build's teacher may spend (none: unlimited)
+    teacher_token_budget: int | None = Field(default=None, ge=1)
+    #: let the teacher ask for one more probe trace per reflection round
+    trace_requests: bool = True
+    #: also score the five decision interventions of the selection on the test items
+    interventions: bool = False
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return {"probe": self.probe, "validation": self.validation, "test": self.test}
+
+
+def _config(fields: dict[str, Any], where: str) -> CompileConfig:
+    try:
+        return CompileConfig.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = ".".join(str(p) for p in err["loc"]) or "config"
+        raise ConfigError(f"{where}: {name}: {err['msg']}",
+                          hint="fields: " + ", ".join(CompileConfig.model_fields)) from None
+
+
+def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
+    """The config in a TOML file, with `overrides` (flags given) on top."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not TOML: {exc}") from None
+    fields = dict(data.get("compile", data))
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    return _config(fields, str(path))
+
+
+def config_from_fields(**fields: Any) -> CompileConfig:
+    return _config({k: v for k, v in fields.items() if v is not None}, "tether compile")

@@ -1,0 +1,194 @@
+"""Scoring a harness on a split: the runtime of `compiled_harness`, item by item, cached.
+
+    scorer = SplitScorer(setting, student, store)
+    result = scorer.score(harness, "validation", items)   # SplitScore
+
+Every item goes through `HarnessRuntime.run_item` (compile/runtime.py), the runtime the
+`compiled_harness` strategy deploys, with a `ModelStudent` making the calls. Each item's
+outcome is appended to `scores/SPLIT/HASH.partial.jsonl` as soon as it is known and the
+finished split is written to `scores/SPLIT/HASH.json` atomically, so after a kill the
+next run re-scores neither a scored proposal nor a scored item (the student is decoded
+with a fixed seed, so a replayed item would give the same answer anyway).
+
+The mean is the unrounded mean over the scored items (infra errors are never scored:
+DESIGN.md invariant 6); a hook error scores 0 (the harness's fault).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tether.compile.harness import Harness
+from tether.compile.interventions import NotApplicable, intervene
+from tether.compile.runtime import (
+    HarnessRuntime,
+    ItemOutcome,
+    ItemPolicy,
+    StudentFn,
+    score_outcome,
+)
+from tether.compile.setting import Item, Setting
+from tether.compile.student import student_message
+from tether.models.base import Model
+
+__all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
+
+#: called before an item is scored: (split, harness hash, item) (tests check the freeze)
+BeforeItem = Callable[[str, str, Item], None]
+Progress = Callable[[str, int, int], None]
+
+
+def graded(setting: Setting) -> bool:
+    """True when the setting's metric is graded (ANLS), so stats use bootstrap + sign."""
+    return getattr(setting, "aggregation", "") == "mean_score"
+
+
+class ModelStudent:
+    """`student(prompt, image) -> reply` over a `tether.models` Model: one fresh user
+    message per call, fixed seed, generated tokens counted (prefill excluded)."""
+
+    def __init__(self, model: Model, *, seed: int = 0) -> None:
+        self.model = model
+        self.seed = seed
+        self.max_tokens = 64
+        self.temperature = 0.0
+        self.output_tokens = 0
+        self.calls = 0
+
+    def configure(self, harness: Harness) -> None:
+        self.max_tokens = harness.decode.max_tokens
+        self.temperature = harness.decode.temperature
+
+    def __call__(self, prompt: str, image: bytes | None) -> str:
+        completions = self.model.generate(student_message(prompt, image),
+                                          max_tokens=self.max_tokens,
+                                          temperature=self.temperature, seed=self.seed,
+                                          role="student")
+        self.calls += 1
+        self.output_tokens += sum(c.usage.output_tokens + c.usage.reasoning_tokens
+                                  for c in completions)
+        return completions[0].text
+
+
+@dataclass
+class SplitScore:
+    """A harness's scores on one split (items in split order)."""
+
+    hash: str
+    split: str
+    scores: dict[str, float] = field(default_factory=dict)  # scored items only
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    output_tokens: int = 0
+    infra_errors: int = 0
+
+    @property
+    def mean(self) -> float:
+        """Unrounded mean over scored items (0.0 when none was scored)."""
+        return sum(self.scores.values()) / len(self.scores) if self.scores else 0.0
+
+    @property
+    def tokens_per_item(self) -> float:
+        n = len(self.outcomes)
+        return self.output_tokens / n if n else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hash": self.hash, "split": self.split, "mean": self.mean,
+                "scores": self.scores, "outcomes": self.outcomes,
+                "output_tokens": self.output_tokens, "infra_errors": self.infra_errors}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> SplitScore:
+        return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
+                   int(row["output_tokens"]), int(row.get("infra_errors", 0)))
+
+
+class SplitScorer:
+    """Scores harnesses on splits through the runtime, with the store's cache."""
+
+    def __init__(self, setting: Setting, student: ModelStudent, store: Any, *,
+                 modality: str = "text", before_item: BeforeItem | None = None,
+                 progress: Progress | None = None) -> None:
+        self.setting = setting
+        self.student = student
+        self.store = store
+        self.modality = modality
+        self.before_item = before_item
+        self.progress = progress
+
+    def score(self, harness: Harness, split: str, items: Sequence[Item],
+              intervention: str | None = None) -> SplitScore:
+        """The harness's scores on `items` (with one decision intervention applied:
+        compile/interventions.py; NotApplicable when it changes nothing here)."""
+        key = harness.hash if intervention is None else f"{harness.hash}+{intervention}"
+        cached = self.store.split_score(split, key)
+        if cached is not None and set(cached.outcomes) == {i.item_id for i in items}:
+            return cached  # (a file for other items is not these items' scores)
+        result = SplitScore(key, split)
+        for row in self.store.partial_items(split, key):
+            _add(result, row)
+        todo = [item for item in items if item.item_id not in result.outcomes]
+        if todo:
+            run = harness
+            if intervention is not None:  # persist runs an edited copy: its runtime
+                run, _ = intervene(intervention, harness, self.setting, self.student,
+                                   lambda: None)
+            self.student.configure(run)
+            with HarnessRuntime(run, self.setting,
+                                student_modality=self.modality) as runtime:  # type: ignore[arg-type]
+                for done, item in enumerate(todo, len(items) - len(todo)):
+                    if self.progress is not None:
+                        self.progress(f"{split} {key[:8]}" + (f" {intervention}" if
+                                                               intervention else ""),
+                                      done, len(items))
+                    row = self._one(runtime, harness, split, item, intervention)
+                    self.store.append_partial(split, key, row)
+                    _add(result, row)
+        self.store.write_split_score(result)
+        return result
+
+    def _policy(self, harness: Harness, item: Item, intervention: str | None,
+                student: StudentFn) -> ItemPolicy | None:
+        if intervention is None:
+            return None
+        image = (lambda: self.setting.image(item)) if self.modality == "image" else (
+            lambda: None)
+        return intervene(intervention, harness, self.setting, student, image)[1]
+
+    def _one(self, runtime: HarnessRuntime, harness: Harness, split: str,
+             item: Item, intervention: str | None = None) -> dict[str, Any]:
+        if self.before_item is not None:
+            self.before_item(split, harness.hash, item)
+        before = self.student.output_tokens
+        shown: list[str] = []
+
+        def student(prompt: str, image: bytes | None) -> str:
+            shown.append(prompt)  # the rendered prompt: the probe evidence reads it
+            return self.student(prompt, image)
+
+        call: StudentFn = student
+        outcome: ItemOutcome = runtime.run_item(item, call,
+                                                self._policy(harness, item, intervention, call))
+        value = score_outcome(self.setting, item, outcome)
+        row = {"item_id": item.item_id, "score": value,
+               "tokens": self.student.output_tokens - before, "outcome": _compact(outcome)}
+        if split == "probe":
+            row["outcome"]["shown"] = shown
+        return row
+
+
+def _add(result: SplitScore, row: dict[str, Any]) -> None:
+    result.outcomes[row["item_id"]] = row["outcome"]
+    result.output_tokens += int(row["tokens"])
+    if row["score"] is None:
+        result.infra_errors += 1
+    else:
+        result.scores[row["item_id"]] = float(row["score"])
+
+
+def _compact(outcome: ItemOutcome) -> dict[str, Any]:
+    """What the evidence and the report read of an outcome (hook trace left out)."""
+    return {"status": outcome.status, "answer": outcome.answer, "error": outcome.error,
+            "step_limit": outcome.step_limit, "calls": outcome.calls}
+

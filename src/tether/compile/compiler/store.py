@@ -1,0 +1,183 @@
+"""The build directory: every step of a compile written atomically, read back on resume.
+
+    DIR/config.json                       the resolved compile config (resume reads it)
+    DIR/scores/SPLIT/HASH.json            a harness's finished scores on a split
+    DIR/scores/SPLIT/HASH.partial.jsonl   its items scored so far (one line each)
+    DIR/builds/K/proposals/HASH.json      every proposal the teacher made (the document)
+    DIR/builds/K/verdicts/HASH.json       its admissibility verdict
+    DIR/builds/K/probe/HASH.json          its probe report (the evidence the teacher sees)
+    DIR/builds/K/teacher/KEY.json         each teacher call: prompt, reply, tokens, error
+    DIR/builds/K/rounds/NNN.json          each round's record (hash, verdict, gate decision)
+    DIR/builds/K/selected.json            the frozen selection, written before any test item
+    DIR/builds/K/oneshot.json             the one-shot teacher harness (Table 22 comparator)
+    DIR/builds/K/test.json                test scores of bare / H0 / selected / one-shot
+    DIR/result.json                       the summary `tether compile --json` prints
+
+Files are written to a temporary name, flushed and renamed (atomic on POSIX), so a kill
+leaves each step either whole or absent. Scores are shared by the builds of a directory
+(the student and the splits are the same), keyed by split and harness hash. A partial
+line cut by a kill is ignored on reading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tether.compile.compiler.scoring import SplitScore
+
+__all__ = ["BuildDir", "BuildStore", "write_json_atomic"]
+
+
+def write_json_atomic(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(value, fh, indent=1, sort_keys=True, ensure_ascii=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+class BuildDir:
+    """The directory of one `tether compile` (one or more builds)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    # -- config and summary ------------------------------------------------------------
+    def config(self) -> dict[str, Any] | None:
+        return read_json(self.root / "config.json")
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        write_json_atomic(self.root / "config.json", config)
+
+    def write_result(self, result: dict[str, Any]) -> None:
+        write_json_atomic(self.root / "result.json", result)
+
+    def result(self) -> dict[str, Any] | None:
+        return read_json(self.root / "result.json")
+
+    def build(self, index: int) -> BuildStore:
+        return BuildStore(self.root / "builds" / str(index))
+
+    def build_indices(self) -> list[int]:
+        base = self.root / "builds"
+        if not base.is_dir():
+            return []
+        return sorted(int(p.name) for p in base.iterdir() if p.name.isdigit())
+
+    # -- scores (shared by the builds) -------------------------------------------------
+    def _score_path(self, split: str, harness_hash: str, suffix: str) -> Path:
+        return self.root / "scores" / split / f"{harness_hash}{suffix}"
+
+    def split_score(self, split: str, harness_hash: str) -> SplitScore | None:
+        row = read_json(self._score_path(split, harness_hash, ".json"))
+        return SplitScore.from_json(row) if row is not None else None
+
+    def write_split_score(self, score: SplitScore) -> None:
+        write_json_atomic(self._score_path(score.split, score.hash, ".json"), score.to_json())
+        self._score_path(score.split, score.hash, ".partial.jsonl").unlink(missing_ok=True)
+
+    def partial_items(self, split: str, harness_hash: str) -> list[dict[str, Any]]:
+        path = self._score_path(split, harness_hash, ".partial.jsonl")
+        if not path.is_file():
+            return []
+        rows = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                break  # the line a kill cut short: that item is scored again
+        return rows
+
+    def append_partial(self, split: str, harness_hash: str, row: dict[str, Any]) -> None:
+        path = self._score_path(split, harness_hash, ".partial.jsonl")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+class BuildStore:
+    """One build's files (see the module docstring)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _get(self, *parts: str) -> Any:
+        return read_json(self.root.joinpath(*parts))
+
+    def _put(self, value: Any, *parts: str) -> None:
+        write_json_atomic(self.root.joinpath(*parts), value)
+
+    def proposal(self, harness_hash: str) -> dict[str, Any] | None:
+        return self._get("proposals", f"{harness_hash}.json")
+
+    def write_proposal(self, harness_hash: str, document: dict[str, Any]) -> None:
+        self._put(document, "proposals", f"{harness_hash}.json")
+
+    def verdict(self, harness_hash: str) -> dict[str, Any] | None:
+        return self._get("verdicts", f"{harness_hash}.json")
+
+    def write_verdict(self, harness_hash: str, verdict: dict[str, Any]) -> None:
+        self._put(verdict, "verdicts", f"{harness_hash}.json")
+
+    def probe_report(self, harness_hash: str) -> dict[str, Any] | None:
+        return self._get("probe", f"{harness_hash}.json")
+
+    def write_probe_report(self, harness_hash: str, report: dict[str, Any]) -> None:
+        self._put(report, "probe", f"{harness_hash}.json")
+
+    def teacher_call(self, key: str) -> dict[str, Any] | None:
+        return self._get("teacher", f"{key}.json")
+
+    def write_teacher_call(self, key: str, call: dict[str, Any]) -> None:
+        self._put(call, "teacher", f"{key}.json")
+
+    def teacher_calls(self) -> list[dict[str, Any]]:
+        base = self.root / "teacher"
+        if not base.is_dir():
+            return []
+        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(base.glob("*.json"))]
+
+    def write_round(self, index: int, record: dict[str, Any]) -> None:
+        self._put(record, "rounds", f"{index:03d}.json")
+
+    def rounds(self) -> list[dict[str, Any]]:
+        base = self.root / "rounds"
+        if not base.is_dir():
+            return []
+        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(base.glob("*.json"))]
+
+    def selected(self) -> dict[str, Any] | None:
+        return self._get("selected.json")
+
+    def write_selected(self, selected: dict[str, Any]) -> None:
+        self._put(selected, "selected.json")
+
+    def oneshot(self) -> dict[str, Any] | None:
+        return self._get("oneshot.json")
+
+    def write_oneshot(self, oneshot: dict[str, Any]) -> None:
+        self._put(oneshot, "oneshot.json")
+
+    def test(self) -> dict[str, Any] | None:
+        return self._get("test.json")
+
+    def write_test(self, test: dict[str, Any]) -> None:
+        self._put(test, "test.json")

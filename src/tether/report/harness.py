@@ -1,0 +1,194 @@
+"""The HC section: what a `tether compile` build directory holds, as report numbers.
+
+    numbers = hc_numbers(Path("builds/docs"))       # dict, JSON-ready
+    path = write_hc_report(Path("builds/docs"))     # DIR/report.html
+
+Per build: the round table (hash, admissible, probe, validation, decision), the test
+scores of bare / H0 / selected / one-shot / human recipe with 95% intervals (Wilson for
+pass/fail metrics, a bootstrap of the mean for graded ones) and each arm's paired change
+against bare on the same test items (exact McNemar for pass/fail, the sign test with a
+paired bootstrap interval for graded ANLS), teacher tokens and cost, student generated
+tokens per item, and the interventions table of the selection.
+
+`intervention_rows` is the one interventions table: each decision intervention as a
+paired change against its reference harness on matched items (compile/paired.py); a
+run directory's report uses it for the `compiled_harness` trials run with an
+`intervention` param.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tether.compile.compiler.build import summarise
+from tether.compile.compiler.store import BuildDir
+from tether.compile.paired import paired_change
+from tether.compile.setting import get_setting
+from tether.stats.bootstrap import PairedObservation, bootstrap_mean, paired_bootstrap
+from tether.stats.wilson import wilson_interval
+
+__all__ = ["ARMS", "hc_numbers", "intervention_rows", "is_build_dir", "paired_row",
+           "write_hc_report"]
+
+ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe")
+
+
+def is_build_dir(path: Path) -> bool:
+    """True for a `tether compile` output directory."""
+    return (path / "config.json").is_file() and (path / "builds").is_dir()
+
+
+def _interval(scores: Mapping[str, float], graded: bool) -> tuple[float | None, float | None]:
+    n = len(scores)
+    if n == 0:
+        return None, None
+    if graded:
+        boot = bootstrap_mean([(k, 0, v) for k, v in scores.items()], n_resamples=2000)
+        return boot.low, boot.high
+    return wilson_interval(sum(1 for v in scores.values() if v >= 1.0), n)
+
+
+def paired_row(reference: Mapping[str, float], changed: Mapping[str, float], *,
+               graded: bool) -> dict[str, Any]:
+    """B vs A on matched items, in points: delta, its 95% bootstrap interval, the exact
+    McNemar p (pass/fail) or the sign-test p (graded)."""
+    change = paired_change(reference, changed, graded=graded)
+    items = sorted(set(reference) & set(changed))
+    low = high = None
+    if items:
+        boot = paired_bootstrap([PairedObservation(i, 0, float(reference[i]), float(changed[i]))
+                                 for i in items], n_resamples=2000)
+        low, high = 100 * boot.low, 100 * boot.high
+    return {"n": change.n, "reference": change.reference, "changed": change.changed,
+            "delta": change.delta, "low": low, "high": high, "p_value": change.p_value,
+            "test": change.test}
+
+
+def intervention_rows(reference: Mapping[str, float],
+                      changed: Mapping[str, Mapping[str, float] | str], *,
+                      graded: bool) -> list[dict[str, Any]]:
+    """One row per intervention: its paired change against the reference harness, or
+    `na` with the reason where it changes nothing the harness does."""
+    rows = []
+    for name, scores in changed.items():
+        if isinstance(scores, str):
+            rows.append({"intervention": name, "na": scores})
+        else:
+            rows.append({"intervention": name, "na": None,
+                         **paired_row(reference, scores, graded=graded)})
+    return rows
+
+
+def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
+    store = dir_.build(k)
+    test = store.test() or {}
+    arms = test.get("arms", {})
+    scores = {arm: dir_.split_score("test", row["hash"]).scores  # type: ignore[union-attr]
+              for arm, row in arms.items() if row is not None
+              and dir_.split_score("test", row["hash"]) is not None}
+    bare = scores.get("bare", {})
+    rows = []
+    for arm in ARMS:
+        row = arms.get(arm)
+        if row is None:
+            rows.append({"arm": arm, "hash": None})
+            continue
+        low, high = _interval(scores.get(arm, {}), graded)
+        rows.append({"arm": arm, "hash": row["hash"], "n": row["n"], "mean": row["mean"],
+                     "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
+                     "vs_bare": None if arm == "bare" else
+                     paired_row(bare, scores.get(arm, {}), graded=graded)})
+    changed: dict[str, Mapping[str, float] | str] = {}
+    for name, row in (test.get("interventions") or {}).items():
+        if "na" in row:
+            changed[name] = row["na"]
+        else:
+            found = dir_.split_score("test", row["key"])
+            if found is not None:
+                changed[name] = found.scores
+    calls = store.teacher_calls()
+    selected = store.selected() or {}
+    return {
+        "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
+        "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "arms": rows,
+        "teacher": {"calls": len(calls),
+                    "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
+                    "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
+                    "errors": sum(1 for c in calls if c.get("error")),
+                    "cost": None if all(c.get("cost") is None for c in calls)
+                    else sum(float(c.get("cost") or 0) for c in calls)},
+        "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded),
+        "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},
+    }
+
+
+def hc_numbers(path: Path) -> dict[str, Any]:
+    """The HC section's numbers for a build directory (see the module docstring)."""
+    dir_ = BuildDir(path)
+    config = dir_.config() or {}
+    setting = get_setting(str(config.get("setting")))
+    graded = getattr(setting, "aggregation", "") == "mean_score"
+    return {"dir": str(path), "config": config, "graded": graded,
+            "builds": [_build_numbers(dir_, k, graded) for k in dir_.build_indices()],
+            "result": dir_.result() or summarise(dir_)}
+
+
+def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """Render the HC section of `path` to `out` (default DIR/report.html)."""
+    from tether.report.html import environment
+
+    numbers = hc_numbers(path)
+    target = (out or path / "report.html").resolve()
+    html = environment().get_template("harness.html.j2").render(hc=numbers)
+    target.write_text(html, encoding="utf-8")
+    return target, numbers
+
+
+def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
+    """For a run directory: per harness, its `compiled_harness` trials run with an
+    intervention as paired changes against its trials without one on the same items."""
+    from tether.compile.strategy import HarnessFacts
+    from tether.core.facts import facts_of
+
+    by_harness: dict[str, dict[str | None, dict[str, float]]] = {}
+    settings: dict[str, str] = {}
+    for e in entries:
+        found = facts_of(e.record.extra, HarnessFacts)
+        if found is None or e.value is None:
+            continue
+        arms = by_harness.setdefault(found.harness_hash, {})
+        item = f"{e.key[0]}#{e.key[1]}"
+        arms.setdefault(found.intervention, {})[item] = float(e.value)
+        settings[found.harness_hash] = found.setting
+    out = []
+    for harness, arms in sorted(by_harness.items()):
+        reference = arms.get(None)
+        changed = {k: v for k, v in sorted(arms.items(), key=lambda kv: str(kv[0]))
+                   if k is not None}
+        if reference is None or not changed:
+            continue
+        graded = getattr(get_setting(settings[harness]), "aggregation", "") == "mean_score"
+        out.append({"harness": harness,
+                    "rows": intervention_rows(reference, changed, graded=graded)})  # type: ignore[arg-type]
+    return out
+
+
+def run_sections(run_dir: Path, entries: list[Any]) -> str:
+    """HTML for a run directory's report: the interventions of its harness trials and
+    the HC section of every build directory inside it ("" when there is neither)."""
+    from tether.report.html import environment
+
+    env = environment()
+    parts = []
+    for block in run_interventions(entries):
+        parts.append(f"<h2>Interventions on harness <code>{block['harness'][:12]}</code> "
+                     "(paired against it on matched items)</h2>")
+        parts.append(env.get_template("interventions_table.html.j2").render(
+            interventions=block["rows"]))
+    for sub in sorted(p for p in run_dir.iterdir() if p.is_dir() and is_build_dir(p)):
+        parts.append("<h2>Harness compilation</h2>")
+        parts.append(env.get_template("harness_section.html.j2").render(hc=hc_numbers(sub)))
+    return "\n".join(parts)

@@ -1,0 +1,60 @@
+"""`tether compile`: flags, a TOML config, --json, --resume, usage errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tether.cli.main import main
+
+TEACHER = "scripted:tether.compile.compiler.scripted_teacher:competent"
+WEAK = "scripted:tether.compile.compiler.scripted_teacher:weak"
+STUDENT = "scripted:tether.compile.compiler.scripted_teacher:student"
+SMALL = ["--probe", "6", "--validation", "6", "--test", "8", "--rounds", "1"]
+
+
+def _run(args: list[str]):
+    return CliRunner().invoke(main, ["compile", *args])
+
+
+def test_json_has_the_documented_shape(tmp_path: Path) -> None:
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                   "--protocol", "B", "--out", str(tmp_path / "b"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert {"selected_hash", "bare", "selected", "h0", "rounds", "teacher_tokens"} <= set(out)
+    assert set(out["bare"]) >= {"validation", "test"}
+    assert set(out["rounds"][0]) == {"round", "restart", "hash", "admissible", "violations",
+                                     "probe", "validation", "decision"}
+    assert [r["decision"] for r in out["rounds"]] == ["accept", "accept"]
+    assert out["selected"]["validation"] > out["bare"]["validation"]
+    assert out["teacher_tokens"] > 0
+    assert json.loads((tmp_path / "b" / "result.json").read_text()) == out
+
+
+def test_a_config_file_and_the_summary(tmp_path: Path) -> None:
+    config = tmp_path / "compile.toml"
+    config.write_text(f'[compile]\nsetting = "toy"\nteacher = "{WEAK}"\nstudent = "{STUDENT}"\n'
+                      f'probe = 6\nvalidation = 6\ntest = 8\nrounds = 1\n'
+                      f'out = "{tmp_path / "w"}"\n')
+    result = _run([str(config)])
+    assert result.exit_code == 0, result.output
+    assert "nothing beat the bare student" in result.output
+    again = _run(["--resume", str(tmp_path / "w"), "--json"])
+    assert again.exit_code == 0 and json.loads(again.output)["selected_is_bare"] is True
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('setting = "toy"\nteacher = "x"\nstudent = "y"\nrounds = -1\n')
+    assert _run([str(bad), "--out", str(tmp_path / "o")]).exit_code == 2
+    unknown = _run(["--setting", "nope", "--teacher", TEACHER, "--student", STUDENT,
+                    "--out", str(tmp_path / "n")])
+    assert unknown.exit_code == 2 and "unknown setting" in unknown.output
+    spec = _run(["--setting", "toy", "--teacher", "nosuch/model", "--student", STUDENT,
+                 "--out", str(tmp_path / "s")])
+    assert spec.exit_code == 2
+    assert _run(["--setting", "toy"]).exit_code == 2
+    assert _run(["--resume", str(tmp_path / "none")]).exit_code == 2

@@ -1,0 +1,101 @@
+"""The compile loop with scripted teachers (test doubles) on the toy setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.compile.compiler.conftest import compile_toy, decisions, rounds_of
+from tether.compile.compiler.store import BuildDir
+from tether.compile.harness import bare_harness
+
+
+def test_improving_proposals_pass_the_gate_and_b_stops_after_two_no_ops(tmp_path: Path) -> None:
+    result, _ = compile_toy(tmp_path, {"0": "v1", "1": "v2", "default": "noop"},
+                            protocol="B", rounds=5)
+    assert decisions(result) == ["accept", "accept", "no-op", "no-op"]
+    assert result["stopped"] == "two consecutive no-ops"
+    r = result["rounds"]
+    assert result["selected_hash"] == r[1]["hash"] and not result["selected_is_bare"]
+    assert r[1]["validation"] > r[0]["validation"] > result["bare"]["validation"]
+    assert result["h0"]["hash"] == r[0]["hash"]
+    assert result["selected"]["test"] > result["bare"]["test"]
+
+
+def test_a_tie_keeps_the_bare_floor_and_says_so(tmp_path: Path) -> None:
+    result, _ = compile_toy(tmp_path, {"0": "tied", "default": "tied"}, rounds=1)
+    assert decisions(result) == ["tie", "tie"]
+    assert result["selected_is_bare"] is True
+    assert result["selected_hash"] == bare_harness("toy").hash
+    assert result["rounds"][0]["validation"] == result["bare"]["validation"]
+
+
+def test_a_regression_is_rejected(tmp_path: Path) -> None:
+    result, _ = compile_toy(tmp_path, {"0": "v2", "1": "v1"}, rounds=1)
+    assert decisions(result) == ["accept", "reject"]
+    assert result["selected_hash"] == result["rounds"][0]["hash"]
+    assert result["rounds"][1]["validation"] < result["rounds"][0]["validation"]
+
+
+def test_restarts_replace_an_unusable_h0(tmp_path: Path) -> None:
+    result, _ = compile_toy(tmp_path / "a", {"0": ["unparseable", "crash", "v1"]},
+                            restarts=2, rounds=0)
+    assert decisions(result) == ["unparseable", "inadmissible", "accept"]
+    crash = result["rounds"][1]
+    assert [v["check"] for v in crash["violations"]] == ["smoke"]
+    assert [r["restart"] for r in result["rounds"]] == [0, 1, 2]
+    fewer, _ = compile_toy(tmp_path / "b", {"0": ["unparseable", "crash", "v1"]},
+                           restarts=1, rounds=0)
+    assert decisions(fewer) == ["unparseable", "inadmissible"]
+    assert fewer["h0"]["hash"] is None and fewer["selected_is_bare"]
+
+
+def test_inadmissible_proposals_are_never_scored(tmp_path: Path) -> None:
+    result, teacher = compile_toy(tmp_path, {"0": ["gold", "open"], "1": "v1"},
+                                  restarts=1, rounds=1)
+    gold, opened, fixed = result["rounds"]
+    assert gold["decision"] == "inadmissible" and gold["violations"][0]["check"] == "hardcoded"
+    assert "paris" in gold["violations"][0]["detail"]
+    assert opened["decision"] == "inadmissible" and opened["violations"][0]["check"] == "hooks"
+    scored = {p.name.split(".")[0] for p in (tmp_path / "scores").rglob("*.json")}
+    assert gold["hash"] not in scored and opened["hash"] not in scored
+    assert fixed["decision"] == "accept"
+    # the violations reach the teacher: the restart prompt and round 1 (A: the latest)
+    assert "hardcoded" in teacher.prompts[1]
+    assert "Inadmissible" in teacher.prompts[2] and "hooks" in teacher.prompts[2]
+
+
+def test_protocol_a_edits_the_latest_and_b_the_incumbent(tmp_path: Path) -> None:
+    plan = {"0": "v2", "1": "v1", "2": "noop"}
+    a, _ = compile_toy(tmp_path / "a", plan, protocol="A", rounds=2)
+    b, _ = compile_toy(tmp_path / "b", plan, protocol="B", rounds=2)
+    v2, v1 = a["rounds"][0]["hash"], a["rounds"][1]["hash"]
+    ra, rb = rounds_of(tmp_path / "a"), rounds_of(tmp_path / "b")
+    assert ra[2]["parent"] == v1 and ra[2]["hash"] == v1  # A: the latest, a rejection
+    assert decisions(a) == ["accept", "reject", "reject"]
+    assert rb[2]["parent"] == v2 and rb[2]["hash"] == v2  # B: the incumbent
+    assert decisions(b) == ["accept", "reject", "no-op"]
+    prompt_a = BuildDir(tmp_path / "a").build(0).teacher_call("r02")["prompt"]
+    prompt_b = BuildDir(tmp_path / "b").build(0).teacher_call("r02")["prompt"]
+    assert f"## The latest proposal (round 1, hash {v1})" in prompt_a
+    assert "## The incumbent (hash" not in prompt_a
+    assert f"## The incumbent (hash {v2})" in prompt_b
+    assert "## The latest rejected proposal (round 1" in prompt_b
+    assert "one coherent mechanism change" in prompt_b.lower()
+
+
+def test_a_failed_teacher_call_is_an_error_round_not_a_no_op(tmp_path: Path) -> None:
+    result, _ = compile_toy(tmp_path, {"0": "v1", "1": "noop", "2": "error", "3": "noop",
+                                       "4": "unparseable"}, protocol="B", rounds=4)
+    assert decisions(result) == ["accept", "no-op", "error", "no-op", "unparseable"]
+    assert result["stopped"] == "rounds"
+    assert "simulated API error" in rounds_of(tmp_path)[2]["error"]
+
+
+def test_a_trace_request_is_answered_before_the_proposal(tmp_path: Path) -> None:
+    result, teacher = compile_toy(tmp_path, {"0": "v1", "1": "trace>v2"}, rounds=1)
+    record = rounds_of(tmp_path)[1]
+    assert record["trace_request"] is not None and record["decision"] == "accept"
+    store = BuildDir(tmp_path).build(0)
+    answered = store.teacher_call("r01-trace")["prompt"]
+    assert f"## The probe trace you asked for ({record['trace_request']})" in answered
+    assert len(teacher.prompts) == 4  # r00, r01, r01-trace, oneshot

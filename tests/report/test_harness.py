@@ -1,0 +1,87 @@
+"""The HC report of a build directory, and the shared interventions table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.compile.compiler.conftest import compile_toy
+from tether.cli.main import main
+from tether.report.harness import hc_numbers, intervention_rows, run_sections, write_hc_report
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("hc") / "build"
+    compile_toy(out, {"0": "v1", "1": "v2"}, rounds=1, interventions=True)
+    return out
+
+
+def test_numbers_hold_rounds_arms_and_paired_stats(built: Path) -> None:
+    hc = hc_numbers(built)
+    assert hc["graded"] is False
+    (build,) = hc["builds"]
+    assert [r["decision"] for r in build["rounds"]] == ["accept", "accept"]
+    arms = {a["arm"]: a for a in build["arms"]}
+    assert arms["bare"]["vs_bare"] is None
+    selected = arms["selected"]
+    assert selected["vs_bare"]["test"] == "mcnemar" and selected["vs_bare"]["delta"] > 0
+    assert 0 <= selected["vs_bare"]["p_value"] <= 1
+    assert selected["low"] <= selected["mean"] <= selected["high"]
+    assert build["teacher"]["calls"] == 3 and build["teacher"]["cost"] is None
+    rows = {r["intervention"]: r for r in build["interventions"]}
+    assert set(rows) == {"decide", "select", "generate", "integrate", "persist"}
+    assert rows["select"]["na"] and rows["persist"]["na"] is None
+
+
+def test_html_and_the_report_command(built: Path) -> None:
+    path, _ = write_hc_report(built)
+    html = path.read_text()
+    assert "Build 0" in html and "Interventions on the selection" in html
+    result = CliRunner().invoke(main, ["report", str(built)])
+    assert result.exit_code == 0 and "report.html" in result.output
+    assert "Harness compilation" in run_sections(built.parent, [])
+
+
+def test_the_bare_floor_is_said(tmp_path: Path) -> None:
+    compile_toy(tmp_path, {"0": "tied", "default": "tied"}, rounds=0)
+    path, hc = write_hc_report(tmp_path)
+    assert hc["builds"][0]["selected_is_bare"] is True
+    assert "nothing beat it on validation" in path.read_text()
+
+
+def test_intervention_rows_pair_against_the_reference() -> None:
+    ref = {"a": 1.0, "b": 1.0, "c": 0.0, "d": 1.0}
+    rows = intervention_rows(ref, {"persist": {"a": 0.0, "b": 0.0, "c": 0.0, "d": 1.0},
+                                   "select": "select: no candidates"}, graded=False)
+    persist, select = rows
+    assert persist["delta"] == -50.0 and persist["test"] == "mcnemar"
+    assert persist["low"] <= -50.0 <= persist["high"]
+    assert select == {"intervention": "select", "na": "select: no candidates"}
+    graded = intervention_rows(ref, {"x": {"a": 0.5, "b": 1.0, "c": 0.0, "d": 1.0}},
+                               graded=True)[0]
+    assert graded["test"] == "sign" and graded["delta"] == -12.5
+
+
+def test_a_run_directory_pairs_intervention_trials_with_their_harness() -> None:
+    from types import SimpleNamespace
+
+    from tether.report.harness import run_interventions
+
+    def entry(item: str, value: float, intervention: str | None) -> SimpleNamespace:
+        extra = {"harness_hash": "h" * 64, "harness_source": "f.json", "setting": "toy",
+                 "item_id": item, "outcome": "answered", "student_modality": "text",
+                 "intervention": intervention}
+        return SimpleNamespace(record=SimpleNamespace(extra=extra), value=value,
+                               key=(item, 0))
+
+    entries = [entry(f"i{k}", 1.0, None) for k in range(4)]
+    entries += [entry(f"i{k}", float(k % 2), "persist") for k in range(4)]
+    entries += [entry("i9", 1.0, "decide")]  # no matched reference item: n = 0
+    (block,) = run_interventions(entries)
+    rows = {r["intervention"]: r for r in block["rows"]}
+    assert rows["persist"]["n"] == 4 and rows["persist"]["delta"] == -50.0
+    assert rows["decide"]["n"] == 0
+    assert run_interventions(entries[:4]) == []  # no intervention trials: no table
