@@ -124,8 +124,10 @@ def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[
               show_default=True, help="sandbox backend (subprocess is unsafe: tests only)")
 @click.option("--visual/--no-visual", default=True, show_default=True,
               help="also measure the bundled example pages")
+@click.option("--scene/--no-scene", default=True, show_default=True,
+              help="also show a displaced scene write and the refiner's repair (needs bpy)")
 def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backend: str,
-         visual: bool) -> None:
+         visual: bool, scene: bool) -> None:
     """Single-shot vs proposer-reviewer on bundled code tasks, scored by execution; a report."""
     from tether.report.data import build_report
     from tether.report.html import write_report
@@ -156,6 +158,10 @@ def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backe
         f"sign-test p = {stats['p_value']:.3g}", highlight=False)
     if visual:
         measure_examples(console, run_dir / "examples", prepared.store)
+    if scene:
+        from tether.cli.demo_scene import run_scene_demo
+
+        run_scene_demo(console, prepared.store)
     report = build_report(prepared.store, baseline=BASELINE)
     path = write_report(report, prepared.store, run_dir / "report.html")
     prepared.store.close()

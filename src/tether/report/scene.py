@@ -162,3 +162,18 @@ def embed_renders(numbers: dict[str, Any], store: RunStore) -> None:
         task["start_src"], task["goal_src"] = uri(task["start"]), uri(task["goal"])
         for arm in task["arms"]:
             arm["delivered_src"] = uri(arm["delivered"])
+
+
+def scene_demo_rows(meta: dict[str, Any], store: RunStore) -> dict[str, Any] | None:
+    """`tether demo`'s scene example (meta `scene_demo`) with its renders as data URLs."""
+    import base64
+
+    row = meta.get("scene_demo")
+    if not isinstance(row, dict):
+        return None
+    images = {}
+    for name, digest in (row.get("renders") or {}).items():
+        path = store.artifact_path(digest) if digest else None
+        images[name] = (None if path is None or not path.is_file() else
+                        "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode())
+    return {**row, "images": images}
