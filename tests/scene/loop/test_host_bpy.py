@@ -232,3 +232,42 @@ def test_vetr_strategy_runs_through_the_runner_with_the_scene_metric(scenes, mon
     assert record.metric.score <= 1e-4  # the goal program scores the goal's PL
     assert record.extra["scene_strategy"] == "vetr" and record.extra["valid"]
     assert {c.role for c in record.calls} == {"generator", "verifier"}
+
+
+def test_tether_run_and_report_on_the_scene_suite(scenes, monkeypatch, tmp_path) -> None:
+    """`tether run` with scripted roles (one model serves all three), then `tether report`."""
+    import json
+
+    from click.testing import CliRunner
+
+    import tether.scene.instrument as instrument
+    from tether.cli.main import main
+
+    monkeypatch.setattr(instrument, "_SCENES", scenes)
+    monkeypatch.setattr(instrument, "_SCENES_PID", os.getpid())
+    noop = "import bpy\n"  # renders the base scene: a valid, poor answer on any task
+    script = json.dumps([edit(noop), "The box is not where the goal has it.", END])
+    small = "size = 64, samples = 4"
+    config = tmp_path / "scene.toml"
+    config.write_text(f"""name = "scene-cli"
+suites = ["scene"]
+tasks = ["{BOX}", "material_right_red"]
+[models]
+proposer = {json.dumps("scripted:" + script)}
+[[strategies]]
+name = "scene_one_shot"
+params = {{{small}}}
+[[strategies]]
+name = "vetr"
+params = {{refiner = "off", {small}}}
+[run]
+concurrency = 1
+""")
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["run", str(config), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "r.html")])
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "r.html").read_text()
+    assert "Scene programs (VETR)" in html and "scene_one_shot vs vetr" in html
+    assert html.count("data:image/png;base64,") == 2 * 2 + 4  # start + goal, 4 delivered
