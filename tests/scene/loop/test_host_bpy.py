@@ -110,10 +110,17 @@ def test_n4_votes_the_action_executes_only_that_type_and_the_judge_selects(scene
 
 
 def test_n1_costs_a_quarter_of_the_generator_samples_and_no_judge_call(scenes) -> None:
-    ctx = context(BOX, per_round([[edit(MOVE.format(y=2.0))]], 1))
-    f = loop(scenes, n=1).run(ctx).facts
+    seen: list[list[dict]] = []
+    script = per_round([[edit(MOVE.format(y=2.0))]], 1)
+    ctx = context(BOX, lambda m, i: seen.append(m) or script(m, i))
+    f = loop(scenes, n=1, modality="image").run(ctx).facts
     assert f.calls == {"generator": 2, "judge": 0, "verifier": 1}
     assert f.executions == 2 and f.renders == 2
+    # as a VLM the generator saw the goal and start renders, then the delivered one
+    kinds = [[p["type"] for p in m["content"] if isinstance(p, dict)]
+             for m in seen[1] if isinstance(m["content"], list)]
+    assert sum(k.count("image_url") for k in kinds) == 3
+    assert f.modality == {"generator": "image", "verifier": "image", "judge": "image"}
 
 
 def test_only_the_selected_outcome_advances_the_previous_record(scenes) -> None:
