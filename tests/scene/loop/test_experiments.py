@@ -60,3 +60,12 @@ def test_vetr_without_the_refiner_is_refused_with_a_hint() -> None:
     with pytest.raises(ConfigError, match="refiner") as info:
         load_experiment(EXPERIMENTS / "vetr_ablations.toml")
     assert 'refiner = "off"' in (info.value.hint or "")
+
+
+def test_bad_vetr_params_are_config_errors() -> None:
+    from tether.strategies.base import build_strategy
+
+    for params in ({"n": 0, "refiner": "off"}, {"refiner": "magic"},
+                   {"refiner": "off", "modality": "smell"}):
+        with pytest.raises(ConfigError):
+            build_strategy("vetr", params)

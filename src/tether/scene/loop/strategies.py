@@ -19,6 +19,7 @@ from tether.context import TrialContext
 from tether.errors import ConfigError
 from tether.scene.loop.host import GENERATOR_ROLE, HostLoop, LoopConfig
 from tether.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE
+from tether.scene.loop.messages import MODALITIES
 from tether.scene.loop.refiners import resolve_refiner
 from tether.scene.record import Refiner
 from tether.scene.scenes import TaskScenes
@@ -39,6 +40,9 @@ class Vetr:
                  modality: str = "auto") -> None:
         if n < 1 or max_interactions < 1 or history < 1:
             raise ConfigError("vetr needs n, max_interactions and history >= 1")
+        if modality not in MODALITIES:
+            raise ConfigError(f"unknown modality {modality!r}",
+                              hint=f"one of {', '.join(MODALITIES)}")
         self.refiner_name = refiner
         resolve_refiner(refiner)  # fail at config time when the refiner is absent
         self.config = LoopConfig(
