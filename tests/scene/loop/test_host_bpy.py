@@ -278,3 +278,27 @@ concurrency = 1
     html = (tmp_path / "r.html").read_text()
     assert "Scene programs (VETR)" in html and "scene_one_shot vs vetr" in html
     assert html.count("data:image/png;base64,") == 2 * 2 + 4  # start + goal, 4 delivered
+
+
+def test_trace_summaries_and_shared_verifier_memory_switches(scenes) -> None:
+    gen_seen: list[str] = []
+    ver_seen: list[list[dict]] = []
+
+    def generator(messages, info):
+        gen_seen.append(str(messages))
+        return [edit(MOVE.format(y=1.0)), edit(MOVE.format(y=2.0)), END][min(info.call_number, 2)]
+
+    def verifier(messages, info):
+        ver_seen.append(messages)
+        return f"round {info.call_number}: move it further"
+
+    run = loop(scenes, show_trace=True, verifier_memory=True)
+    run.run(context(BOX, generator, verifier=verifier))
+    assert "Observed writes of your program:" in gen_seen[1]
+    assert "objects['Box'].location = [0.0, 1.0, 0.5]" in gen_seen[1]
+    assert len(ver_seen[0]) == 2 and len(ver_seen[1]) == 4  # its own round 0 kept
+    assert ver_seen[1][2] == {"role": "assistant", "content": "round 0: move it further"}
+    # off by default: no trace, a verifier reset each round
+    gen_seen.clear(), ver_seen.clear()
+    loop(scenes).run(context(BOX, generator, verifier=verifier))
+    assert "Observed writes" not in gen_seen[1] and [len(m) for m in ver_seen] == [2, 2]
