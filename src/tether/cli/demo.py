@@ -126,8 +126,10 @@ def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[
               help="also measure the bundled example pages")
 @click.option("--harness-items", default=20, show_default=True, type=click.IntRange(0),
               help="docs items for the harness section, bare vs human recipe (0: skip)")
+@click.option("--scene/--no-scene", default=True, show_default=True,
+              help="also show a displaced scene write and the refiner's repair (needs bpy)")
 def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backend: str,
-         visual: bool, harness_items: int) -> None:
+         visual: bool, harness_items: int, scene: bool) -> None:
     """Single-shot vs proposer-reviewer on bundled code tasks, scored by execution; a report."""
     from tether.report.data import build_report
     from tether.report.html import write_report
@@ -158,6 +160,10 @@ def demo(spec: str, n_tasks: int, budget: int, seed: int, out: str | None, backe
         f"sign-test p = {stats['p_value']:.3g}", highlight=False)
     if visual:
         measure_examples(console, run_dir / "examples", prepared.store)
+    if scene:
+        from tether.cli.demo_scene import run_scene_demo
+
+        run_scene_demo(console, prepared.store)
     if harness_items:  # the harness section: its own run and report in RUN_DIR/harness
         from tether.cli.demo_harness import harness_section
         harness_section(console, spec, run_dir / "harness", n_items=harness_items,

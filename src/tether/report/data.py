@@ -18,6 +18,7 @@ from tether.errors import ConfigError
 from tether.report.agents import agent_numbers
 from tether.report.judged import judged_numbers
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
+from tether.report.scene import scene_numbers
 from tether.report.values import (
     MetricMode,
     arm_budget_groups,
@@ -323,6 +324,7 @@ def build_report(store: RunStore, *, baseline: str | None = None,
         "compare": None,
         "agents": agent_numbers(entries, base),
         "judged": judged_numbers(str(store.dir), entries, base),
+        "scene": scene_numbers(entries),  # None unless scene strategies ran
         "trials": [{"trial_id": e.record.trial_id, "index": e.record.index, "arm": e.arm,
                     "budget": e.budget, "task": e.record.spec.task_key,
                     "seed": e.record.spec.seed, "status": e.record.status,

@@ -130,6 +130,11 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
     for entry in report.entries:
         _trial_page(env, entry, store, assets, index_href, numbers)
     pages = _measured_pages(numbers["run"].get("meta") or {}, store, assets)
+    from tether.report.scene import embed_renders, scene_demo_rows
+
+    if numbers.get("scene"):
+        embed_renders(numbers["scene"], store)
+    numbers["scene_demo"] = scene_demo_rows(numbers["run"].get("meta") or {}, store)
     html = env.get_template("index.html.j2").render(
         n=numbers, plots=plots, assets=assets.name, entries=report.entries,
         compare_values=report.compare_values, pages=pages)

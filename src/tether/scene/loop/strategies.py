@@ -1,0 +1,86 @@
+"""`vetr` and `viga`: the host loop as strategies of `tether run`.
+
+`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the seed's Table 7 switches
+(run at n = 1 as the seed does): refiner = "off", verifier_memory = true (shared verifier
+memory), history = 3 (3-message window), verifier = false, persistent = true (persistent
+scene instead of a fresh base), show_trace = true (the generator sees observed writes).
+
+`viga`: VIGA's runner as the seed describes it: the same iterative loop with render-only
+visual feedback (no refiner, no trace), n = 1, saving successful scene updates
+(persistent scene). Its prompts are tether's, not VIGA's released ones (the seed's
+Appendix O control found no significant difference from swapping them).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from tether.context import TrialContext
+from tether.errors import ConfigError
+from tether.scene.loop.host import GENERATOR_ROLE, HostLoop, LoopConfig
+from tether.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE
+from tether.scene.loop.messages import MODALITIES
+from tether.scene.loop.refiners import resolve_refiner
+from tether.scene.record import Refiner
+from tether.scene.scenes import TaskScenes
+from tether.strategies.base import StrategyResult, register_strategy
+
+ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
+
+
+@register_strategy("vetr")
+class Vetr:
+    name = "vetr"
+
+    def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
+                 history: int = 24, verifier: bool = True, verifier_memory: bool = False,
+                 persistent: bool = False, show_trace: bool = False, max_tokens: int = 2048,
+                 temperature: float | None = None, timeout_s: float = 7200.0,
+                 size: int | None = None, samples: int | None = None,
+                 modality: str = "auto") -> None:
+        if n < 1 or max_interactions < 1 or history < 1:
+            raise ConfigError("vetr needs n, max_interactions and history >= 1")
+        if modality not in MODALITIES:
+            raise ConfigError(f"unknown modality {modality!r}",
+                              hint=f"one of {', '.join(MODALITIES)}")
+        self.refiner_name = refiner
+        resolve_refiner(refiner)  # fail at config time when the refiner is absent
+        self.config = LoopConfig(
+            n=n, max_interactions=max_interactions, history=history, verifier=verifier,
+            verifier_memory=verifier_memory, persistent=persistent, show_trace=show_trace,
+            max_tokens=max_tokens, temperature=temperature, timeout_s=timeout_s, size=size,
+            samples=samples, modality=modality)
+        #: tests inject scripted refiners and their own TaskScenes here
+        self.refiner_override: Refiner | None = None
+        self.scenes: TaskScenes | None = None
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        # The judge is declared at n = 1 too (its tournament then makes no call), so one
+        # experiment can name a judge model for every arm.
+        if self.config.verifier:
+            return ROLES
+        return (GENERATOR_ROLE, JUDGE_ROLE)
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        refiner = self.refiner_override or resolve_refiner(self.refiner_name)
+        return HostLoop(self.config, refiner, name=self.name, scenes=self.scenes).run(ctx)
+
+
+@register_strategy("viga")
+class Viga:
+    name = "viga"
+    roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, VERIFIER_ROLE)
+
+    def __init__(self, max_interactions: int = 10, history: int = 24, max_tokens: int = 2048,
+                 temperature: float = 0.0, timeout_s: float = 7200.0, size: int | None = None,
+                 samples: int | None = None, modality: str = "auto") -> None:
+        self.config = LoopConfig(
+            n=1, max_interactions=max_interactions, history=history, verifier=True,
+            persistent=True, max_tokens=max_tokens, temperature=temperature,
+            timeout_s=timeout_s, size=size, samples=samples, modality=modality)
+        self.scenes: TaskScenes | None = None
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        return HostLoop(self.config, resolve_refiner("off"), name=self.name,
+                        scenes=self.scenes).run(ctx)

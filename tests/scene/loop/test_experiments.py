@@ -1,0 +1,71 @@
+"""experiments/vetr.toml and vetr_ablations.toml validate and hold the designed arms."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import tether.scene.loop.baselines  # noqa: F401  (registers the strategies: no entry points here)
+import tether.scene.loop.strategies  # noqa: F401
+from tether.errors import ConfigError
+from tether.runs.config import load_experiment
+from tether.scene.record import refiner_off
+
+EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
+
+
+@pytest.fixture
+def refine_installed(monkeypatch):
+    """A stand-in `tether.scene.refine` module (its refine is refiner_off): a test double
+    so the configs validate on a branch without the real refiner."""
+    if importlib.util.find_spec("tether.scene.refine") is None:
+        fake = types.ModuleType("tether.scene.refine")
+        fake.refine = refiner_off  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "tether.scene.refine", fake)
+
+
+def test_main_comparison_arms(refine_installed) -> None:
+    exp = load_experiment(EXPERIMENTS / "vetr.toml")
+    assert exp.suites == ["scene"] and exp.run.concurrency == 1
+    arms = {a.arm: (a.name, a.params) for a in exp.strategies}
+    assert arms == {
+        "one-shot": ("scene_one_shot", {}),
+        "blender-alchemy": ("blender_alchemy", {"depth": 2, "breadth": 2}),
+        "viga": ("viga", {"max_interactions": 10}),
+        "vetr-n1": ("vetr", {"n": 1, "max_interactions": 10}),
+        "vetr-n4": ("vetr", {"n": 4, "max_interactions": 10}),
+    }
+
+
+def test_ablations_change_one_switch_each_at_n1(refine_installed) -> None:
+    exp = load_experiment(EXPERIMENTS / "vetr_ablations.toml")
+    params = {a.arm: a.params for a in exp.strategies}
+    assert all(a.name == "vetr" and a.params["n"] == 1 for a in exp.strategies)
+    full = params.pop("vetr-full")
+    assert full == {"n": 1}
+    assert {arm: {k: v for k, v in p.items() if k != "n"} for arm, p in params.items()} == {
+        "refiner-off": {"refiner": "off"}, "shared-verifier": {"verifier_memory": True},
+        "history-3": {"history": 3}, "no-verifier": {"verifier": False},
+        "persistent-scene": {"persistent": True},
+    }
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tether.scene.refine") is not None,
+                    reason="the refiner is installed")
+def test_vetr_without_the_refiner_is_refused_with_a_hint() -> None:
+    with pytest.raises(ConfigError, match="refiner") as info:
+        load_experiment(EXPERIMENTS / "vetr_ablations.toml")
+    assert 'refiner = "off"' in (info.value.hint or "")
+
+
+def test_bad_vetr_params_are_config_errors() -> None:
+    from tether.strategies.base import build_strategy
+
+    for params in ({"n": 0, "refiner": "off"}, {"refiner": "magic"},
+                   {"refiner": "off", "modality": "smell"}):
+        with pytest.raises(ConfigError):
+            build_strategy("vetr", params)
