@@ -100,7 +100,12 @@ const leak = (what) => document.body.insertAdjacentHTML('beforeend',
 if (localStorage.getItem('k')) leak('local');
 if (sessionStorage.getItem('k')) leak('session');
 if (document.cookie.includes('k=1')) leak('cookie');
-indexedDB.databases().then((dbs) => { if (dbs.some((d) => d.name === 'leak-db')) leak('idb'); });
+// opening without a version: an upgrade means the database did not exist (abort it, so
+// the check creates nothing); success means it did. Requests on one name run in order,
+// so in A's own document this open waits for A's, where databases() could run first.
+const probe = indexedDB.open('leak-db');
+probe.onupgradeneeded = () => probe.transaction.abort();
+probe.onsuccess = () => { probe.result.close(); leak('idb'); };
 </script>"""
 
 
