@@ -37,10 +37,11 @@ def test_scene_demo_shows_the_displaced_write_and_renders(tmp_path, monkeypatch)
         row = store.meta("scene_demo")
         html = write_report(build_report(store), store, tmp_path / "report.html").read_text()
     assert "not a model's output" in EXAMPLE and "not a model's output" in row["label"]
-    assert row["pl"]["goal"] == 0.0 and row["pl"]["raw"] > 1e-4  # both cubes went red
+    assert row["pl"]["goal"] == 0.0 and row["pl"]["raw"] > 1e-4  # the red was displaced
     assert row["pl"]["start"] > 1e-4
     if REFINER:
-        assert row["refiner"] == "installed" and row["accepted"] not in (None, "previous")
+        assert row["refiner"] == "installed" and row["accepted"] == "recovery_current"
+        assert row["pl"]["delivered"] < 1e-6  # repaired on a local copy: the goal
     else:
         assert row["refiner"] == "not installed" and row["renders"]["delivered"] is None
         assert "refiner (tether.scene.refine) is not installed" in out.getvalue()

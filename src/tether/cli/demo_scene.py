@@ -2,11 +2,13 @@
 repair, rendered small (the task's 64x64, 8 samples) on real Blender.
 
 The example program is tether's own, labelled as such, not a model's output: it paints
-the right cube of `material_right_red` red through the material both cubes share, so
-the write is displaced onto the left cube too. The VETR refiner (tether.scene.refine),
-where installed, repairs it; otherwise the section says the refiner is not installed and
-shows the raw execution only. Start / raw / delivered / goal renders and their PL against
-the goal go into the run's meta (`scene_demo`) and from there into the report.
+the right cube of `material_right_red` red through the material both cubes share, then
+re-asserts the left cube's blue through the same shared material, so the later write
+displaces the earlier one (both cubes end blue: the request for Right is lost). The
+VETR refiner (tether.scene.refine), where installed, repairs it; otherwise the section
+says the refiner is not installed and shows the raw execution only. Start / raw /
+delivered / goal renders and their PL against the goal go into the run's meta
+(`scene_demo`) and from there into the report.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ TASK = "material_right_red"
 EXAMPLE = '''import bpy
 
 # tether's demo example (not a model's output): Right and Left share the material
-# "Paint", so this write paints both cubes red: a displaced write.
+# "Paint". Right is painted red, then Left's blue is re-asserted through the same
+# material, which displaces the red: both cubes end blue.
 right = bpy.data.objects["Right"]
 bsdf = right.active_material.node_tree.nodes["Principled BSDF"]
 bsdf.inputs["Base Color"].default_value = (0.8, 0.05, 0.05, 1.0)
+left = bpy.data.objects["Left"]
+left.active_material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (
+    0.1, 0.2, 0.8, 1.0)
 '''
 
 
