@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -191,6 +192,11 @@ def test_worker_dies_with_its_host(bwrap, token: str, assert_no_leftovers) -> No
     host.stdin.write(PROGRAM.encode())
     host.stdin.close()
     assert host.stdout.readline() == b"True\n"
+    # Popen returns once the child is forked, maybe before `sh` is exec'd with the token
+    # in its command line: poll (room for a loaded machine), then require it
+    deadline = time.monotonic() + 30
+    while not processes_matching(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert processes_matching(token), "the sandboxed child should be running"
     host.kill()
     host.wait()
