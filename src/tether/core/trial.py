@@ -77,9 +77,16 @@ class TrialRecord(BaseModel):
     wall_s: float = 0.0
 
     @property
+    def unscored(self) -> bool:
+        """The strategy recorded that the trial has no answer to score (facts `valid` =
+        false: a scene loop with no successful generated render). Such a trial is counted
+        apart, like an error, and never read as a fail or a 0."""
+        return self.extra.get("valid") is False
+
+    @property
     def passed(self) -> bool | None:
-        """Metric verdict; None for errored trials (excluded, never read as a fail)."""
-        if self.status == "error":
+        """Metric verdict; None for errored or unscored trials (never read as a fail)."""
+        if self.status == "error" or self.unscored:
             return None
         if self.metric is not None and self.metric.ok:
             return bool(self.metric.passed)
@@ -87,7 +94,7 @@ class TrialRecord(BaseModel):
 
     @property
     def score(self) -> float | None:
-        if self.status == "error":
+        if self.status == "error" or self.unscored:
             return None
         if self.metric is not None:
             return self.metric.score if self.metric.ok else None
