@@ -159,28 +159,21 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
             "route": "def route(obs, state):\n    open('/etc/hostname')\n"
                      "    return {'call_student': {'prompt': 'answer', 'vars': {}}}\n"}),
     }
-    if setting == "toy":
+    golds = {"toy": _doc(setting, {"answer": "{question} (Paris, perhaps?)"}),
+             "shapes": _doc(setting, {"answer": "{question}"},
+                            hooks={"parse": "def parse(text, item):\n"
+                                            "    return 'Nowhereland'\n"})}
+    if setting in golds:  # toy and shapes: the same two variants around their own route
+        route = _TOY_ROUTE if setting == "toy" else _SHAPES_ROUTE
         fact = "Fact: {value}\nQuestion: {question}"
         return {**common,
                 "v1": _doc(setting, {"answer": "{question}", "fact": fact},
-                           resources={"signals": True}, hooks={"route": _TOY_ROUTE}),
+                           resources={"signals": True}, hooks={"route": route}),
                 "v2": _doc(setting, {"answer": "{question}",
                                      "fact": fact + "\nAnswer with one word."},
                            resources={"signals": True},
-                           hooks={"route": _TOY_ROUTE, "parse": _PARSE}),
-                "gold": _doc(setting, {"answer": "{question} (Paris, perhaps?)"})}
-    if setting == "shapes":
-        fact = "Fact: {value}\nQuestion: {question}"
-        return {**common,
-                "v1": _doc(setting, {"answer": "{question}", "fact": fact},
-                           resources={"signals": True}, hooks={"route": _SHAPES_ROUTE}),
-                "v2": _doc(setting, {"answer": "{question}",
-                                     "fact": fact + "\nAnswer with one word."},
-                           resources={"signals": True},
-                           hooks={"route": _SHAPES_ROUTE, "parse": _PARSE}),
-                "gold": _doc(setting, {"answer": "{question}"},
-                             hooks={"parse": "def parse(text, item):\n"
-                                             "    return 'Nowhereland'\n"})}
+                           hooks={"route": route, "parse": _PARSE}),
+                "gold": golds[setting]}
     if setting == "docs":
         ocr = {"ocr": {"max_chars": 4000}}
         frame = ("Context (OCR text of the page; may contain errors):\n{%s}\n\n"
