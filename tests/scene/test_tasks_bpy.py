@@ -23,13 +23,7 @@ DEFAULT = ("material_right_red", "lighting_key_left_off", "placement_box_back")
 
 
 @pytest.fixture(scope="module")
-def scenes(tmp_path_factory) -> Iterator[TaskScenes]:
-    from tether.sandbox import BwrapSandbox, SandboxUnavailable
-
-    try:
-        BwrapSandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap unavailable: {exc}")
+def scenes(tmp_path_factory, bwrap) -> Iterator[TaskScenes]:
     with TaskScenes(tmp_path_factory.mktemp("scene-cache")) as s:
         yield s
 

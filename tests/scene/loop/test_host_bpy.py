@@ -41,13 +41,7 @@ END = "ACTION: end\nDone."
 
 
 @pytest.fixture(scope="module")
-def scenes(tmp_path_factory) -> Iterator[TaskScenes]:
-    from tether.sandbox import BwrapSandbox, SandboxUnavailable
-
-    try:
-        BwrapSandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap unavailable: {exc}")
+def scenes(tmp_path_factory, bwrap) -> Iterator[TaskScenes]:
     with TaskScenes(tmp_path_factory.mktemp("scene-cache")) as s:
         yield s
 
