@@ -12,10 +12,11 @@ test: setup
 	.venv/bin/lint-imports
 	.venv/bin/python -m pytest -q
 
-# The development loop: unit tests without llama.cpp, Chromium or Ray (bubblewrap stays:
-# it is cheap). `make test` is the whole suite and what CI runs.
+# The development loop: unit tests without llama.cpp, Chromium, Ray or the slow checks
+# (real image builds; bubblewrap stays: it is cheap). `make test` is the whole suite and
+# what CI runs.
 test-fast: setup
-	.venv/bin/python -m pytest -q -m "not llama and not browser and not ray"
+	.venv/bin/python -m pytest -q -m "not llama and not browser and not ray and not slow"
 
 lint: setup
 	.venv/bin/ruff check src tests benchmarks
