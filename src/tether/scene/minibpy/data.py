@@ -12,7 +12,7 @@ import itertools
 import re
 from typing import Any
 
-from tether.scene.minibpy import ids
+from tether.scene.minibpy import ids, objects
 from tether.scene.minibpy.nodes import NodeTree
 from tether.scene.minibpy.structs import ID, bpy_prop_collection
 
@@ -50,7 +50,7 @@ class IDCollection(bpy_prop_collection):
         m = self._main
         if self._name == "objects":
             data = args[0] if args else kw.get("object_data")
-            block: ID = ids.Object(m, name, data)
+            block: ID = objects.Object(m, name, data)
         elif self._name == "meshes":
             block = ids.Mesh(m, name)
         elif self._name == "lights":
@@ -106,7 +106,7 @@ class BlendData:
         object.__setattr__(block, "_seq", next(_SEQ))  # re-sorted after its equals
 
     def users_of(self, block: ID) -> int:
-        if isinstance(block, ids.Object):
+        if isinstance(block, objects.Object):
             return sum(block in s.collection.objects._items for s in self.scenes._items)
         if isinstance(block, ids.Mesh | ids.Light | ids.Camera):
             return sum(o._data is block for o in self.objects._items)

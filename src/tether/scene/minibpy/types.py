@@ -6,10 +6,7 @@ from tether.scene.minibpy.ids import (
     Key,
     Light,
     Material,
-    MaterialSlot,
     Mesh,
-    Modifier,
-    Object,
     PointLight,
     RenderSettings,
     Scene,
@@ -19,6 +16,7 @@ from tether.scene.minibpy.ids import (
     World,
 )
 from tether.scene.minibpy.nodes import Node, NodeLink, NodeSocket, NodeTree
+from tether.scene.minibpy.objects import MaterialSlot, Modifier, Object
 from tether.scene.minibpy.structs import ID, bpy_prop_collection, bpy_struct
 from tether.scene.minibpy.values import bpy_prop_array
 
