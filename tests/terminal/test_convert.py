@@ -107,6 +107,20 @@ def test_one_service_compose_is_fine_and_heavy_is_allowed_on_request(tmp_path):
     assert classify_task(task, allow_heavy=True).convertible
 
 
+def test_heavy_verifier_pins_are_refused_like_heavy_dockerfile_installs(tmp_path):
+    # TB2's torch-pipeline-parallelism: a bare ubuntu Dockerfile, but the verifier pins
+    # torch, and verifier pins are installed into the image at build time
+    test_sh = TB2_TEST_SH.replace("-w pytest==8.4.1", "-w pytest==8.4.1 -w torch==2.7.0")
+    assert "torch==2.7.0" in test_sh
+    task = make_tb2_task(tmp_path, dockerfile="FROM ubuntu:24.04\nWORKDIR /app\n",
+                         test_sh=test_sh, files={})
+    c = classify_task(task)
+    assert [r.kind for r in c.refusals] == ["heavy"]
+    assert "torch==2.7.0" in c.reason() and "verifier" in c.reason()
+    allowed = classify_task(task, allow_heavy=True)
+    assert allowed.convertible and "torch==2.7.0" in allowed.verifier.pins
+
+
 def test_a_script_the_build_runs_is_read_for_downloads(tmp_path):
     dockerfile = ("FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY setup.sh ./\n"
                   "RUN bash /app/setup.sh && rm setup.sh\n")

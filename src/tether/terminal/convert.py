@@ -29,6 +29,7 @@ from tether.terminal.dockerfile import (
     Recipe,
     Refusal,
     classify_run,
+    heavy_packages,
     parse_dockerfile,
 )
 
@@ -251,6 +252,13 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
             out.refusals.append(verifier)
         else:
             out.verifier = verifier
+            # the verifier's pins are installed into the image at build time too, so a
+            # `-w torch==...` costs the same gigabytes as a Dockerfile `pip install torch`
+            heavy = heavy_packages(list(verifier.pins))
+            if heavy and not allow_heavy:
+                out.refusals.append(Refusal("heavy", "the verifier installs multi-GB "
+                                            f"packages ({', '.join(heavy)}); pass "
+                                            "--allow-heavy to build"))
     # dedupe: the same reason from several RUN lines is one reason in a table
     out.refusals = list({(r.kind, r.reason): r for r in out.refusals}.values())
     return out
