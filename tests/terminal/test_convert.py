@@ -121,6 +121,15 @@ def test_heavy_verifier_pins_are_refused_like_heavy_dockerfile_installs(tmp_path
     assert allowed.convertible and "torch==2.7.0" in allowed.verifier.pins
 
 
+def test_a_task_without_an_oracle_is_noted_as_unable_to_pass_its_gates(tmp_path):
+    task = make_tb2_task(tmp_path)
+    assert not any("solve.sh" in n for n in classify_task(task).notes)
+    (task / "solution" / "solve.sh").unlink()
+    c = classify_task(task)
+    assert c.convertible
+    assert "no solution/solve.sh: the oracle gate cannot pass" in c.notes
+
+
 def test_a_script_the_build_runs_is_read_for_downloads(tmp_path):
     dockerfile = ("FROM python:3.13-slim-bookworm\nWORKDIR /app\nCOPY setup.sh ./\n"
                   "RUN bash /app/setup.sh && rm setup.sh\n")

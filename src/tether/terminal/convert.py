@@ -292,7 +292,8 @@ def _solution_needs_network(solve: Path) -> list[str]:
     """A note when the oracle installs or downloads at solve time: offline (and not as
     root) it may fail its gate. A note, not a refusal: the gate decides."""
     if not solve.is_file():
-        return []
+        # buildable, but its oracle gate cannot pass, so no run will use it
+        return ["no solution/solve.sh: the oracle gate cannot pass"]
     found: set[str] = set()
     for line in solve.read_text(encoding="utf-8", errors="replace").splitlines():
         apt, pip, refusals = classify_run(line.split("#", 1)[0])
