@@ -14,7 +14,8 @@ writes. The load average is printed before and after (the numbers mean little on
 loaded machine without it).
 
     nice -n 5 .venv/bin/python benchmarks/compile_overhead.py \
-        [--probe 10 --validation 10 --test 10 --student 'local/smollm2-135m;n_threads=1']
+        [--probe 10 --validation 10 --test 10 --student 'local/smollm2-135m;n_threads=1'
+         --comparators h0,oneshot,human_recipe,student_routed,cot_vote]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from tether.compile.compiler import CompileConfig, Compiler  # noqa: E402
+from tether.compile.compiler.config import COMPARATORS  # noqa: E402
 from tether.compile.tasks import setting_of  # noqa: E402
 from tether.models import parse_model  # noqa: E402
 
@@ -60,12 +62,14 @@ def main() -> None:
     parser.add_argument("--validation", type=int, default=10)
     parser.add_argument("--test", type=int, default=10)
     parser.add_argument("--student", default="local/smollm2-135m;n_threads=1")
+    parser.add_argument("--comparators", default=",".join(COMPARATORS),
+                        help="the compile's test arms beside bare and the selection")
     args = parser.parse_args()
     print(f"load average before: {_load()}", flush=True)
     setting = setting_of("docs")
     config = CompileConfig(setting="docs", teacher=TEACHER, student=args.student,
                            probe=args.probe, validation=args.validation, test=args.test,
-                           rounds=1)
+                           rounds=1, comparators=args.comparators)
     for items in setting.splits(0, config.sizes).values():
         for item in items:
             setting.ocr_text(item)  # warm the OCR cache (untimed)
@@ -95,6 +99,7 @@ def main() -> None:
     model = student.seconds + teacher.seconds
     overhead = wall - model - ocr_seconds
     print(f"splits {args.probe}/{args.validation}/{args.test}, rounds 1, "
+          f"comparators {args.comparators or 'none'}, "
           f"decisions {[r['decision'] for r in result['rounds']]}")
     print(f"wall {wall:.2f} s; student {student.seconds:.2f} s; teacher {teacher.seconds:.3f} s; "
           f"OCR (cached) {ocr_seconds:.3f} s; "
