@@ -160,7 +160,7 @@ class SplitScorer:
 
         result = self._score(key, split, items, runner,
                              f"{split} {key[:8]}" + (f" {intervention}" if intervention else ""))
-        if intervention is not None and result.na and not result.scores:
+        if intervention is not None and result.na and len(result.na) == len(result.outcomes):
             raise NotApplicable(next(iter(result.na.values())))
         return result
 
