@@ -31,3 +31,4 @@ bench: setup
 	.venv/bin/python benchmarks/parallel_samples.py
 	.venv/bin/python benchmarks/scene_executor.py
 	.venv/bin/python benchmarks/scene_render.py
+	.venv/bin/python benchmarks/ocr_memo.py

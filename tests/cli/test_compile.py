@@ -58,3 +58,24 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert spec.exit_code == 2
     assert _run(["--setting", "toy"]).exit_code == 2
     assert _run(["--resume", str(tmp_path / "none")]).exit_code == 2
+
+
+def test_comparator_and_teacher_flags_override_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "compile.toml"
+    config.write_text(f'setting = "toy"\nteacher = "{TEACHER}"\nstudent = "{STUDENT}"\n'
+                      'probe = 6\nvalidation = 6\ntest = 8\nrounds = 0\n'
+                      'teacher_temperature = 0.9\nteacher_max_tokens = 900\n'
+                      'comparators = ["h0", "cot_vote"]\n')
+    out = tmp_path / "c"
+    result = _run([str(config), "--out", str(out), "--comparators", "student_routed",
+                   "--teacher-temperature", "0.2", "--teacher-max-tokens", "700", "--json"])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "config.json").read_text())
+    assert stored["comparators"] == ["student_routed"]
+    assert (stored["teacher_temperature"], stored["teacher_max_tokens"]) == (0.2, 700)
+    calls = [json.loads(p.read_text()) for p in (out / "builds" / "0" / "teacher").glob("*")]
+    assert calls and {(c["temperature"], c["max_tokens"]) for c in calls} == {(0.2, 700)}
+    shown = json.loads(result.output)
+    assert shown["student_routed"]["test"] is not None and shown["h0"]["test"] is None
+    bad = _run([str(config), "--out", str(tmp_path / "d"), "--comparators", "bare,h0"])
+    assert bad.exit_code == 2 and "always scored" in bad.output

@@ -2,7 +2,9 @@
 
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
-                    --restarts 2 --builds 1 --seed 0 --interventions] [--json]
+                    --restarts 2 --builds 1 --seed 0 --interventions
+                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote
+                    --teacher-temperature 0.7 --teacher-max-tokens 2048] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -22,12 +24,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tether.cli.console import make_console
-from tether.compile.compiler.build import Compiler
-from tether.compile.compiler.config import config_from_fields, load_compile_config
+from tether.compile.compiler.build import ARMS, Compiler
+from tether.compile.compiler.config import COMPARATORS, config_from_fields, load_compile_config
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
-           "protocol", "restarts", "builds", "seed", "out", "interventions")
+           "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
+           "teacher_temperature", "teacher_max_tokens")
 
 
 @click.command("compile")
@@ -46,6 +49,11 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--out", help="the build directory")
 @click.option("--interventions", is_flag=True, default=None,
               help="also score the selection's five decision interventions on test")
+@click.option("--comparators",
+              help="test arms beside bare and the selection, comma-separated, or none "
+                   f"[{','.join(COMPARATORS)}]")
+@click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
+@click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
 @click.option("--resume", "resume", type=click.Path(path_type=Path),
               help="continue the compile in this directory")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
@@ -122,7 +130,7 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
                    title_justify="left")
     for col in ("arm", "validation", "test", "student tokens/item"):
         scores.add_column(col)
-    for arm in ("bare", "h0", "selected", "oneshot", "human_recipe"):
+    for arm in ARMS:
         row = result.get(arm) or {}
         tokens = row.get("tokens_per_item")
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),

@@ -12,24 +12,33 @@
 
 Both report the student's generated tokens (output plus reasoning, prefill excluded)
 and calls in their facts, like `compiled_harness`.
+
+Each strategy's `answer(setting, item, student, image)` is the baseline on one item
+over any `BaselineStudent` (the trial's `StudentSession`, or the compiler's
+`ModelStudent`: `tether compile` scores both baselines on its test items), and its
+`key` names its scores in a build directory: the name and a digest of its parameters
+and prompts, so a changed prompt never reuses old scores.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
+from tether.compile.setting import Item, Setting
 from tether.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
 from tether.compile.tasks import item_of
 from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.facts import Facts
+from tether.models.base import Completion
 from tether.strategies.base import StrategyResult, register_strategy
 
-__all__ = ["COT_PROMPT", "MENU_PROMPT", "CotVote", "StudentRouted", "majority", "parse_cot",
-           "parse_request"]
+__all__ = ["BASELINES", "COT_PROMPT", "MENU_PROMPT", "BaselineStudent", "CotVote",
+           "StudentRouted", "majority", "parse_cot", "parse_request"]
 
 COT_PROMPT = ("Question: {question}\nThink step by step, then give the final answer on the "
               "last line as \"Answer: <a single word, number, or short phrase>\".")
@@ -43,6 +52,22 @@ DESCRIPTIONS = {"ocr": "ocr: the OCR text of the page",
                 "cards": "cards: the linker's top candidates with their fact cards",
                 "pages": "pages: the slides a ranker finds most related to the question",
                 "signals": "signals: numeric measurements of the image"}
+
+
+class BaselineStudent(Protocol):
+    """The student a baseline calls: samples of one call, or one reply."""
+
+    def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
+               temperature: float | None = None) -> list[Completion]: ...
+
+    def __call__(self, prompt: str, image: bytes | None) -> str: ...
+
+
+def _key(name: str, params: dict[str, Any]) -> str:
+    blob = json.dumps(params, sort_keys=True).encode("utf-8")
+    return f"{name}-{hashlib.sha256(blob).hexdigest()[:16]}"
+
+
 _ANSWER = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*(.+?)\s*$", re.I | re.M)
 
 
@@ -82,16 +107,28 @@ class CotVote:
         self.n, self.temperature, self.max_tokens = n, temperature, max_tokens
         self.modality = modality
 
+    @property
+    def key(self) -> str:
+        return _key(self.name, {"n": self.n, "temperature": self.temperature,
+                                "max_tokens": self.max_tokens, "prompt": COT_PROMPT})
+
+    def answer(self, setting: Setting, item: Item, student: BaselineStudent,
+               image: bytes | None) -> tuple[str, dict[str, Any]]:
+        """(the majority answer, {"votes"}); `student` decodes at this baseline's
+        temperature and max_tokens."""
+        samples = student.sample(COT_PROMPT.format(question=item.question), image, n=self.n,
+                                 temperature=self.temperature)
+        votes = [parse_cot(c.text) for c in samples]
+        return majority(votes), {"votes": [v or "" for v in votes]}
+
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
         student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=self.temperature,
                                  modality=resolve_modality(ctx, self.modality))
         image = setting.image(item) if student.modality == "image" else None
-        samples = student.sample(COT_PROMPT.format(question=item.question), image, n=self.n)
-        votes = [parse_cot(c.text) for c in samples]
-        answer = majority(votes)
+        answer, detail = self.answer(setting, item, student, image)
         facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
-                              votes=[v or "" for v in votes], **student.facts())
+                              votes=detail["votes"], **student.facts())
         return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
 
 
@@ -113,15 +150,31 @@ class StudentRouted:
     name = "student_routed"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
+    temperature = 0.0
+
     def __init__(self, max_tokens: int = 64, modality: str = "auto") -> None:
         self.max_tokens = max_tokens
         self.modality = modality
+
+    @property
+    def key(self) -> str:
+        return _key(self.name, {"max_tokens": self.max_tokens, "menu": MENU_PROMPT,
+                                "read": READ_PROMPT, "descriptions": DESCRIPTIONS})
 
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
         student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=0.0,
                                  modality=resolve_modality(ctx, self.modality))
         image = setting.image(item) if student.modality == "image" else None
+        answer, detail = self.answer(setting, item, student, image)
+        facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
+                              requested=detail["requested"], **student.facts())
+        return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
+
+    def answer(self, setting: Setting, item: Item, student: BaselineStudent,
+               image: bytes | None) -> tuple[str, dict[str, Any]]:
+        """(the stripped answer, {"requested"}); `student` decodes greedily with this
+        baseline's max_tokens."""
         offered = tuple(getattr(setting, "offered_resources", ()))
         requested: dict[str, Any] = {}
         if offered:
@@ -135,6 +188,9 @@ class StudentRouted:
         evidence = "".join(f"{k}:\n{v if isinstance(v, str) else json.dumps(v)}\n"
                            for k, v in raw.items())
         answer = student(READ_PROMPT.format(question=item.question, evidence=evidence), image)
-        facts = BaselineFacts(setting=setting.name, item_id=item.item_id, requested=requested,
-                              **student.facts())
-        return StrategyResult(artifact=Artifact(kind="text", text=answer.strip()), facts=facts)
+        return answer.strip(), {"requested": requested}
+
+
+#: the baselines `tether compile` scores beside its harness arms, by comparator name
+BASELINES: dict[str, type[CotVote] | type[StudentRouted]] = {"student_routed": StudentRouted,
+                                                             "cot_vote": CotVote}

@@ -4,7 +4,9 @@ Each changes how one decision is executed, as host-side configuration of the run
 harness document is kept (persist edits a copy of it), and an `ItemPolicy`
 (compile/runtime.py) changes what its hooks and prompts see. Conventions a harness
 follows for an intervention to apply (otherwise it is n/a: `NotApplicable`, a trial
-error naming why, never a score):
+error naming why, never a score). Most are decided per item, from the item's
+observation (`tether compile` scores an intervention over the items it applies to);
+`persist` and `generate` are decided by the harness alone:
 
 - `decide`: resource only after a yes/no request. The host first asks the student
   whether it wants the enabled resources (REQUEST_PROMPT); on anything but "yes" the

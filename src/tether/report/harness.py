@@ -4,11 +4,13 @@
     path = write_hc_report(Path("builds/docs"))     # DIR/report.html
 
 Per build: the round table (hash, admissible, probe, validation, decision), the test
-scores of bare / H0 / selected / one-shot / human recipe with 95% intervals (Wilson for
-pass/fail metrics, a bootstrap of the mean for graded ones) and each arm's paired change
-against bare on the same test items (exact McNemar for pass/fail, the sign test with a
-paired bootstrap interval for graded ANLS), teacher tokens and cost, student generated
-tokens per item, and the interventions table of the selection.
+scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote
+(the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
+bootstrap of the mean for graded ones) and each arm's paired change against bare on the
+same test items (exact McNemar for pass/fail, the sign test with a paired bootstrap
+interval for graded ANLS), teacher tokens and cost, student generated tokens per item,
+and the interventions table of the selection (each over the items it applies to, with
+the count of items where it is n/a).
 
 `intervention_rows` is the one interventions table: each decision intervention as a
 paired change against its reference harness on matched items (compile/paired.py); a
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tether.compile.compiler.build import summarise
+from tether.compile.compiler.build import ARMS, summarise
 from tether.compile.compiler.store import BuildDir
 from tether.compile.paired import paired_change
 from tether.compile.setting import get_setting
@@ -31,8 +33,6 @@ from tether.stats.wilson import wilson_interval
 
 __all__ = ["ARMS", "hc_numbers", "intervention_rows", "is_build_dir", "paired_row",
            "write_hc_report"]
-
-ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe")
 
 
 def is_build_dir(path: Path) -> bool:
@@ -68,15 +68,18 @@ def paired_row(reference: Mapping[str, float], changed: Mapping[str, float], *,
 
 def intervention_rows(reference: Mapping[str, float],
                       changed: Mapping[str, Mapping[str, float] | str], *,
-                      graded: bool) -> list[dict[str, Any]]:
-    """One row per intervention: its paired change against the reference harness, or
-    `na` with the reason where it changes nothing the harness does."""
+                      graded: bool, na_items: Mapping[str, int] | None = None
+                      ) -> list[dict[str, Any]]:
+    """One row per intervention: its paired change against the reference harness on
+    the items where it applies (`na_items[name]`: how many items it was n/a on), or
+    `na` with the reason where it applies to no item."""
     rows = []
     for name, scores in changed.items():
         if isinstance(scores, str):
             rows.append({"intervention": name, "na": scores})
         else:
             rows.append({"intervention": name, "na": None,
+                         "na_items": (na_items or {}).get(name, 0),
                          **paired_row(reference, scores, graded=graded)})
     return rows
 
@@ -85,22 +88,28 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
     store = dir_.build(k)
     test = store.test() or {}
     arms = test.get("arms", {})
-    scores = {arm: dir_.split_score("test", row["hash"]).scores  # type: ignore[union-attr]
-              for arm, row in arms.items() if row is not None
-              and dir_.split_score("test", row["hash"]) is not None}
+    scores: dict[str, Mapping[str, float]] = {}
+    for arm, row in arms.items():
+        found = dir_.split_score("test", row.get("key") or row["hash"]) if row else None
+        if found is not None:
+            scores[arm] = found.scores
     bare = scores.get("bare", {})
     rows = []
     for arm in ARMS:
-        row = arms.get(arm)
+        if arm not in arms:
+            continue  # not among the compile's comparators (or no recipe bundled)
+        row = arms[arm]
         if row is None:
-            rows.append({"arm": arm, "hash": None})
+            rows.append({"arm": arm, "hash": None, "key": None})
             continue
         low, high = _interval(scores.get(arm, {}), graded)
-        rows.append({"arm": arm, "hash": row["hash"], "n": row["n"], "mean": row["mean"],
+        rows.append({"arm": arm, "hash": row["hash"], "key": row.get("key") or row["hash"],
+                     "n": row["n"], "mean": row["mean"],
                      "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}
+    na_items: dict[str, int] = {}
     for name, row in (test.get("interventions") or {}).items():
         if "na" in row:
             changed[name] = row["na"]
@@ -108,6 +117,7 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
             found = dir_.split_score("test", row["key"])
             if found is not None:
                 changed[name] = found.scores
+                na_items[name] = len(found.na)
     calls = store.teacher_calls()
     selected = store.selected() or {}
     return {
@@ -120,7 +130,8 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
                     "errors": sum(1 for c in calls if c.get("error")),
                     "cost": None if all(c.get("cost") is None for c in calls)
                     else sum(float(c.get("cost") or 0) for c in calls)},
-        "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded),
+        "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded,
+                                           na_items=na_items),
         "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},
     }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.compile.compiler.conftest import compile_toy, toy_config
+from tether.compile.baselines import CotVote
 from tether.compile.compiler import Compiler, FreezeError
 from tether.compile.compiler.scripted_teacher import VARIANTS, ScriptedTeacher
 from tether.compile.compiler.store import BuildDir
@@ -47,6 +48,9 @@ def test_no_test_item_is_scored_before_a_freeze(tmp_path: Path) -> None:
     compiler = _compiler(tmp_path, {"0": "v1"})
     with pytest.raises(FreezeError):
         compiler.scorer.score(bare_harness("toy"), "test", compiler.splits["test"])
+    with pytest.raises(FreezeError):  # the baselines go through the same guard
+        compiler.scorer.score_baseline(CotVote(), "test", compiler.splits["test"])
+    assert BuildDir(tmp_path).partial_items("test", CotVote().key) == []
 
 
 def test_teacher_prompts_hold_no_validation_or_test_item_or_score(tmp_path: Path) -> None:

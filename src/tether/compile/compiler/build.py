@@ -8,16 +8,20 @@ Order (the test split is touched once, after every selection is frozen):
    one-shot teacher harness (the seed's Table 22: one call under the manual with the
    guidance removed; no probe score, no examples, no restarts, no gate);
 2. each build's selection is audited against test gold (answer_audit, flagged in
-   test.json and the result, never used to choose), and bare, H0, the selection, the
-   one-shot harness and the setting's human recipe (where one is bundled) are scored on
-   the same test items.
+   test.json and the result, never used to choose), and bare and the selection are
+   scored on the same test items, with the comparators the config names (all by
+   default): H0, the one-shot harness, the setting's human recipe (where one is
+   bundled), and the two baselines with no harness, student_routed and cot_vote
+   (compile/baselines.py).
 A test item is never scored before its build's selected.json exists (checked before
-every test item). Scores of the same harness are shared by the builds of a directory.
+every test item, baselines included). Scores of the same harness (or baseline) are
+shared by the builds of a directory.
 
 The result (`tether compile --json`): one build's
 `{"selected_hash", "bare": {"validation", "test"}, "selected": {...}, "h0": {...},
-"oneshot": {...}, "human_recipe": {...}, "rounds": [...], "teacher_tokens", ...}`; with
-`builds > 1` the same fields hold means over the builds (hashes become lists) and
+"oneshot": {...}, "human_recipe": {...}, "student_routed": {"test"}, "cot_vote":
+{"test"}, "rounds": [...], "teacher_tokens", ...}` (an arm not scored has null scores);
+with `builds > 1` the same fields hold means over the builds (hashes become lists) and
 `builds` holds each build's own.
 """
 
@@ -29,10 +33,11 @@ from typing import Any
 
 from tether.compile.admissibility import check_harness
 from tether.compile.answer_audit import audit_answers
+from tether.compile.baselines import BASELINES
 from tether.compile.compiler.config import CompileConfig
 from tether.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.compile.compiler.prompts import oneshot_prompt
-from tether.compile.compiler.scoring import ModelStudent, Progress, SplitScorer
+from tether.compile.compiler.scoring import ModelStudent, Progress, SplitScore, SplitScorer
 from tether.compile.compiler.store import BuildDir, BuildStore
 from tether.compile.compiler.teacher import TeacherClient, extract_json
 from tether.compile.harness import Harness, bare_harness
@@ -43,9 +48,11 @@ from tether.errors import ConfigError, TetherError
 from tether.models import parse_model
 from tether.models.base import Model
 
-__all__ = ["Compiler", "FreezeError"]
+__all__ = ["ARMS", "Compiler", "FreezeError"]
 
 _TEXT_ONLY = ("local/", "scripted", "replay:")
+#: the test arms in report order (compile/compiler/config.py: COMPARATORS)
+ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
                 "validation", "decision")
 
@@ -120,7 +127,7 @@ class Compiler:
                                     token_budget=cfg.teacher_token_budget)
             if store.selected() is None:
                 BuildLoop(env, store, teacher).run()
-            if store.oneshot() is None:
+            if "oneshot" in cfg.comparators and store.oneshot() is None:
                 store.write_oneshot(self._oneshot(teacher))
         for k in range(cfg.builds):
             self._test(self.dir.build(k))
@@ -155,24 +162,27 @@ class Compiler:
         test_items = self.splits["test"]
         chosen = Harness.model_validate(selected["document"])
         audit = [] if selected["is_bare"] else audit_answers(chosen, self.setting, test_items)
+        wanted = set(self.config.comparators)
         arms: dict[str, Harness | None] = {"bare": bare_harness(self.setting.name),
-                                           "h0": None, "selected": chosen, "oneshot": None}
-        if selected.get("h0"):
-            arms["h0"] = Harness.model_validate(selected["h0"]["document"])
-        oneshot = store.oneshot() or {}
-        if oneshot.get("admissible"):
-            arms["oneshot"] = Harness.model_validate(oneshot["document"])
-        if self.setting.name in recipe_settings():
+                                           "selected": chosen}
+        if "h0" in wanted:
+            arms["h0"] = Harness.model_validate(selected["h0"]["document"]) \
+                if selected.get("h0") else None
+        if "oneshot" in wanted:
+            oneshot = store.oneshot() or {}
+            arms["oneshot"] = Harness.model_validate(oneshot["document"]) \
+                if oneshot.get("admissible") else None
+        if "human_recipe" in wanted and self.setting.name in recipe_settings():
             arms["human_recipe"] = recipe(self.setting.name)
         scores: dict[str, Any] = {}
         for name, harness in arms.items():
             if harness is None:
-                scores[name] = None
+                scores[name] = None  # no admissible harness to score
                 continue
-            result = self.scorer.score(harness, "test", test_items)
-            scores[name] = {"hash": harness.hash, "mean": result.mean, "n": len(result.scores),
-                            "tokens_per_item": result.tokens_per_item,
-                            "infra_errors": result.infra_errors}
+            scores[name] = _arm(self.scorer.score(harness, "test", test_items), harness.hash)
+        for name, baseline in BASELINES.items():
+            if name in wanted:
+                scores[name] = _arm(self.scorer.score_baseline(baseline(), "test", test_items))
         changes: dict[str, Any] = {}
         if self.config.interventions:
             for name in INTERVENTIONS:
@@ -182,10 +192,19 @@ class Compiler:
                     changes[name] = {"na": str(exc)}
                     continue
                 changes[name] = {"key": changed.hash, "mean": changed.mean,
+                                 "n": len(changed.scores), "na_items": changed.na,
                                  "tokens_per_item": changed.tokens_per_item}
         store.write_test({"arms": scores, "audit": audit, "flagged": bool(audit),
                           "interventions": changes, "items": [i.item_id for i in test_items]})
         self._testing = None
+
+
+def _arm(result: SplitScore, harness_hash: str | None = None) -> dict[str, Any]:
+    """An arm's row in test.json: `key` names its scores (a harness hash, or a
+    baseline's key), `hash` the harness (None for a baseline)."""
+    return {"hash": harness_hash, "key": result.hash, "mean": result.mean,
+            "n": len(result.scores), "tokens_per_item": result.tokens_per_item,
+            "infra_errors": result.infra_errors}
 
 
 def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
@@ -219,8 +238,8 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
                "test": test_of("h0"), "tokens_per_item": tokens_of("h0")},
         "oneshot": {"hash": oneshot.get("hash"), "admissible": oneshot.get("admissible"),
                     "test": test_of("oneshot"), "tokens_per_item": tokens_of("oneshot")},
-        "human_recipe": {"test": test_of("human_recipe"),
-                         "tokens_per_item": tokens_of("human_recipe")},
+        **{arm: {"test": test_of(arm), "tokens_per_item": tokens_of(arm)}
+           for arm in ("human_recipe", "student_routed", "cot_vote")},
         "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
                               for c in calls),
@@ -242,7 +261,7 @@ def summarise(dir_: BuildDir) -> dict[str, Any]:
         return builds[0]
     out: dict[str, Any] = {"selected_hash": [b["selected_hash"] for b in builds],
                            "builds": builds, "rounds": [b["rounds"] for b in builds]}
-    for arm in ("bare", "selected", "h0", "oneshot", "human_recipe"):
+    for arm in ARMS:
         out[arm] = {field: _mean([b[arm].get(field) for b in builds])
                     for field in ("validation", "test", "tokens_per_item")
                     if field in builds[0][arm]}

@@ -9,6 +9,10 @@
     restarts = 2                # extra round-0 proposals when H0 is unusable
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too
+    comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
+                                # arms scored on test beside bare and the selection
+    teacher_temperature = 0.7   # the teacher's decoding
+    teacher_max_tokens = 2048
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
@@ -21,11 +25,16 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tether.errors import ConfigError
 
-__all__ = ["CompileConfig", "load_compile_config"]
+__all__ = ["COMPARATORS", "CompileConfig", "load_compile_config"]
+
+#: the test arms beside bare and the selection (both always scored: bare is the
+#: reference of every paired test), in report order
+COMPARATORS = ("h0", "oneshot", "human_recipe", "student_routed", "cot_vote")
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
 
 
 class CompileConfig(BaseModel):
@@ -53,6 +62,23 @@ class CompileConfig(BaseModel):
     trace_requests: bool = True
     #: also score the five decision interventions of the selection on the test items
     interventions: bool = False
+    #: the comparators scored on test (oneshot: no one-shot teacher call without it;
+    #: cot_vote is the expensive one: 5 samples of up to 256 tokens per item)
+    comparators: list[Comparator] = Field(default_factory=lambda: list(COMPARATORS))
+
+    @field_validator("comparators", mode="before")
+    @classmethod
+    def _comparator_list(cls, value: Any) -> Any:
+        """A comma-separated string (the flag) or a list; "none" or "" for none."""
+        if isinstance(value, str):
+            value = [] if value.strip() in ("", "none") else [
+                v.strip() for v in value.split(",") if v.strip()]
+        if isinstance(value, list) and {"bare", "selected"} & set(value):
+            raise ValueError("bare and the selection are always scored; name only "
+                             + ", ".join(COMPARATORS))
+        if isinstance(value, list) and len(set(value)) != len(value):
+            raise ValueError("a comparator is named twice")
+        return value
 
     @property
     def sizes(self) -> dict[str, int]:

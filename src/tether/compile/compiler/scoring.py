@@ -12,14 +12,22 @@ with a fixed seed, so a replayed item would give the same answer anyway).
 
 The mean is the unrounded mean over the scored items (infra errors are never scored:
 DESIGN.md invariant 6); a hook error scores 0 (the harness's fault).
+
+An intervention is decided n/a per item: an item it does not apply to (no candidates,
+no signals, no resource on that item) is recorded as n/a with the reason, never scored,
+and the split's mean is over the items where it applies; only when it applies to none
+is the whole split `NotApplicable`. `score_baseline` scores a baseline with no harness
+(compile/baselines.py: student_routed, cot_vote) the same cached, item-by-item way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.compile.baselines import CotVote, StudentRouted
 from tether.compile.harness import Harness
 from tether.compile.interventions import NotApplicable, intervene
 from tether.compile.runtime import (
@@ -31,12 +39,15 @@ from tether.compile.runtime import (
 )
 from tether.compile.setting import Item, Setting
 from tether.compile.student import student_message
-from tether.models.base import Model
+from tether.models.base import Completion, Model
+from tether.models.errors import ModelError
 
 __all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
 
 #: called before an item is scored: (split, harness hash, item) (tests check the freeze)
 BeforeItem = Callable[[str, str, Item], None]
+#: one item's row (item_id, score, tokens, outcome)
+RunItem = Callable[[Item], dict[str, Any]]
 Progress = Callable[[str, int, int], None]
 
 
@@ -58,18 +69,27 @@ class ModelStudent:
         self.calls = 0
 
     def configure(self, harness: Harness) -> None:
-        self.max_tokens = harness.decode.max_tokens
-        self.temperature = harness.decode.temperature
+        self.decode(max_tokens=harness.decode.max_tokens,
+                    temperature=harness.decode.temperature)
 
-    def __call__(self, prompt: str, image: bytes | None) -> str:
-        completions = self.model.generate(student_message(prompt, image),
-                                          max_tokens=self.max_tokens,
-                                          temperature=self.temperature, seed=self.seed,
-                                          role="student")
+    def decode(self, *, max_tokens: int, temperature: float) -> None:
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+
+    def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
+               temperature: float | None = None) -> list[Completion]:
+        """n samples of one call (a baseline's `BaselineStudent`)."""
+        completions = self.model.generate(
+            student_message(prompt, image), n=n, max_tokens=self.max_tokens,
+            temperature=self.temperature if temperature is None else temperature,
+            seed=self.seed, role="student")
         self.calls += 1
         self.output_tokens += sum(c.usage.output_tokens + c.usage.reasoning_tokens
                                   for c in completions)
-        return completions[0].text
+        return completions
+
+    def __call__(self, prompt: str, image: bytes | None) -> str:
+        return self.sample(prompt, image)[0].text
 
 
 @dataclass
@@ -82,6 +102,7 @@ class SplitScore:
     outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)
     output_tokens: int = 0
     infra_errors: int = 0
+    na: dict[str, str] = field(default_factory=dict)  # item -> why the change is n/a
 
     @property
     def mean(self) -> float:
@@ -90,18 +111,21 @@ class SplitScore:
 
     @property
     def tokens_per_item(self) -> float:
-        n = len(self.outcomes)
+        """Over the items it ran on (n/a items excluded)."""
+        n = len(self.outcomes) - len(self.na)
         return self.output_tokens / n if n else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"hash": self.hash, "split": self.split, "mean": self.mean,
                 "scores": self.scores, "outcomes": self.outcomes,
-                "output_tokens": self.output_tokens, "infra_errors": self.infra_errors}
+                "output_tokens": self.output_tokens, "infra_errors": self.infra_errors,
+                "na": self.na}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> SplitScore:
         return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
-                   int(row["output_tokens"]), int(row.get("infra_errors", 0)))
+                   int(row["output_tokens"]), int(row.get("infra_errors", 0)),
+                   dict(row.get("na", {})))
 
 
 class SplitScorer:
@@ -120,8 +144,40 @@ class SplitScorer:
     def score(self, harness: Harness, split: str, items: Sequence[Item],
               intervention: str | None = None) -> SplitScore:
         """The harness's scores on `items` (with one decision intervention applied:
-        compile/interventions.py; NotApplicable when it changes nothing here)."""
+        compile/interventions.py; NotApplicable when it applies to none of them)."""
         key = harness.hash if intervention is None else f"{harness.hash}+{intervention}"
+
+        @contextmanager
+        def runner() -> Iterator[RunItem]:
+            run = harness
+            if intervention is not None:  # persist runs an edited copy: its runtime
+                run, _ = intervene(intervention, harness, self.setting, self.student,
+                                   lambda: None)
+            self.student.configure(run)
+            with HarnessRuntime(run, self.setting,
+                                student_modality=self.modality) as runtime:  # type: ignore[arg-type]
+                yield lambda item: self._one(runtime, harness, split, item, intervention)
+
+        result = self._score(key, split, items, runner,
+                             f"{split} {key[:8]}" + (f" {intervention}" if intervention else ""))
+        if intervention is not None and result.na and len(result.na) == len(result.outcomes):
+            raise NotApplicable(next(iter(result.na.values())))
+        return result
+
+    def score_baseline(self, baseline: CotVote | StudentRouted, split: str,
+                       items: Sequence[Item]) -> SplitScore:
+        """A baseline's scores on `items`, keyed by `baseline.key`."""
+
+        @contextmanager
+        def runner() -> Iterator[RunItem]:
+            self.student.decode(max_tokens=baseline.max_tokens,
+                                temperature=baseline.temperature)
+            yield lambda item: self._baseline_one(baseline, split, item)
+
+        return self._score(baseline.key, split, items, runner, f"{split} {baseline.name}")
+
+    def _score(self, key: str, split: str, items: Sequence[Item],
+               runner: Callable[[], Any], label: str) -> SplitScore:
         cached = self.store.split_score(split, key)
         if cached is not None and set(cached.outcomes) == {i.item_id for i in items}:
             return cached  # (a file for other items is not these items' scores)
@@ -130,19 +186,11 @@ class SplitScorer:
             _add(result, row)
         todo = [item for item in items if item.item_id not in result.outcomes]
         if todo:
-            run = harness
-            if intervention is not None:  # persist runs an edited copy: its runtime
-                run, _ = intervene(intervention, harness, self.setting, self.student,
-                                   lambda: None)
-            self.student.configure(run)
-            with HarnessRuntime(run, self.setting,
-                                student_modality=self.modality) as runtime:  # type: ignore[arg-type]
+            with runner() as run_item:
                 for done, item in enumerate(todo, len(items) - len(todo)):
                     if self.progress is not None:
-                        self.progress(f"{split} {key[:8]}" + (f" {intervention}" if
-                                                               intervention else ""),
-                                      done, len(items))
-                    row = self._one(runtime, harness, split, item, intervention)
+                        self.progress(label, done, len(items))
+                    row = run_item(item)
                     self.store.append_partial(split, key, row)
                     _add(result, row)
         self.store.write_split_score(result)
@@ -168,8 +216,14 @@ class SplitScorer:
             return self.student(prompt, image)
 
         call: StudentFn = student
-        outcome: ItemOutcome = runtime.run_item(item, call,
-                                                self._policy(harness, item, intervention, call))
+        try:
+            outcome: ItemOutcome = runtime.run_item(
+                item, call, self._policy(harness, item, intervention, call))
+        except NotApplicable as exc:  # this item only: the split reports the others
+            return {"item_id": item.item_id, "score": None, "na": str(exc),
+                    "tokens": self.student.output_tokens - before,
+                    "outcome": {"status": "na", "answer": None, "error": str(exc),
+                                "step_limit": False, "calls": []}}
         value = score_outcome(self.setting, item, outcome)
         row = {"item_id": item.item_id, "score": value,
                "tokens": self.student.output_tokens - before, "outcome": _compact(outcome)}
@@ -177,11 +231,33 @@ class SplitScorer:
             row["outcome"]["shown"] = shown
         return row
 
+    def _baseline_one(self, baseline: CotVote | StudentRouted, split: str,
+                      item: Item) -> dict[str, Any]:
+        if self.before_item is not None:
+            self.before_item(split, baseline.key, item)
+        before, calls = self.student.output_tokens, self.student.calls
+        image = self.setting.image(item) if self.modality == "image" else None
+        answer: str | None
+        try:
+            answer, detail = baseline.answer(self.setting, item, self.student, image)
+            status, error = "answered", ""
+        except ModelError as exc:  # an API failure: infra, never scored (invariant 6)
+            answer, detail = None, {}
+            status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
+        value = None if answer is None else self.setting.score(answer, item)
+        return {"item_id": item.item_id, "score": value,
+                "tokens": self.student.output_tokens - before,
+                "outcome": {"status": status, "answer": answer, "error": error,
+                            "step_limit": False, "student_calls": self.student.calls - calls,
+                            "calls": [], **detail}}
+
 
 def _add(result: SplitScore, row: dict[str, Any]) -> None:
     result.outcomes[row["item_id"]] = row["outcome"]
     result.output_tokens += int(row["tokens"])
-    if row["score"] is None:
+    if row.get("na") is not None:
+        result.na[row["item_id"]] = str(row["na"])
+    elif row["score"] is None:
         result.infra_errors += 1
     else:
         result.scores[row["item_id"]] = float(row["score"])

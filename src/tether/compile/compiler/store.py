@@ -1,8 +1,10 @@
 """The build directory: every step of a compile written atomically, read back on resume.
 
     DIR/config.json                       the resolved compile config (resume reads it)
-    DIR/scores/SPLIT/HASH.json            a harness's finished scores on a split
-    DIR/scores/SPLIT/HASH.partial.jsonl   its items scored so far (one line each)
+    DIR/scores/SPLIT/KEY.json             a harness's (or baseline's) finished scores on a
+                                          split; KEY: its hash, HASH+INTERVENTION, or a
+                                          baseline's key (compile/baselines.py)
+    DIR/scores/SPLIT/KEY.partial.jsonl    its items scored so far (one line each)
     DIR/builds/K/proposals/HASH.json      every proposal the teacher made (the document)
     DIR/builds/K/verdicts/HASH.json       its admissibility verdict
     DIR/builds/K/probe/HASH.json          its probe report (the evidence the teacher sees)
@@ -10,7 +12,7 @@
     DIR/builds/K/rounds/NNN.json          each round's record (hash, verdict, gate decision)
     DIR/builds/K/selected.json            the frozen selection, written before any test item
     DIR/builds/K/oneshot.json             the one-shot teacher harness (Table 22 comparator)
-    DIR/builds/K/test.json                test scores of bare / H0 / selected / one-shot
+    DIR/builds/K/test.json                test scores of bare, the selection, the comparators
     DIR/result.json                       the summary `tether compile --json` prints
 
 Files are written to a temporary name, flushed and renamed (atomic on POSIX), so a kill

@@ -60,7 +60,8 @@ class TeacherClient:
         if recorded is not None and recorded.get("prompt") == prompt:
             return _reply(recorded)
         row: dict[str, Any] = {"key": key, "prompt": prompt, "model": str(self.model.model_id),
-                               "seed": self._seed(key), "reply": None, "error": None,
+                               "seed": self._seed(key), "temperature": self.temperature,
+                               "max_tokens": self.max_tokens, "reply": None, "error": None,
                                "input_tokens": 0, "output_tokens": 0, "cost": None,
                                "latency_s": 0.0}
         if self.token_budget is not None and self.tokens_used() >= self.token_budget:

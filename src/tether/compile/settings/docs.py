@@ -159,7 +159,9 @@ class DocsSetting:
         return png_bytes(render(item.data["spec"]))
 
     def ocr_text(self, item: Item) -> str:
-        return self.engine.text(self.image(item))
+        # the page is drawn from its spec alone: the spec keys the in-process memo
+        spec = item.data["spec"]
+        return self.engine.text_of({"docs": spec}, lambda: png_bytes(render(spec)))
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
         check_resources(NAME, resources, self.offered_resources)

@@ -4,6 +4,14 @@ The cache key is the sha256 of the image bytes plus the OCR options, so a second
 the same items runs no tesseract process at all (`OcrEngine.calls` counts the processes;
 a test checks it stays at zero on the second pass). Rows are JSON text, never pickle. WAL
 mode lets several processes read while one writes.
+
+Keying by the image means drawing the image, and drawing a page costs far more than the
+lookup (a compile scores the same items under many proposals: 43 s of a 54 s build were
+re-renders for cache hits). `OcrEngine.text_of(source, render)` therefore memoises the
+text in process by `source`, the JSON of everything the drawing depends on (a page's
+spec): within one process the drawing code and fonts are fixed, so the same source gives
+the same image. The memo is never persisted: a new process draws each page once more and
+keys the persistent cache by the bytes, so a changed renderer or font gets new keys.
 """
 
 from __future__ import annotations
@@ -15,10 +23,15 @@ import shutil
 import sqlite3
 import subprocess
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tether.errors import ConfigError
 
+#: texts memoised per engine (a few KB each; a compile touches a few hundred pages)
+MEMO_SIZE = 4096
 _SCHEMA = "CREATE TABLE IF NOT EXISTS ocr (key TEXT PRIMARY KEY, row TEXT NOT NULL)"
 
 
@@ -81,6 +94,9 @@ class OcrEngine:
         self.binary = binary
         self.timeout_s = timeout_s
         self.calls = 0  # tesseract processes started by this engine (cache misses)
+        self.renders = 0  # images drawn by text_of (memo misses)
+        self._memo: OrderedDict[str, str] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     def key(self, image: bytes) -> str:
         options = f"tesseract|psm={self.psm}|lang={self.lang}"
@@ -94,6 +110,29 @@ class OcrEngine:
         text = self._run(image)
         self.cache.put(key, {"text": text, "engine": "tesseract", "psm": self.psm})
         return text
+
+    def text_of(self, source: Any, render: Callable[[], bytes]) -> str:
+        """The text of the image `render()` draws from `source` (JSON-able: everything
+        the drawing depends on), memoised in this process (see the module docstring)."""
+        key = hashlib.sha256(json.dumps(source, sort_keys=True, default=str)
+                             .encode("utf-8")).hexdigest()
+        with self._memo_lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                return hit
+        self.renders += 1
+        text = self.text(render())
+        with self._memo_lock:
+            self._memo[key] = text
+            while len(self._memo) > MEMO_SIZE:
+                self._memo.popitem(last=False)
+        return text
+
+    def clear_memo(self) -> None:
+        """Forget the memoised texts (what a new process starts with)."""
+        with self._memo_lock:
+            self._memo.clear()
 
     def _run(self, image: bytes) -> str:
         exe = shutil.which(self.binary)

@@ -153,7 +153,14 @@ class SlidesSetting:
 
     def slide_texts(self, item: Item) -> list[str]:
         """Each slide's OCR text, in deck order (what the ranker and a harness read)."""
-        return [self.engine.text(png) for png in self.slide_images(item)]
+        deck = item.data["deck"]
+        return [self._slide_text(deck["style"], slide, i)
+                for i, slide in enumerate(deck["slides"])]
+
+    def _slide_text(self, style: Any, slide: dict[str, Any], index: int) -> str:
+        # a slide is drawn from its spec, the deck style and its position: they key the memo
+        return self.engine.text_of({"slides": [style, slide, index]},
+                                   lambda: png_bytes(render_slide(slide, style, index)))
 
     def ranked_pages(self, item: Item, k: int) -> list[dict[str, Any]]:
         texts = self.slide_texts(item)
