@@ -15,11 +15,13 @@ and answers with the move its plan names for that place:
 Plans map "0" (a list: one move per round-0 attempt, the last repeated), "1", "2"...,
 "oneshot" and "default" to moves. Variants: `v1` improves on bare (a code-computed
 `Fact:` line the scripted student reads, no answer contract), `v2` improves on `v1`
-(adds the contract and a parser), `tied` scores exactly as bare (another hash),
+(adds the contract and a parser), docs' `v3` reads a sentence reply (the fact it
+repeats, else the sentence's predicate), `tied` scores exactly as bare (another hash),
 `crash` has a route hook that raises (smoke-broken), `gold` hard-codes an inventory
 answer, `open` calls `open` (hook whitelist).
 
     scripted:tether.compile.compiler.scripted_teacher:competent   (v1 then v2, then no-ops)
+    scripted:tether.compile.compiler.scripted_teacher:competent_sentences   (docs: v1, v2, v3)
     scripted:tether.compile.compiler.scripted_teacher:weak        (unusable, then tied)
     scripted:tether.compile.compiler.scripted_teacher:student     (the scripted student)
 """
@@ -35,7 +37,8 @@ from tether.compile.harness import SCHEMA
 from tether.compile.scripted_student import Accuracies, ScriptedStudent
 from tether.models.errors import ModelError
 
-__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "student", "weak"]
+__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "student",
+           "weak"]
 
 _PLACE = re.compile(r"^# Harness compilation: (?:round (\d+), attempt (\d+)|(one-shot))", re.M)
 _SETTING = re.compile(r"^## The setting: (\S+)", re.M)
@@ -142,6 +145,27 @@ def route(obs, state):
 '''
 
 
+# What a teacher writes after reading probe traces of a student that answers in sentences
+# ("The receipt number is R-23551."): the route's code-computed fact is the answer when
+# the reply repeats it (the student confirms it), else the sentence's predicate, so a
+# chatty student is no longer scored on its phrasing. `fact` is the route hook's helper:
+# the hook sources share one module.
+_DOCS_SENTENCE_PARSE = '''import re
+
+
+def parse(text, item):
+    reply = " ".join(text.split())
+    lines = [ln.strip() for ln in item.get("ocr", "").splitlines() if ln.strip()]
+    value = fact(item.get("question", ""), lines)
+    if value and value.lower() in reply.lower():
+        return value
+    first = re.sub(r"^answer\\s*:\\s*", "", reply, flags=re.I)
+    first = re.split(r"(?<=[.!?])\\s", first)[0].strip().rstrip(".")
+    said = re.match(r"^(?:the|its|it)\\b.*?\\b(?:is|was|are|were)\\s+(.+)$", first, re.I)
+    return said.group(1).strip() if said else first
+'''
+
+
 def _doc(setting: str, prompts: dict[str, str], *, resources: dict[str, Any] | None = None,
          hooks: dict[str, str] | None = None, max_tokens: int = 32) -> dict[str, Any]:
     return {"schema": SCHEMA, "setting": setting, "prompts": prompts,
@@ -187,6 +211,9 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
                            hooks={"parse": _PARSE}, max_tokens=48),
                 "v2": _doc(setting, {"answer": frame % "lines", "fact": fact}, resources=ocr,
                            hooks={"route": _DOCS_ROUTE, "parse": _PARSE}, max_tokens=48),
+                "v3": _doc(setting, {"answer": frame % "lines", "fact": fact}, resources=ocr,
+                           hooks={"route": _DOCS_ROUTE, "parse": _DOCS_SENTENCE_PARSE},
+                           max_tokens=48),
                 "gold": _doc(setting, bare)}
     return common
 
@@ -255,6 +282,10 @@ def _edited(prompt: str) -> dict[str, Any]:
 
 
 competent = ScriptedTeacher({"0": ["v1"], "1": "v2", "default": "noop", "oneshot": "v1"}).script
+#: competent, then (docs) round 2 proposes v3, the parser for a student that answers in
+#: sentences; on a setting without v3 that round is an unknown move (not a harness)
+competent_sentences = ScriptedTeacher({"0": ["v1"], "1": "v2", "2": "v3", "default": "noop",
+                                       "oneshot": "v1"}).script
 weak = ScriptedTeacher({"0": ["unparseable", "crash", "tied"], "default": "tied",
                         "oneshot": "unparseable"}).script
 #: the scripted student (compile/scripted_student.py) as a model callable
