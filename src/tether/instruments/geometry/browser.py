@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from tether.errors import TetherError
 from tether.instruments.geometry.guard import BOOTSTRAP_URL, GUARD_JS, Blocked
 from tether.instruments.geometry.lanes import MAX_USES, LanePool
+from tether.instruments.geometry.launcher import launcher
 from tether.instruments.geometry.local_files import (
     LocalFolder,
     MissingResource,
@@ -47,7 +48,13 @@ CHROMIUM = os.environ.get("TETHER_CHROMIUM", "/usr/bin/chromium")
 #: prefetches, workers' WebSockets), and Chromium makes no DNS query of its own.
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run",
-               "--host-resolver-rules=MAP * ~NOTFOUND"]
+               "--host-resolver-rules=MAP * ~NOTFOUND",
+               # Chromium keeps one spare renderer warm for the browser context that last
+               # asked for one: with two lanes or more (one context each) every navigation
+               # discarded the other context's spare and forked a new one, about 40% of
+               # the CPU of a measurement (benchmarks/geometry_throughput.py). Merged with
+               # Playwright's own --disable-features by the launcher script (launcher.py).
+               "--disable-features=SpareRendererForSitePerProcess"]
 #: URL schemes that stay inside the browser (never a way out, never recorded).
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "javascript:", "chrome-error:")
 #: Debian fonts-dejavu-core and fonts-liberation: the only fonts the browser may use.
@@ -277,7 +284,8 @@ class BrowserHost:
         if self._launch_path is None:
             self._launch_path = (str(isolated_executable(self.executable,
                                                          Path(self._tmp.name) / "bin"))
-                                 if self.network_namespace else self.executable)
+                                 if self.network_namespace
+                                 else str(launcher(self.executable, Path(self._tmp.name) / "bin")))
         args = [*LAUNCH_ARGS, f"--js-flags=--max-old-space-size={self.js_heap_mb}"]
         return await self._pw.chromium.launch(executable_path=self._launch_path,
                                               args=args, env=env, headless=True)
