@@ -156,11 +156,12 @@ loop();
 </script>"""
 
 
-@pytest.mark.parametrize("profile", ["reference", "default"])
-def test_what_a_measured_artifact_still_tries_does_not_reach_the_next_one(profile):
+def test_what_a_measured_artifact_still_tries_does_not_reach_the_next_one():
+    # default profile: with the reference profile's network-idle wait, a page requesting
+    # without pause is never measured (the "never idle" case above)
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile=profile, host=host)
+        inst = GeometryInstrument(profile="default", host=host)
         first, second = inst.measure_many([(LATE_TRIES, "figure", None),
                                            (FIND_LEFTOVERS, "figure", None)])
     finally:

@@ -146,7 +146,8 @@ class PageSession:
     #: the artifact's document URL and origin (guard.artifact_url), once loading
     url: str | None = None
     origin: str | None = None
-    armed: bool = False
+    #: whether requests are this session's to record (a new page shows no one else's)
+    armed: bool = True
 
     async def load(self, html: str, wait_until: str, timeout_ms: float,
                    folder: LocalFolder | None = None) -> None:
