@@ -64,6 +64,7 @@ from pathlib import Path
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.guard import guarded_probe
 from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.instruments.geometry.lanes import Lane
 from tether.instruments.geometry.probe_reference import PROBE_REFERENCE_JS
 from tether.instruments.geometry.profiles import PROFILES
 from tether.instruments.geometry.temporal import CLOCK_JS, settle
@@ -121,9 +122,14 @@ async def floor(host: BrowserHost, htmls: list[str]) -> None:
             await s.page.evaluate("() => 0")
 
 
-def timed(fn):
-    start = time.perf_counter()
+#: CPU seconds (this process and every child: driver, Chromium) of each timed side
+CPU: dict[str, float] = {}
+
+
+def timed(fn, side: str = ""):
+    start, cpu = time.perf_counter(), tree_cpu_s()
     out = fn()
+    CPU[side] = tree_cpu_s() - cpu
     return time.perf_counter() - start, out
 
 
@@ -158,18 +164,21 @@ def throughput(args, items) -> None:
 
             async def probe_all():
                 return [await study_probe(host._browser, h) for h in htmls]
-            t_probe, probe_counts = timed(lambda: host.run(probe_all()))
+            t_probe, probe_counts = timed(lambda: host.run(probe_all()), "probe")
             host.set_concurrency(args.ref_concurrency)
-            t_ref, ref_obs = timed(lambda: ref.measure_many(work))
+            t_ref, ref_obs = timed(lambda: ref.measure_many(work), "reference")
             host.set_concurrency(args.concurrency)
-            t_def, def_obs = timed(lambda: default.measure_many(work))
-            t_floor, _ = timed(lambda: host.run(floor(host, htmls)))
+            t_def, def_obs = timed(lambda: default.measure_many(work), "default")
+            t_floor, _ = timed(lambda: host.run(floor(host, htmls)), "floor")
             same = (probe_counts == seq_ref and counts(ref_obs) == seq_ref
                     and counts(def_obs) == seq_def)
             print(f"{r + 1:<7} {before:>15} {n / t_probe:7.2f} {n / t_ref:10.2f} "
                   f"{n / t_def:8.2f} {n / t_floor:7.2f} {t_probe / t_ref:9.1f}x "
                   f"{t_def / t_floor:13.1f}x {'same' if same else 'DIFFER':>7} "
                   f"{load_avg():>15}")
+            print(f"{'':<7} {'CPU ms/artifact':>15} " + " ".join(
+                f"{1000 * CPU[k] / n:{w}.0f}" for k, w in (("probe", 7), ("reference", 10),
+                                                          ("default", 8), ("floor", 7))))
     finally:
         host.close()
 
@@ -181,8 +190,10 @@ async def steps_one(host: BrowserHost, html: str, profile, reuse, t: dict) -> No
         return now
     mark = time.perf_counter()
     scripts = (CLOCK_JS,) if profile.controlled_time else ()
-    s = reuse.get(scripts) or await host.open_session(host._browser, scripts)
+    lane = reuse.get(scripts)
+    s = lane.session if lane else await host.open_session(host._browser, scripts)
     mark = tick("open context + page" if scripts not in reuse else "-", mark)
+    s.reset()
     if profile.controlled_time:
         await s.load(html, "load", 15_000)
         mark = tick("load (navigate, route)", mark)
@@ -197,9 +208,9 @@ async def steps_one(host: BrowserHost, html: str, profile, reuse, t: dict) -> No
         mark = tick("wait 80 ms", mark)
     await s.page.evaluate(guarded_probe(profile.probe_js), {"opts": {"web": False}})
     mark = tick("probe evaluate", mark)
-    if scripts in reuse:
-        await s.page.goto("about:blank")
-        mark = tick("leave for about:blank", mark)
+    if lane is not None:
+        await host.lanes.scrub(lane)
+        mark = tick("scrub (retire, clear)", mark)
     else:
         await s.context.close()
         mark = tick("close context", mark)
@@ -217,7 +228,7 @@ def steps(items) -> None:
                 reuse = {}
                 if mode == "reused lane":
                     scripts = (CLOCK_JS,) if PROFILES[name].controlled_time else ()
-                    reuse[scripts] = host.run(host.open_session(host._browser, scripts))
+                    reuse[scripts] = Lane(host.run(host.open_session(host._browser, scripts)))
                 t: dict[str, float] = defaultdict(float)
                 cpu0, wall0 = tree_cpu_s(), time.perf_counter()
                 for a in items:
@@ -228,8 +239,8 @@ def steps(items) -> None:
                 for step, v in t.items():
                     if step != "-":
                         print(f"    {step:<24} {1000 * v / len(items):7.1f} ms")
-                for s in reuse.values():
-                    host.run(s.context.close())
+                for lane in reuse.values():
+                    host.run(lane.session.context.close())
     finally:
         host.close()
 

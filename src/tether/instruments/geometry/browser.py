@@ -56,12 +56,17 @@ CHROMIUM = os.environ.get("TETHER_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run",
                "--host-resolver-rules=MAP * ~NOTFOUND",
-               # Chromium keeps one spare renderer warm for the browser context that last
-               # asked for one: with two lanes or more (one context each) every navigation
-               # discarded the other context's spare and forked a new one, about 40% of
-               # the CPU of a measurement (benchmarks/geometry_throughput.py). Merged with
-               # Playwright's own --disable-features by the launcher script (launcher.py).
-               "--disable-features=SpareRendererForSitePerProcess"]
+               # Merged with Playwright's own --disable-features by the launcher script
+               # (launcher.py); CPU from benchmarks/geometry_throughput.py.
+               # SpareRendererForSitePerProcess: Chromium keeps one spare renderer warm for
+               # the browser context that last asked for one; with two lanes or more (one
+               # context each) every navigation discarded the other context's spare and
+               # forked a new one, about 40% of the CPU of a measurement.
+               # RenderDocument: a new frame host (and Blink frame) for every document,
+               # even within one site and process; without it a lane's navigation from one
+               # artifact to the next costs about 43 ms of CPU instead of 58 (the new
+               # document, window and globals are the same either way).
+               "--disable-features=SpareRendererForSitePerProcess,RenderDocument"]
 #: URL schemes that stay inside the browser (never a way out, never recorded).
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "javascript:", "chrome-error:")
 #: Debian fonts-dejavu-core and fonts-liberation: the only fonts the browser may use.
