@@ -248,7 +248,8 @@ def steps(items) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", type=Path, default=DEFAULT_REF)
-    ap.add_argument("--concurrency", type=int, default=4, help="default profile lanes")
+    ap.add_argument("--concurrency", type=int, default=os.cpu_count() or 2,
+                    help="default profile lanes (one per core: it is CPU-bound)")
     ap.add_argument("--ref-concurrency", type=int, default=16, help="reference profile lanes")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--steps", action="store_true", help="per-step breakdown instead")

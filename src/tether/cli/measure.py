@@ -13,6 +13,7 @@ reference profiles disagree and why (exit 0, or 2 on a render error).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -41,8 +42,10 @@ console = make_console()
 err_console = make_console(stderr=True)
 #: pages in flight at once when --concurrency is not given. The reference profile's
 #: waits (network idle + 80 ms, about 0.6 s a page) leave the CPU idle, so many pages
-#: overlap them; the default profile has no wall-clock waits and is CPU-bound.
-DEFAULT_CONCURRENCY = {"reference": 16, "default": 4}
+#: overlap them; the default profile has no wall-clock waits and is CPU-bound: one page
+#: per core (on 2 cores, 2 lanes measured 14-16 artifacts/s, 3 or 4 lanes 11-12:
+#: benchmarks/geometry_throughput.py).
+DEFAULT_CONCURRENCY = {"reference": 16, "default": os.cpu_count() or 2}
 
 
 def html_files(target: Path) -> list[Path]:
@@ -163,7 +166,7 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 @click.option("--concurrency", type=click.IntRange(1, 64), metavar="N",
               help="pages measured at once "
                    f"[default: {DEFAULT_CONCURRENCY['reference']} for the reference profile, "
-                   f"{DEFAULT_CONCURRENCY['default']} for default]")
+                   "one per CPU core for default]")
 def measure(target: Path, modality: str | None, profile: str, frames: str | None,
             overlay: Path | None, compare: bool, as_json: bool,
             concurrency: int | None) -> None:
