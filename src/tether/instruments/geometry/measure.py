@@ -1,10 +1,10 @@
 """Render one HTML artifact and run a profile's probe at each viewport and frame.
 
 The artifact is loaded as the page's document (PageSession.load: served at an
-origin of its own, guard.artifact_url, so the guard can cancel navigations away; the study wrote it into
-about:blank with set_content, where the Navigation API is off). Reference profile:
-the study's procedure (load, wait for network idle, wait 80 ms; animations: wait
-50 ms, then wall-clock waits until each frame time).
+origin of its own, guard.artifact_url, so the guard can cancel navigations away; the
+study wrote it into about:blank with set_content, where the Navigation API is off).
+Reference profile: the study's procedure (load, wait for network idle, wait 80 ms;
+animations: wait 50 ms, then wall-clock waits until each frame time).
 Default profile: virtual time (temporal.py): load, fonts ready, then the clock is
 advanced to each frame time (static pages: settled), so results do not depend on
 machine speed.
