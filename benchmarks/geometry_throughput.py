@@ -61,6 +61,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from tether.cli.measure import default_concurrency
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.guard import guarded_probe
 from tether.instruments.geometry.instrument import GeometryInstrument
@@ -153,6 +154,7 @@ def throughput(args, items) -> None:
         host.set_concurrency(1)
         seq_ref = counts([ref.measure(h, m, f) for h, m, f in work])
         seq_def = counts([default.measure(h, m, f) for h, m, f in work])
+        print(f"lanes: reference {args.ref_concurrency}, default {args.concurrency}")
         print(f"{n} artifacts (figures + slides, run-1 ss and rv); sequential sums: "
               f"reference {sum(seq_ref)} (recorded {sum(a.run1_n_defects for a in items)}), "
               f"default {sum(seq_def)}")
@@ -248,15 +250,18 @@ def steps(items) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", type=Path, default=DEFAULT_REF)
-    ap.add_argument("--concurrency", type=int, default=os.cpu_count() or 2,
-                    help="default profile lanes (one per core: it is CPU-bound)")
-    ap.add_argument("--ref-concurrency", type=int, default=16, help="reference profile lanes")
+    ap.add_argument("--concurrency", type=int,
+                    help="default profile lanes [default: as tether measure picks them]")
+    ap.add_argument("--ref-concurrency", type=int,
+                    help="reference profile lanes [default: as tether measure picks them]")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--steps", action="store_true", help="per-step breakdown instead")
     args = ap.parse_args()
     if not args.reference.is_dir():
         raise SystemExit(f"no reference data at {args.reference}")
     items = load_recorded(args.reference, "figures") + load_recorded(args.reference, "slides")
+    args.concurrency = args.concurrency or default_concurrency("default", len(items))
+    args.ref_concurrency = args.ref_concurrency or default_concurrency("reference", len(items))
     if args.steps:
         steps(items)
     else:
