@@ -3,7 +3,8 @@
 Artifacts: run-1 single-shot and reviewed HTML of every figure (40) and slide (24) task
 of the interaction-scaling study, read from ../shared/reference/interaction-scaling.
 
-Sides (artifacts/s, all on one browser started before timing):
+Sides (artifacts/s, all on one browser started before timing; lanes are opened inside
+the timed runs, as `tether measure DIR` opens them):
   probe      the study's own probe protocol, reimplemented as the baseline: one
              artifact at a time, a new page per artifact, set_content, network idle,
              80 ms, the reference rules (geometry-probe.md "Rendering")
@@ -11,19 +12,25 @@ Sides (artifacts/s, all on one browser started before timing):
              --ref-concurrency lanes in flight
   default    tether's default profile, measure_many with --concurrency lanes
   floor      one set_content + one evaluate per artifact in one reused page
+Lanes default to what `tether measure` picks for 64 pages (cli/measure.py
+default_concurrency): reference 8, default one per core (2 here).
 
 Printed: artifacts/s per side, reference/probe and default/floor ratios, the machine's
 load average before and after (2 cores shared: the load says how much of them the
-benchmark had), and whether every side's counts equal one-at-a-time measurement.
+benchmark had), whether every side's counts equal one-at-a-time measurement, and the
+CPU per artifact of each side (this process, the Playwright driver, every Chromium
+process): with 2 cores, 1000 ms / (CPU ms per artifact) x 2 bounds artifacts/s.
 
 --steps prints where one artifact's time goes, per step, with a fresh context per
 artifact (the instrument before lanes) and in a reused lane (the instrument now), wall
-and CPU (this process, the Playwright driver and every Chromium process).
+and CPU.
 
     .venv/bin/python benchmarks/geometry_throughput.py [--repeat 2] [--steps]
 
-Findings (--steps, this 2-core machine shared with six other engineers, load average
-0.4-5 for the first two columns, about 24 for the rest; ms per artifact, one at a time):
+Findings, this 2-core machine shared with other engineers and a model job.
+
+1. Lanes (first version: a navigation to about:blank and a storage clear after each
+   artifact). --steps, one at a time, ms per artifact:
 
   step                     before lanes (fresh context)       lanes (reused page)
                            reference  default               reference  default
@@ -37,19 +44,54 @@ Findings (--steps, this 2-core machine shared with six other engineers, load ave
   CPU, all processes        1154        901   (load 24)       250       244
   artifacts/s               1.03       2.09                  1.36      2.89 (load 24)
 
-- The default profile's hidden cost was the page, not the probe: a new context starts a
-  renderer (zygote fork, Blink and V8 start-up), 0.25 s wall and 0.6-0.7 s of CPU, three
-  quarters of the CPU a measurement took. Lanes start it once per lane.
-- A navigation costs this Chromium 50-80 ms of CPU even to about:blank (browser process
-  about 24 ms, renderer 16, GPU 3, Playwright's driver 3, Python under 1), so a lane's
-  two navigations per artifact (the artifact, then about:blank to stop it: a request
-  loop on requestIdleCallback survives freezing the page) are now most of its cost;
-  set_content into the same document costs 8 ms but keeps the previous artifact's
-  window, timers and listeners, so it is not used.
-- fonts.ready is the first style and layout pass, which the probe would pay otherwise;
-  the virtual-clock settle is 10-20 ms; Python (results included) is under 5 ms of CPU.
-- The reference profile's time is its waits (network idle 500 ms + 80 ms): overlapped
-  across lanes, they cost nothing on the CPU.
+  A new context starts a renderer (zygote fork, Blink and V8 start-up): 0.25 s wall and
+  0.6-0.7 s of CPU, three quarters of a default measurement. Lanes start it once.
+
+2. CPU per artifact by process (this file's CPU columns and a by-process split of the
+   same /proc counters), what it showed and what was done:
+  - With two lanes or more, 33 ms per artifact went to renderers that started and
+    exited, plus more browser CPU: Chromium keeps one *spare* renderer warm for the
+    browser context that last asked for one, and lanes are one context each, so every
+    navigation threw the other context's spare away and forked a new one. Default
+    profile, 64 artifacts, 2 lanes: 213 -> 144 ms CPU per artifact with
+    --disable-features=SpareRendererForSitePerProcess (4 lanes: 232 -> 164). Chromium
+    keeps only the last --disable-features, so the launcher script merges ours with
+    Playwright's (launcher.py).
+  - A same-site navigation costs about 58 ms of CPU (browser 27, renderer 18, GPU 4,
+    driver 4, Python 2); set_content into the open document 5 ms but keeps the previous
+    artifact's globals. Two navigations per artifact (artifact, about:blank) became one:
+    each artifact has an origin of its own (a<n>.tether.invalid: same site, so the
+    renderer process stays; checked: no renderer started across 64 navigations), and
+    the finished document is retired in place (guard.py RETIRE_JS, 1 ms) instead of
+    left. In a one-lane loop: 130-160 -> 100-120 ms CPU per artifact.
+  - RenderDocument (a new frame host per document, even same-site) makes that
+    navigation 58 ms; without it 43 (--disable-features=RenderDocument).
+  - Not worth it (differences within the noise, +-6 ms): --in-process-gpu,
+    --disable-gpu-rasterization, --disable-gpu-compositing, --disable-software-rasterizer,
+    --disable-renderer-accessibility, --disable-site-isolation-trials; one evaluate for
+    fonts.ready + settle + probe instead of three (a round trip is 1-4 ms of CPU).
+  - Lane count: the default profile is CPU-bound, one lane per core is best (load ~7,
+    64 artifacts, warm lanes: 1 lane 12.2/s, 2 lanes 14.4-16.2/s, 3 11.4/s, 4 12.0/s).
+    Opening a lane costs about 0.7 s of CPU (renderer 460 ms, browser 190), six
+    reference measurements, so for 64 artifacts 8 reference lanes beat 16 (cold, one
+    run each: 7.3/s vs 5.9/s; warm: 16 lanes 12.8/s, 8 lanes 10.2/s).
+
+3. --steps now (load 4.5-6.9), ms per artifact:
+
+  step                     fresh context            lane (one navigation)
+                           reference  default       reference  default
+  open context + page        152        167             -          -
+  load (+ network idle)      568         89           546         40
+  fonts ready                  -         36             -         12
+  settle (virtual 1 s)         -         17             -          5
+  wait 80 ms                  82          -            82          -
+  probe evaluate              13         26             9          9
+  close / scrub               28         21            15         12
+  CPU, all processes         921        501           123        101
+  artifacts/s               1.19       2.79          1.53      12.99
+
+4. Throughput: see the report lines in the closing note of issue 17 part 4 (the default
+   line printed by this script, before and after, with the model job paused).
 """
 
 from __future__ import annotations

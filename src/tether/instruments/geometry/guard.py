@@ -85,20 +85,25 @@ GUARD_JS = r"""
   }
   // retire(): the lane is done with this document (see RETIRE_JS)
   let retired = false;
+  // taken before any page script runs: a page that replaces them (or Function.prototype.call)
+  // later cannot keep retire() from running
+  const apply = Reflect.apply, construct = Reflect.construct;
   const P = {open: Document.prototype.open, close: Document.prototype.close,
              setTimeout: window.setTimeout, clearTimeout: window.clearTimeout,
              rAF: window.requestAnimationFrame, cAF: window.cancelAnimationFrame,
-             rIC: window.requestIdleCallback, cIC: window.cancelIdleCallback};
+             rIC: window.requestIdleCallback, cIC: window.cancelIdleCallback,
+             terminate: window.Worker && Worker.prototype.terminate,
+             closePort: window.MessagePort && MessagePort.prototype.close};
   const workers = [];
   const fence = (obj, name, refused) => {
     const real = obj && obj[name];
     if (typeof real !== 'function') return;
     obj[name] = new Proxy(real, {
-      apply: (f, self, args) => retired ? refused() : Reflect.apply(f, self, args),
+      apply: (f, self, args) => retired ? refused() : apply(f, self, args),
       construct: (f, args, target) => {
         if (retired) return refused();
-        const made = Reflect.construct(f, args, target);
-        if (name === 'Worker' || name === 'SharedWorker') workers.push(made);
+        const made = construct(f, args, target);
+        if (name === 'Worker' || name === 'SharedWorker') workers[workers.length] = [name, made];
         return made;
       },
     });
@@ -117,21 +122,24 @@ GUARD_JS = r"""
     if (retired) return;
     retired = true;
     // ids are handed out in order: one new id bounds every live one
-    const last = P.setTimeout.call(window, () => {}, 0);
-    for (let id = 0; id <= last; id++) P.clearTimeout.call(window, id);
+    const last = apply(P.setTimeout, window, [() => {}, 0]);
+    for (let id = 0; id <= last; id++) apply(P.clearTimeout, window, [id]);
     if (P.rAF) {
-      const lastFrame = P.rAF.call(window, () => {});
-      for (let id = 0; id <= lastFrame; id++) P.cAF.call(window, id);
+      const lastFrame = apply(P.rAF, window, [() => {}]);
+      for (let id = 0; id <= lastFrame; id++) apply(P.cAF, window, [id]);
     }
     if (P.rIC) {
-      const lastIdle = P.rIC.call(window, () => {});
-      for (let id = 0; id <= lastIdle; id++) P.cIC.call(window, id);
+      const lastIdle = apply(P.rIC, window, [() => {}]);
+      for (let id = 0; id <= lastIdle; id++) apply(P.cIC, window, [id]);
     }
-    for (const w of workers) {
-      try { if (w.terminate) w.terminate(); else w.port.close(); } catch (e) { /* gone */ }
+    for (let i = 0; i < workers.length; i++) {
+      const kind = workers[i][0], w = workers[i][1];  // no iterator: the page may own it
+      try { if (kind === 'Worker') apply(P.terminate, w, []); else apply(P.closePort, w.port, []); }
+      catch (e) { /* already gone */ }
     }
     // erases the document's and the window's listeners and handlers, the DOM, frames
-    try { P.open.call(document); P.close.call(document); } catch (e) { /* mid-parse */ }
+    try { apply(P.open, document, []); apply(P.close, document, []); }
+    catch (e) { /* mid-parse */ }
   };
   const note = (via, url) => {
     if (parent) { parent.note(via, url); return; }
