@@ -3,7 +3,8 @@
 Artifacts: run-1 single-shot and reviewed HTML of every figure (40) and slide (24) task
 of the interaction-scaling study, read from ../shared/reference/interaction-scaling.
 
-Sides (artifacts/s, all on one browser started before timing):
+Sides (artifacts/s, all on one browser started before timing; lanes are opened inside
+the timed runs, as `tether measure DIR` opens them):
   probe      the study's own probe protocol, reimplemented as the baseline: one
              artifact at a time, a new page per artifact, set_content, network idle,
              80 ms, the reference rules (geometry-probe.md "Rendering")
@@ -11,19 +12,25 @@ Sides (artifacts/s, all on one browser started before timing):
              --ref-concurrency lanes in flight
   default    tether's default profile, measure_many with --concurrency lanes
   floor      one set_content + one evaluate per artifact in one reused page
+Lanes default to what `tether measure` picks for 64 pages (cli/measure.py
+default_concurrency): reference 8, default one per core (2 here).
 
 Printed: artifacts/s per side, reference/probe and default/floor ratios, the machine's
 load average before and after (2 cores shared: the load says how much of them the
-benchmark had), and whether every side's counts equal one-at-a-time measurement.
+benchmark had), whether every side's counts equal one-at-a-time measurement, and the
+CPU per artifact of each side (this process, the Playwright driver, every Chromium
+process): with 2 cores, 1000 ms / (CPU ms per artifact) x 2 bounds artifacts/s.
 
 --steps prints where one artifact's time goes, per step, with a fresh context per
 artifact (the instrument before lanes) and in a reused lane (the instrument now), wall
-and CPU (this process, the Playwright driver and every Chromium process).
+and CPU.
 
     .venv/bin/python benchmarks/geometry_throughput.py [--repeat 2] [--steps]
 
-Findings (--steps, this 2-core machine shared with six other engineers, load average
-0.4-5 for the first two columns, about 24 for the rest; ms per artifact, one at a time):
+Findings, this 2-core machine shared with other engineers and a model job.
+
+1. Lanes (first version: a navigation to about:blank and a storage clear after each
+   artifact). --steps, one at a time, ms per artifact:
 
   step                     before lanes (fresh context)       lanes (reused page)
                            reference  default               reference  default
@@ -37,19 +44,54 @@ Findings (--steps, this 2-core machine shared with six other engineers, load ave
   CPU, all processes        1154        901   (load 24)       250       244
   artifacts/s               1.03       2.09                  1.36      2.89 (load 24)
 
-- The default profile's hidden cost was the page, not the probe: a new context starts a
-  renderer (zygote fork, Blink and V8 start-up), 0.25 s wall and 0.6-0.7 s of CPU, three
-  quarters of the CPU a measurement took. Lanes start it once per lane.
-- A navigation costs this Chromium 50-80 ms of CPU even to about:blank (browser process
-  about 24 ms, renderer 16, GPU 3, Playwright's driver 3, Python under 1), so a lane's
-  two navigations per artifact (the artifact, then about:blank to stop it: a request
-  loop on requestIdleCallback survives freezing the page) are now most of its cost;
-  set_content into the same document costs 8 ms but keeps the previous artifact's
-  window, timers and listeners, so it is not used.
-- fonts.ready is the first style and layout pass, which the probe would pay otherwise;
-  the virtual-clock settle is 10-20 ms; Python (results included) is under 5 ms of CPU.
-- The reference profile's time is its waits (network idle 500 ms + 80 ms): overlapped
-  across lanes, they cost nothing on the CPU.
+  A new context starts a renderer (zygote fork, Blink and V8 start-up): 0.25 s wall and
+  0.6-0.7 s of CPU, three quarters of a default measurement. Lanes start it once.
+
+2. CPU per artifact by process (this file's CPU columns and a by-process split of the
+   same /proc counters), what it showed and what was done:
+  - With two lanes or more, 33 ms per artifact went to renderers that started and
+    exited, plus more browser CPU: Chromium keeps one *spare* renderer warm for the
+    browser context that last asked for one, and lanes are one context each, so every
+    navigation threw the other context's spare away and forked a new one. Default
+    profile, 64 artifacts, 2 lanes: 213 -> 144 ms CPU per artifact with
+    --disable-features=SpareRendererForSitePerProcess (4 lanes: 232 -> 164). Chromium
+    keeps only the last --disable-features, so the launcher script merges ours with
+    Playwright's (launcher.py).
+  - A same-site navigation costs about 58 ms of CPU (browser 27, renderer 18, GPU 4,
+    driver 4, Python 2); set_content into the open document 5 ms but keeps the previous
+    artifact's globals. Two navigations per artifact (artifact, about:blank) became one:
+    each artifact has an origin of its own (a<n>.tether.invalid: same site, so the
+    renderer process stays; checked: no renderer started across 64 navigations), and
+    the finished document is retired in place (guard.py RETIRE_JS, 1 ms) instead of
+    left. In a one-lane loop: 130-160 -> 100-120 ms CPU per artifact.
+  - RenderDocument (a new frame host per document, even same-site) makes that
+    navigation 58 ms; without it 43 (--disable-features=RenderDocument).
+  - Not worth it (differences within the noise, +-6 ms): --in-process-gpu,
+    --disable-gpu-rasterization, --disable-gpu-compositing, --disable-software-rasterizer,
+    --disable-renderer-accessibility, --disable-site-isolation-trials; one evaluate for
+    fonts.ready + settle + probe instead of three (a round trip is 1-4 ms of CPU).
+  - Lane count: the default profile is CPU-bound, one lane per core is best (load ~7,
+    64 artifacts, warm lanes: 1 lane 12.2/s, 2 lanes 14.4-16.2/s, 3 11.4/s, 4 12.0/s).
+    Opening a lane costs about 0.7 s of CPU (renderer 460 ms, browser 190), six
+    reference measurements, so for 64 artifacts 8 reference lanes beat 16 (cold, one
+    run each: 7.3/s vs 5.9/s; warm: 16 lanes 12.8/s, 8 lanes 10.2/s).
+
+3. --steps now (load 4.5-6.9), ms per artifact:
+
+  step                     fresh context            lane (one navigation)
+                           reference  default       reference  default
+  open context + page        152        167             -          -
+  load (+ network idle)      568         89           546         40
+  fonts ready                  -         36             -         12
+  settle (virtual 1 s)         -         17             -          5
+  wait 80 ms                  82          -            82          -
+  probe evaluate              13         26             9          9
+  close / scrub               28         21            15         12
+  CPU, all processes         921        501           123        101
+  artifacts/s               1.19       2.79          1.53      12.99
+
+4. Throughput: see the report lines in the closing note of issue 17 part 4 (the default
+   line printed by this script, before and after, with the model job paused).
 """
 
 from __future__ import annotations
@@ -61,9 +103,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from tether.cli.measure import default_concurrency
 from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.guard import guarded_probe
 from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.instruments.geometry.lanes import Lane
 from tether.instruments.geometry.probe_reference import PROBE_REFERENCE_JS
 from tether.instruments.geometry.profiles import PROFILES
 from tether.instruments.geometry.temporal import CLOCK_JS, settle
@@ -121,9 +165,14 @@ async def floor(host: BrowserHost, htmls: list[str]) -> None:
             await s.page.evaluate("() => 0")
 
 
-def timed(fn):
-    start = time.perf_counter()
+#: CPU seconds (this process and every child: driver, Chromium) of each timed side
+CPU: dict[str, float] = {}
+
+
+def timed(fn, side: str = ""):
+    start, cpu = time.perf_counter(), tree_cpu_s()
     out = fn()
+    CPU[side] = tree_cpu_s() - cpu
     return time.perf_counter() - start, out
 
 
@@ -147,6 +196,7 @@ def throughput(args, items) -> None:
         host.set_concurrency(1)
         seq_ref = counts([ref.measure(h, m, f) for h, m, f in work])
         seq_def = counts([default.measure(h, m, f) for h, m, f in work])
+        print(f"lanes: reference {args.ref_concurrency}, default {args.concurrency}")
         print(f"{n} artifacts (figures + slides, run-1 ss and rv); sequential sums: "
               f"reference {sum(seq_ref)} (recorded {sum(a.run1_n_defects for a in items)}), "
               f"default {sum(seq_def)}")
@@ -158,18 +208,21 @@ def throughput(args, items) -> None:
 
             async def probe_all():
                 return [await study_probe(host._browser, h) for h in htmls]
-            t_probe, probe_counts = timed(lambda: host.run(probe_all()))
+            t_probe, probe_counts = timed(lambda: host.run(probe_all()), "probe")
             host.set_concurrency(args.ref_concurrency)
-            t_ref, ref_obs = timed(lambda: ref.measure_many(work))
+            t_ref, ref_obs = timed(lambda: ref.measure_many(work), "reference")
             host.set_concurrency(args.concurrency)
-            t_def, def_obs = timed(lambda: default.measure_many(work))
-            t_floor, _ = timed(lambda: host.run(floor(host, htmls)))
+            t_def, def_obs = timed(lambda: default.measure_many(work), "default")
+            t_floor, _ = timed(lambda: host.run(floor(host, htmls)), "floor")
             same = (probe_counts == seq_ref and counts(ref_obs) == seq_ref
                     and counts(def_obs) == seq_def)
             print(f"{r + 1:<7} {before:>15} {n / t_probe:7.2f} {n / t_ref:10.2f} "
                   f"{n / t_def:8.2f} {n / t_floor:7.2f} {t_probe / t_ref:9.1f}x "
                   f"{t_def / t_floor:13.1f}x {'same' if same else 'DIFFER':>7} "
                   f"{load_avg():>15}")
+            print(f"{'':<7} {'CPU ms/artifact':>15} " + " ".join(
+                f"{1000 * CPU[k] / n:{w}.0f}" for k, w in (("probe", 7), ("reference", 10),
+                                                          ("default", 8), ("floor", 7))))
     finally:
         host.close()
 
@@ -181,8 +234,10 @@ async def steps_one(host: BrowserHost, html: str, profile, reuse, t: dict) -> No
         return now
     mark = time.perf_counter()
     scripts = (CLOCK_JS,) if profile.controlled_time else ()
-    s = reuse.get(scripts) or await host.open_session(host._browser, scripts)
+    lane = reuse.get(scripts)
+    s = lane.session if lane else await host.open_session(host._browser, scripts)
     mark = tick("open context + page" if scripts not in reuse else "-", mark)
+    s.reset()
     if profile.controlled_time:
         await s.load(html, "load", 15_000)
         mark = tick("load (navigate, route)", mark)
@@ -197,9 +252,9 @@ async def steps_one(host: BrowserHost, html: str, profile, reuse, t: dict) -> No
         mark = tick("wait 80 ms", mark)
     await s.page.evaluate(guarded_probe(profile.probe_js), {"opts": {"web": False}})
     mark = tick("probe evaluate", mark)
-    if scripts in reuse:
-        await s.page.goto("about:blank")
-        mark = tick("leave for about:blank", mark)
+    if lane is not None:
+        await host.lanes.scrub(lane)
+        mark = tick("scrub (retire, clear)", mark)
     else:
         await s.context.close()
         mark = tick("close context", mark)
@@ -217,7 +272,7 @@ def steps(items) -> None:
                 reuse = {}
                 if mode == "reused lane":
                     scripts = (CLOCK_JS,) if PROFILES[name].controlled_time else ()
-                    reuse[scripts] = host.run(host.open_session(host._browser, scripts))
+                    reuse[scripts] = Lane(host.run(host.open_session(host._browser, scripts)))
                 t: dict[str, float] = defaultdict(float)
                 cpu0, wall0 = tree_cpu_s(), time.perf_counter()
                 for a in items:
@@ -228,8 +283,8 @@ def steps(items) -> None:
                 for step, v in t.items():
                     if step != "-":
                         print(f"    {step:<24} {1000 * v / len(items):7.1f} ms")
-                for s in reuse.values():
-                    host.run(s.context.close())
+                for lane in reuse.values():
+                    host.run(lane.session.context.close())
     finally:
         host.close()
 
@@ -237,14 +292,18 @@ def steps(items) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", type=Path, default=DEFAULT_REF)
-    ap.add_argument("--concurrency", type=int, default=4, help="default profile lanes")
-    ap.add_argument("--ref-concurrency", type=int, default=16, help="reference profile lanes")
+    ap.add_argument("--concurrency", type=int,
+                    help="default profile lanes [default: as tether measure picks them]")
+    ap.add_argument("--ref-concurrency", type=int,
+                    help="reference profile lanes [default: as tether measure picks them]")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--steps", action="store_true", help="per-step breakdown instead")
     args = ap.parse_args()
     if not args.reference.is_dir():
         raise SystemExit(f"no reference data at {args.reference}")
     items = load_recorded(args.reference, "figures") + load_recorded(args.reference, "slides")
+    args.concurrency = args.concurrency or default_concurrency("default", len(items))
+    args.ref_concurrency = args.ref_concurrency or default_concurrency("reference", len(items))
     if args.steps:
         steps(items)
     else:

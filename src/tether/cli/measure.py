@@ -13,6 +13,7 @@ reference profiles disagree and why (exit 0, or 2 on a render error).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -41,8 +42,19 @@ console = make_console()
 err_console = make_console(stderr=True)
 #: pages in flight at once when --concurrency is not given. The reference profile's
 #: waits (network idle + 80 ms, about 0.6 s a page) leave the CPU idle, so many pages
-#: overlap them; the default profile has no wall-clock waits and is CPU-bound.
-DEFAULT_CONCURRENCY = {"reference": 16, "default": 4}
+#: overlap them; the default profile has no wall-clock waits and is CPU-bound: one page
+#: per core (on 2 cores, 2 lanes measured 14-16 artifacts/s, 3 or 4 lanes 11-12:
+#: benchmarks/geometry_throughput.py).
+DEFAULT_CONCURRENCY = {"reference": 16, "default": os.cpu_count() or 2}
+#: a lane (a page with its own renderer) costs about 0.7 s of CPU to open, six
+#: reference-profile measurements: a batch gets at most one lane per this many pages
+#: (64 recorded artifacts, reference profile: 16 lanes 5.9/s, 8 lanes 7.3/s)
+PAGES_PER_LANE = 8
+
+
+def default_concurrency(profile: str, n_pages: int) -> int:
+    """Pages in flight when --concurrency is not given, for a batch of n_pages."""
+    return max(1, min(DEFAULT_CONCURRENCY[profile], -(-n_pages // PAGES_PER_LANE)))
 
 
 def html_files(target: Path) -> list[Path]:
@@ -163,7 +175,7 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 @click.option("--concurrency", type=click.IntRange(1, 64), metavar="N",
               help="pages measured at once "
                    f"[default: {DEFAULT_CONCURRENCY['reference']} for the reference profile, "
-                   f"{DEFAULT_CONCURRENCY['default']} for default]")
+                   f"one per CPU core for default, at most one per {PAGES_PER_LANE} pages]")
 def measure(target: Path, modality: str | None, profile: str, frames: str | None,
             overlay: Path | None, compare: bool, as_json: bool,
             concurrency: int | None) -> None:
@@ -178,7 +190,7 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
     if compare:
         sys.exit(compare_profiles(files, modality, frame_times, as_json))
     host = get_browser_host()
-    host.set_concurrency(concurrency or DEFAULT_CONCURRENCY[profile])
+    host.set_concurrency(concurrency or default_concurrency(profile, len(files)))
     instrument = GeometryInstrument(profile=profile, host=host)
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     # each page is measured with its own folder served (its css, images, fonts, scripts)

@@ -85,7 +85,7 @@ def test_bad_pages_fail_alone_and_are_replaced(small_host, profile):
 # it finds, labelled "leftover <what>" (a popup A opened would add one labelled "popup").
 LEAVE_BEHIND = """<p>A</p><script>
 localStorage.setItem('k', '1'); sessionStorage.setItem('k', '1');
-document.cookie = 'k=1; path=/';
+document.cookie = 'k=1; path=/'; window.name = 'k';
 indexedDB.open('leak-db', 1);
 const w = window.open('');
 if (w) w.eval("setInterval(() => { try { const d = opener.document; "
@@ -100,6 +100,7 @@ const leak = (what) => document.body.insertAdjacentHTML('beforeend',
 if (localStorage.getItem('k')) leak('local');
 if (sessionStorage.getItem('k')) leak('session');
 if (document.cookie.includes('k=1')) leak('cookie');
+if (window.name) leak('name');
 // opening without a version: an upgrade means the database did not exist (abort it, so
 // the check creates nothing); success means it did. Requests on one name run in order,
 // so in A's own document this open waits for A's, where databases() could run first.
@@ -128,7 +129,48 @@ def test_nothing_an_artifact_leaves_reaches_the_next_one_in_its_lane():
     # nothing A requested (its unload beacon included) is on B's record
     assert second.raw["blocked_requests"] == [] and second.raw["page_errors"] == []
     assert {"leftover local", "leftover session", "leftover cookie", "leftover idb",
-            "popup"} <= overlapping_labels(together)
+            "leftover name", "popup"} <= overlapping_labels(together)
+
+
+# Artifact A keeps trying after it is measured, while the page still shows it: a loop on
+# idle callbacks (no virtual clock paces them) sends a request that names no origin, sets
+# a cookie for the parent domain (visible to every artifact origin), opens a popup that
+# navigates its opener, and leaves an unhandled rejection; its pagehide sets a cookie too.
+LATE_TRIES = """<p>A</p><script>
+document.cookie = 'k=1; path=/; domain=' + location.hostname.replace(/^[^.]+\\./, '');
+addEventListener('pagehide', () => {
+  document.cookie = 'k=1; path=/; domain=' + location.hostname.replace(/^[^.]+\\./, ''); });
+let popup = null;
+const loop = () => {
+  fetch('http://leak.invalid/late', {mode: 'no-cors', referrerPolicy: 'no-referrer'})
+    .catch(() => {});
+  document.cookie = 'k=1; path=/; domain=' + location.hostname.replace(/^[^.]+\\./, '');
+  if (!popup || popup.closed) {
+    popup = window.open('');
+    if (popup) popup.eval("setTimeout(() => { opener.location = 'http://leak.invalid/nav'; }, 5)");
+  }
+  Promise.reject(new Error('late rejection'));
+  requestIdleCallback(loop, {timeout: 10});
+};
+loop();
+</script>"""
+
+
+def test_what_a_measured_artifact_still_tries_does_not_reach_the_next_one():
+    # default profile: with the reference profile's network-idle wait, a page requesting
+    # without pause is never measured (the "never idle" case above)
+    host = BrowserHost(concurrency=1)
+    try:
+        inst = GeometryInstrument(profile="default", host=host)
+        first, second = inst.measure_many([(LATE_TRIES, "figure", None),
+                                           (FIND_LEFTOVERS, "figure", None)])
+    finally:
+        host.close()
+    assert host.lanes.opened == 1 and host.lanes.replaced == 0
+    assert "late rejection" in " ".join(first.raw["page_errors"])  # A did keep trying
+    assert second.ok and second.raw["counts"] == {}, overlapping_labels(second)
+    assert second.raw["blocked_requests"] == [] and second.raw["navigations"] == []
+    assert second.raw["page_errors"] == []
 
 
 # a request loop paced by idle callbacks, which the default profile's virtual clock does

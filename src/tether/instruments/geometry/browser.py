@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import itertools
 import os
 import tempfile
 import threading
@@ -29,8 +30,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tether.errors import TetherError
-from tether.instruments.geometry.guard import BOOTSTRAP_URL, GUARD_JS, Blocked
+from tether.instruments.geometry.guard import (
+    GUARD_JS,
+    Blocked,
+    artifact_origin,
+    artifact_url,
+    canonical,
+)
 from tether.instruments.geometry.lanes import MAX_USES, LanePool
+from tether.instruments.geometry.launcher import launcher
 from tether.instruments.geometry.local_files import (
     LocalFolder,
     MissingResource,
@@ -47,7 +55,18 @@ CHROMIUM = os.environ.get("TETHER_CHROMIUM", "/usr/bin/chromium")
 #: prefetches, workers' WebSockets), and Chromium makes no DNS query of its own.
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run",
-               "--host-resolver-rules=MAP * ~NOTFOUND"]
+               "--host-resolver-rules=MAP * ~NOTFOUND",
+               # Merged with Playwright's own --disable-features by the launcher script
+               # (launcher.py); CPU from benchmarks/geometry_throughput.py.
+               # SpareRendererForSitePerProcess: Chromium keeps one spare renderer warm for
+               # the browser context that last asked for one; with two lanes or more (one
+               # context each) every navigation discarded the other context's spare and
+               # forked a new one, about 40% of the CPU of a measurement.
+               # RenderDocument: a new frame host (and Blink frame) for every document,
+               # even within one site and process; without it a lane's navigation from one
+               # artifact to the next costs about 43 ms of CPU instead of 58 (the new
+               # document, window and globals are the same either way).
+               "--disable-features=SpareRendererForSitePerProcess,RenderDocument"]
 #: URL schemes that stay inside the browser (never a way out, never recorded).
 LOCAL_SCHEMES = ("data:", "blob:", "about:", "javascript:", "chrome-error:")
 #: Debian fonts-dejavu-core and fonts-liberation: the only fonts the browser may use.
@@ -98,6 +117,10 @@ def write_fontconfig(directory: Path) -> Path:
     return conf
 
 
+#: artifact numbers: each load gets an origin no other document of the process had
+_ARTIFACTS = itertools.count(1)
+
+
 @dataclass
 class PageSession:
     """A page in its own context, and the ways out its content tried.
@@ -107,6 +130,12 @@ class PageSession:
     guard cancels the others and reports them itself). `load` serves the artifact and,
     when given one, its folder (local_files.py): `served` lists the files the page
     loaded from it, `missing` the local resources it asked for that are not there.
+    URLs on the artifact's own origin are recorded as under BOOTSTRAP_URL.
+
+    A reused page (lanes.py) still shows the previous artifact's document until the
+    new one commits, so nothing is recorded before the new artifact's own navigation
+    request (`armed`), and a request whose Origin or Referer names another artifact's
+    origin is that artifact's, not this one's.
     """
 
     page: Any
@@ -119,29 +148,63 @@ class PageSession:
     folder: LocalFolder | None = None
     served: list[str] = field(default_factory=list)
     missing: list[MissingResource] = field(default_factory=list)
+    #: the artifact's document URL and origin (guard.artifact_url), once loading
+    url: str | None = None
+    origin: str | None = None
+    #: whether requests are this session's to record (a new page shows no one else's)
+    armed: bool = True
 
     async def load(self, html: str, wait_until: str, timeout_ms: float,
                    folder: LocalFolder | None = None) -> None:
-        """Open the artifact as the document at BOOTSTRAP_URL (served from memory, once)."""
+        """Open the artifact as the document at an origin of its own (served from
+        memory, once)."""
         self.html = html
         self.folder = folder
-        await self.page.goto(BOOTSTRAP_URL, wait_until=wait_until, timeout=timeout_ms)
+        self.url = artifact_url(next(_ARTIFACTS))
+        self.origin = self.url.rstrip("/")
+        self.armed = False
+        await self.page.goto(self.url, wait_until=wait_until, timeout=timeout_ms)
 
     def reset(self) -> None:
         """Forget the previous artifact's record (a lane's page serves many, one by one)."""
         self.blocked, self.navigations, self.served, self.missing = [], [], [], []
-        self.html = self.folder = None
+        self.html = self.folder = self.url = self.origin = None
+        self.armed = False
+
+    def canonical(self, url: str) -> str:
+        return canonical(url, self.origin)
 
     def note(self, item: Blocked) -> None:
-        if item not in self.blocked:
+        if self.armed and item not in self.blocked:
             self.blocked.append(item)
+
+    def _elsewhere(self, request: Any) -> bool:
+        """Whether the request came from another artifact's document (its headers say)."""
+        try:
+            headers = request.headers
+        except Exception:  # noqa: BLE001 - no headers: nothing to tell
+            return False
+        for name in ("origin", "referer"):
+            found = artifact_origin(headers.get(name) or "")
+            if found is not None and found != self.origin:
+                return True
+        return False
 
     def on_request(self, request: Any) -> None:
         """Record a request the page made (the route answers or aborts it; this says what)."""
         url = request.url
-        if url.startswith(LOCAL_SCHEMES) or url == BOOTSTRAP_URL:
-            # the artifact itself (a reload of it is the guard's to report)
+        if url.startswith(LOCAL_SCHEMES):
             return
+        if not self.armed:
+            # the artifact's own navigation: from here on, requests are this artifact's
+            if url == self.url and request.is_navigation_request() and self._is_main_frame(request):
+                self.armed = True
+            return
+        if url == self.url or self._elsewhere(request):
+            # the artifact itself (a reload of it is the guard's to report), or a
+            # request of the document before it
+            return
+        url = self.canonical(url)
         if request.is_navigation_request() and self._is_main_frame(request):
             if url not in self.navigations:
                 self.navigations.append(url)
@@ -164,13 +227,14 @@ class PageSession:
         """The route: the artifact once, its folder's files, nothing else."""
         request = route.request
         url = request.url
-        if url == BOOTSTRAP_URL and self.html is not None:
+        if url == self.url and self.html is not None:
             html, self.html = self.html, None
             await route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
             return
-        if (self.folder is not None and is_local(url)
+        local = self.canonical(url)
+        if (self.folder is not None and local != url and is_local(local)
                 and not (request.is_navigation_request() and self._is_main_frame(request))):
-            found = self.folder.lookup(url)
+            found = self.folder.lookup(local)
             if found.verdict == "served" and found.path is not None:
                 try:
                     body = await asyncio.to_thread(found.path.read_bytes)
@@ -277,7 +341,8 @@ class BrowserHost:
         if self._launch_path is None:
             self._launch_path = (str(isolated_executable(self.executable,
                                                          Path(self._tmp.name) / "bin"))
-                                 if self.network_namespace else self.executable)
+                                 if self.network_namespace
+                                 else str(launcher(self.executable, Path(self._tmp.name) / "bin")))
         args = [*LAUNCH_ARGS, f"--js-flags=--max-old-space-size={self.js_heap_mb}"]
         return await self._pw.chromium.launch(executable_path=self._launch_path,
                                               args=args, env=env, headless=True)
@@ -342,7 +407,7 @@ class BrowserHost:
     async def open_session(browser: Any, scripts: Iterable[str] = ()) -> PageSession:
         """A new context and page (about:blank) in `browser`, guarded.
 
-        Every request is aborted but the artifact at BOOTSTRAP_URL (served once by
+        Every request is aborted but the artifact at its URL (served once by
         `PageSession.load`) and the files of the folder `load` was given, if any
         (`PageSession.answer`); every WebSocket is closed; service
         workers are blocked; the guard runs before `scripts` (one init script: each is a

@@ -7,19 +7,30 @@ gives every artifact a new document in it instead, so the renderer starts once p
 lane, not once per artifact.
 
 What an artifact gets is still its own: a new document (a new window, new globals, no
-timers or listeners of the one before) at the bootstrap URL, the guard and clock init
-scripts run again, and when an artifact is done (`scrub`) its lane
+timers or listeners of the one before) at an origin of its own (guard.py:
+`http://a<n>.tether.invalid/`, n never reused), the guard and clock init scripts run
+again. A lane goes straight from one artifact's document to the next, one navigation
+per artifact: the origins are distinct but same-site, so the renderer process stays
+(the navigation to about:blank in between that this replaced cost 50-80 ms of CPU, a
+third of a measurement; benchmarks/geometry_throughput.py). When an artifact is done
+(`scrub`) its lane
 
-- closes every other page of the context (a popup could reach the next document through
-  `window.opener`: same origin),
-- leaves the finished document for about:blank, so nothing it still runs (timers, an
-  idle-callback request loop, an unload beacon) happens once the next artifact starts
-  (what it requests on the way out is dropped with its record), and
-- clears everything the origin stored (session and local storage, IndexedDB, cookies,
-  cache storage) through the DevTools protocol.
+- retires the finished document (guard.py RETIRE_JS: timers, idle callbacks and frames
+  cancelled, listeners, DOM and frames erased, workers terminated, and no new timer,
+  window, request or worker from it), since it lives until the next one commits,
+- closes every other page of the context (a popup could reach the next document
+  through `window.opener`), and
+- clears the context's cookies (a cookie set for the parent domain is visible to the
+  next origin) and everything the artifact's origin stored (session and local
+  storage, IndexedDB, cache storage) through the DevTools protocol; nothing else
+  would ever see them, but a lane serves 200 artifacts.
 
-One residue stays: `history.length` grows by one per artifact (no page reads it to lay
-itself out).
+The page session records nothing before the next artifact's own navigation request and
+drops requests whose Origin or Referer names another artifact (browser.py), and the
+next document's guard clears the window name and the cookies it sees. Residue: a
+cookie for the parent domain with another path, set by a request callback that was in
+flight when the document was retired; `history.length` grows by one per artifact (no
+page reads either to lay itself out).
 
 A lane is never shared by two artifacts at once, so a page that hangs, crashes or never
 settles fails only its own measurement: whatever went wrong (an exception, a timeout, a
@@ -36,10 +47,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from tether.instruments.geometry.guard import BOOTSTRAP_URL
+from tether.instruments.geometry.guard import RETIRE_JS
 
-#: the synthetic origin every artifact's document lives on (its storage is cleared)
-ORIGIN = BOOTSTRAP_URL.rstrip("/")
 #: how long a scrub may take before the lane is discarded instead
 SCRUB_TIMEOUT_S = 5.0
 #: how long closing a discarded context may take (a renderer stuck in a loop is killed)
@@ -129,20 +138,22 @@ class LanePool:
         await self.discard(lane)
 
     async def scrub(self, lane: Lane) -> None:
-        """Leave the finished artifact's document and clear what its origin stored."""
+        """Retire the finished artifact's document and clear what it stored."""
         page = lane.session.page
+        origin = lane.session.origin
+        await page.evaluate(RETIRE_JS)
         for other in list(page.context.pages):
             if other is not page:
                 await other.close()
-        # Leaving the document is the one sure way to stop it (a request loop on
-        # requestIdleCallback outlives a frozen page); about:blank is the cheapest
-        # navigation there is, and nothing of the origin is alive while it is cleared.
-        await page.goto("about:blank", wait_until="commit")
         if lane.cdp is None:
             lane.cdp = await page.context.new_cdp_session(page)
-        # cookies, local and session storage, IndexedDB, cache storage (test_lanes.py
-        # checks each one, session storage included, is gone for the next artifact)
-        await lane.cdp.send("Storage.clearDataForOrigin", {"origin": ORIGIN, "storageTypes": "all"})
+        # cookies (the context's: a parent-domain cookie reaches the next origin), then
+        # local and session storage, IndexedDB, cache storage of the artifact's origin
+        # (test_lanes.py checks each one is gone for the next artifact)
+        await lane.cdp.send("Network.clearBrowserCookies")
+        if origin is not None:
+            await lane.cdp.send("Storage.clearDataForOrigin",
+                                {"origin": origin, "storageTypes": "all"})
 
     @staticmethod
     async def discard(lane: Lane) -> None:

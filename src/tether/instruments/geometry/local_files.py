@@ -2,8 +2,10 @@
 
 A practitioner's page is a folder: `index.html` beside `style.css`, images, fonts and
 scripts. The browser never gets a `file://` URL (a page could read any local path with
-it); instead the page is the document at BOOTSTRAP_URL and the host's request route
-answers `http://tether.invalid/<path>` from this folder. Every answer is decided here:
+it); instead the page is the document at its synthetic origin (guard.py), and the
+host's request route answers `<origin>/<path>` from this folder, deciding on the URL as
+reports write it, `http://tether.invalid/<path>` (guard.canonical). Every answer is
+decided here:
 
 - the URL's path is percent-decoded, joined to the folder and resolved (symlinks
   followed); only a regular file whose resolved path lies inside the resolved folder is

@@ -1,10 +1,10 @@
 """Render one HTML artifact and run a profile's probe at each viewport and frame.
 
-The artifact is loaded as the page's document (PageSession.load: served at the
-bootstrap URL, so the guard can cancel navigations away; the study wrote it into
-about:blank with set_content, where the Navigation API is off). Reference profile:
-the study's procedure (load, wait for network idle, wait 80 ms; animations: wait
-50 ms, then wall-clock waits until each frame time).
+The artifact is loaded as the page's document (PageSession.load: served at an
+origin of its own, guard.artifact_url, so the guard can cancel navigations away; the
+study wrote it into about:blank with set_content, where the Navigation API is off).
+Reference profile: the study's procedure (load, wait for network idle, wait 80 ms;
+animations: wait 50 ms, then wall-clock waits until each frame time).
 Default profile: virtual time (temporal.py): load, fonts ready, then the clock is
 advanced to each frame time (static pages: settled), so results do not depend on
 machine speed.
@@ -73,10 +73,11 @@ class Measurement:
 
     def record(self, session: PageSession, guard: dict[str, Any] | None) -> None:
         """Add what the host's routes and the page's guard saw (each once)."""
-        found = list(session.blocked) + [Blocked(b["via"], b["url"])
+        found = list(session.blocked) + [Blocked(b["via"], session.canonical(b["url"]))
                                          for b in (guard or {}).get("blocked", [])]
         self.blocked.extend(b for b in dict.fromkeys(found) if b not in self.blocked)
-        urls = list(session.navigations) + list((guard or {}).get("navigations", []))
+        urls = list(session.navigations) + [session.canonical(u)
+                                            for u in (guard or {}).get("navigations", [])]
         self.navigations.extend(u for u in dict.fromkeys(urls) if u not in self.navigations)
         self.served.extend(p for p in session.served if p not in self.served)
         # a resource is missing once, however many viewports asked for it
@@ -164,7 +165,8 @@ async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, i
             page = session.page
 
             def page_error(exc: Any) -> None:
-                m.page_errors.append(str(exc)[:200])
+                if session.armed:  # before, the page still shows the previous artifact
+                    m.page_errors.append(str(exc)[:200])
             page.on("pageerror", page_error)
             try:
                 await _within(_load_and_probe(session, html, web, runs, profile, progress,

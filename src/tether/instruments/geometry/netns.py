@@ -11,10 +11,11 @@ Chromium, so this adds no process, and it runs once per browser, not per page.
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import subprocess
 from pathlib import Path
+
+from tether.instruments.geometry.launcher import launcher
 
 #: unshare invocations tried in order; the first that works on this machine is used.
 UNSHARE_VARIANTS = (("--net",), ("--user", "--map-root-user", "--net"))
@@ -44,10 +45,6 @@ def unshare_args() -> list[str]:
 
 
 def isolated_executable(executable: str, directory: Path) -> Path:
-    """A script in `directory` that execs `executable` in a new network namespace."""
-    directory.mkdir(parents=True, exist_ok=True)
-    wrapper = directory / "chromium-no-network"
-    command = " ".join(shlex.quote(part) for part in [*unshare_args(), executable])
-    wrapper.write_text(f'#!/bin/sh\nexec {command} "$@"\n')
-    wrapper.chmod(0o755)
-    return wrapper
+    """A script in `directory` that execs `executable` in a new network namespace
+    (launcher.py: with its feature switches merged)."""
+    return launcher(executable, directory, prefix=unshare_args(), name="chromium-no-network")
