@@ -90,8 +90,23 @@ Findings, this 2-core machine shared with other engineers and a model job.
   CPU, all processes         921        501           123        101
   artifacts/s               1.19       2.79          1.53      12.99
 
-4. Throughput: see the report lines in the closing note of issue 17 part 4 (the default
-   line printed by this script, before and after, with the model job paused).
+4. Throughput now (--repeat 2, a fresh machine, load 1-5; artifacts/s, counts the same
+   as one-at-a-time measurement on every side). Repeat 1 opens its lanes inside the
+   timed run, as one `tether measure DIR` does; repeat 2 finds them open, as the later
+   batches of a long run do:
+
+  ref lanes  repeat   probe  reference  default  floor  ref/probe  CPU ms/artifact ref
+      8        1       1.34     8.23     15.86   44.58     6.1x          198
+      8        2       1.33    10.77     17.72   44.12     8.1x          109
+      6        1       1.35     7.98     17.33   51.40     5.9x          166
+     12        1       1.33     7.83     17.30   45.16     5.9x          234
+     12        2       1.32    13.11     19.70   46.37     9.9x          117
+
+  The default profile is above 15/s either way (two lanes, one per core). The reference
+  profile reaches 8x the probe only once its lanes are open: a cold batch of 64 is
+  CPU-bound on 2 cores (8 lane openings at about 0.7 s of CPU each plus 64 x 0.11 s of
+  measurement is 12.6 s of CPU, 6.3 s on two cores at best, about 7.6x), whatever
+  the lane count.
 """
 
 from __future__ import annotations
