@@ -7,7 +7,8 @@ import pytest
 from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv
-from tether.instruments.geometry.browser import BrowserHost, write_fontconfig
+from tether.instruments.geometry.browser import BrowserHost
+from tether.instruments.geometry.fonts import write_fontconfig
 from tether.instruments.geometry.instrument import GeometryInstrument
 
 WIDTHS_JS = """() => {

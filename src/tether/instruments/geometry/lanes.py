@@ -26,7 +26,7 @@ third of a measurement; benchmarks/geometry_throughput.py). When an artifact is 
   would ever see them, but a lane serves 200 artifacts.
 
 The page session records nothing before the next artifact's own navigation request and
-drops requests whose Origin or Referer names another artifact (browser.py), and the
+drops requests whose Origin or Referer names another artifact (page_session.py), and the
 next document's guard clears the window name and the cookies it sees. Residue: a
 cookie for the parent domain with another path, set by a request callback that was in
 flight when the document was retired; `history.length` grows by one per artifact (no
@@ -61,7 +61,7 @@ MAX_USES = 200
 class Lane:
     """A reusable page: its session, viewport, and how often it served."""
 
-    session: Any  # PageSession (browser.py; not imported here to keep the module below it)
+    session: Any  # PageSession (page_session.py; not imported: lanes hold any session)
     viewport: tuple[int, int] = (1920, 1080)
     uses: int = 0
     crashed: bool = False

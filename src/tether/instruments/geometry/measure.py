@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether.instruments.geometry.browser import BrowserHost, PageSession
+from tether.instruments.geometry.browser import BrowserHost
 from tether.instruments.geometry.guard import Blocked, guarded_probe
 from tether.instruments.geometry.local_files import LocalFolder, MissingResource
+from tether.instruments.geometry.page_session import PageSession
 from tether.instruments.geometry.profiles import (
     DEFAULT_FRAMES_MS,
     Profile,
