@@ -1,4 +1,4 @@
-"""The shared browser: pinned fonts, blocked network, concurrency, missing Chromium."""
+"""The shared browser: blocked network, concurrency, missing Chromium (fonts: test_fonts.py)."""
 
 from __future__ import annotations
 
@@ -8,39 +8,7 @@ from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv
 from tether.instruments.geometry.browser import BrowserHost
-from tether.instruments.geometry.fonts import write_fontconfig
 from tether.instruments.geometry.instrument import GeometryInstrument
-
-WIDTHS_JS = """() => {
-  const w = (family) => { const s = document.createElement('span');
-    s.style.cssText = `font: 40px ${family}; white-space: nowrap`;
-    s.textContent = 'Pinned fonts keep text boxes stable';
-    document.body.appendChild(s); return s.getBoundingClientRect().width; };
-  return {sans: w("'DejaVu Sans'"), condensed: w("'DejaVu Sans Condensed'"),
-          unknown: w("'No Such Font'"), arial: w('Arial'), liberation: w("'Liberation Sans'"),
-          generic: w('sans-serif')};
-}"""
-
-
-def test_fontconfig_accepts_only_the_pinned_files(tmp_path):
-    text = write_fontconfig(tmp_path).read_text()
-    assert "<rejectfont><glob>*</glob></rejectfont>" in text
-    assert "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf" in text
-    assert "/usr/share/fonts/truetype/liberation/*" in text
-    assert "DejaVuSansCondensed" not in text
-
-
-def test_pinned_fonts_resolve_to_dejavu_and_liberation(browser_host):
-    async def widths():
-        async with browser_host.page(800, 600) as s:
-            await s.page.set_content("<body></body>")
-            return await s.page.evaluate(WIDTHS_JS)
-    w = browser_host.run(widths())
-    # A font outside the two packages (fonts-dejavu-extra's Condensed, installed on the
-    # dev machines) is unknown to the browser, like a made-up name (without the pin it
-    # renders narrower). Chromium's sans-serif is Arial, i.e. its metric twin Liberation Sans.
-    assert w["condensed"] == w["unknown"] != w["sans"]
-    assert w["generic"] == w["arial"] == w["liberation"] != w["sans"]
 
 
 def test_network_requests_are_blocked_and_recorded(browser_host):
