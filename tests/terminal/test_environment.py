@@ -208,20 +208,3 @@ def test_git_has_an_identity_in_the_sandbox(tmp_path, bwrap):  # noqa: F811
         assert r.returncode == 0, r.output
         assert r.output.strip() == "agent"
         assert os.stat(env.app_dir / "r").st_uid == bwrap.user.uid
-
-
-def test_snapshots_tell_added_modified_and_deleted_files(tmp_path: Path) -> None:
-    from tether.terminal.environment import changed_files, snapshot_tree
-
-    (tmp_path / "keep.txt").write_text("same")
-    (tmp_path / "edit.txt").write_text("old")
-    (tmp_path / "gone.txt").write_text("x")
-    before = snapshot_tree(tmp_path)
-    (tmp_path / "edit.txt").write_text("new")
-    (tmp_path / "gone.txt").unlink()
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "new.txt").write_text("n")
-    assert changed_files(before, snapshot_tree(tmp_path)) == [
-        "modified /app/edit.txt", "deleted /app/gone.txt", "added /app/sub/new.txt"]
-    assert changed_files(before, before) == []
-    assert snapshot_tree(tmp_path / "missing") == {}

@@ -39,7 +39,8 @@ from tether.core.end_state import AgentEndState, EndState
 from tether.core.facts import AgentFacts
 from tether.core.observation import Observation
 from tether.strategies.base import StrategyResult, register_strategy
-from tether.terminal.environment import TerminalEnvironment, changed_files, snapshot_tree
+from tether.terminal.environment import TerminalEnvironment
+from tether.terminal.snapshot import changed_files, snapshot_tree
 
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
