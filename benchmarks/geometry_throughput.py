@@ -3,11 +3,15 @@
 Artifacts: run-1 single-shot and reviewed HTML of every figure (40) and slide (24) task
 of the interaction-scaling study, read from ../shared/reference/interaction-scaling.
 
-Sides (artifacts/s, all on one browser started before timing; lanes are opened inside
-the timed runs, as `tether measure DIR` opens them):
+Sides (artifacts/s, browsers started before timing; lanes are opened inside the timed
+runs, as `tether measure DIR` opens them):
   probe      the study's own probe protocol, reimplemented as the baseline: one
              artifact at a time, a new page per artifact, set_content, network idle,
-             80 ms, the reference rules (geometry-probe.md "Rendering")
+             80 ms, the reference rules (geometry-probe.md "Rendering"), in a Chromium
+             launched as the study launched it (Playwright's defaults; same executable
+             and pinned fonts)
+  probe*     the same protocol in tether's browser (its launch flags: no spare
+             renderer, no RenderDocument, no omnibox popup WebUI)
   reference  tether's reference profile (same waits, same rules), measure_many with
              --ref-concurrency lanes in flight
   default    tether's default profile, measure_many with --concurrency lanes
@@ -120,6 +124,7 @@ from pathlib import Path
 
 from tether.cli.measure import default_concurrency
 from tether.instruments.geometry.browser import BrowserHost
+from tether.instruments.geometry.fonts import write_fontconfig
 from tether.instruments.geometry.guard import guarded_probe
 from tether.instruments.geometry.instrument import GeometryInstrument
 from tether.instruments.geometry.lanes import Lane
@@ -173,6 +178,14 @@ async def study_probe(browser, html: str) -> int:
         await page.context.close()
 
 
+async def study_browser(host: BrowserHost):
+    """Chromium launched as the study launched it (Playwright's defaults, no flags of
+    tether's), with the same executable and pinned fonts, so its counts are comparable."""
+    env = dict(os.environ, FONTCONFIG_FILE=str(write_fontconfig(Path(host._tmp.name) / "fonts")))
+    return await host._pw.chromium.launch(executable_path=host.executable, env=env,
+                                          headless=True)
+
+
 async def floor(host: BrowserHost, htmls: list[str]) -> None:
     async with host.page(1920, 1080) as s:
         for html in htmls:
@@ -204,8 +217,10 @@ def throughput(args, items) -> None:
     n = len(items)
     ref = GeometryInstrument(profile="reference", host=host)
     default = GeometryInstrument(profile="default", host=host)
+    plain = None
     try:
         default.measure("<p>warm up</p>", "figure")
+        plain = host.run(study_browser(host))
         host.run(floor(host, htmls[:2]))
         # one at a time: the counts every concurrent side must reproduce
         host.set_concurrency(1)
@@ -215,30 +230,37 @@ def throughput(args, items) -> None:
         print(f"{n} artifacts (figures + slides, run-1 ss and rv); sequential sums: "
               f"reference {sum(seq_ref)} (recorded {sum(a.run1_n_defects for a in items)}), "
               f"default {sum(seq_def)}")
-        print(f"{'repeat':<7} {'load before':>15} {'probe':>7} {'reference':>10} {'default':>8} "
+        print(f"{'repeat':<7} {'load before':>15} {'probe':>7} {'probe*':>7} {'reference':>10} "
+              f"{'default':>8} "
               f"{'floor':>7} {'ref/probe':>10} {'floor/default':>14} {'counts':>7} "
               f"{'load after':>15}   (artifacts/s)")
         for r in range(args.repeat):
             before = load_avg()
 
-            async def probe_all():
-                return [await study_probe(host._browser, h) for h in htmls]
-            t_probe, probe_counts = timed(lambda: host.run(probe_all()), "probe")
+            async def probe_all(browser):
+                return [await study_probe(browser, h) for h in htmls]
+            t_probe, probe_counts = timed(lambda: host.run(probe_all(plain)), "probe")
+            t_probe_t, probe_t_counts = timed(lambda: host.run(probe_all(host._browser)),
+                                              "probe*")
             host.set_concurrency(args.ref_concurrency)
             t_ref, ref_obs = timed(lambda: ref.measure_many(work), "reference")
             host.set_concurrency(args.concurrency)
             t_def, def_obs = timed(lambda: default.measure_many(work), "default")
             t_floor, _ = timed(lambda: host.run(floor(host, htmls)), "floor")
-            same = (probe_counts == seq_ref and counts(ref_obs) == seq_ref
+            same = (probe_counts == seq_ref == probe_t_counts and counts(ref_obs) == seq_ref
                     and counts(def_obs) == seq_def)
-            print(f"{r + 1:<7} {before:>15} {n / t_probe:7.2f} {n / t_ref:10.2f} "
+            print(f"{r + 1:<7} {before:>15} {n / t_probe:7.2f} {n / t_probe_t:7.2f} "
+                  f"{n / t_ref:10.2f} "
                   f"{n / t_def:8.2f} {n / t_floor:7.2f} {t_probe / t_ref:9.1f}x "
                   f"{t_def / t_floor:13.1f}x {'same' if same else 'DIFFER':>7} "
                   f"{load_avg():>15}")
             print(f"{'':<7} {'CPU ms/artifact':>15} " + " ".join(
-                f"{1000 * CPU[k] / n:{w}.0f}" for k, w in (("probe", 7), ("reference", 10),
-                                                          ("default", 8), ("floor", 7))))
+                f"{1000 * CPU[k] / n:{w}.0f}" for k, w in (("probe", 7), ("probe*", 7),
+                                                          ("reference", 10), ("default", 8),
+                                                          ("floor", 7))))
     finally:
+        if plain is not None:
+            host.run(plain.close())
         host.close()
 
 

@@ -66,3 +66,25 @@ def test_chromium_gets_playwrights_disabled_features_and_ours():
     disabled = switches[0].split("=", 1)[1].split(",")
     # ours, and one of Playwright's that matters here (http artifact URLs stay http)
     assert "SpareRendererForSitePerProcess" in disabled and "HttpsUpgrades" in disabled
+
+
+@pytest.mark.browser
+def test_a_new_context_gets_no_omnibox_popup_webui():
+    """Headless Chromium 156 gave every context an omnibox popup WebUI page in a renderer
+    of its own (most of the CPU of opening a lane); the browser now has only our page."""
+    host = BrowserHost(concurrency=1)
+
+    async def targets() -> list[tuple[str, str]]:
+        session = await host.open_session(host._browser)
+        try:
+            cdp = await host._browser.new_browser_cdp_session()
+            infos = (await cdp.send("Target.getTargets"))["targetInfos"]
+            return [(t["type"], t["url"]) for t in infos]
+        finally:
+            await session.context.close()
+    try:
+        found = host.run(targets())
+    finally:
+        host.close()
+    assert [kind for kind, _ in found] == ["page"], found
+    assert not any("omnibox" in url for _, url in found)

@@ -54,7 +54,13 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
                # even within one site and process; without it a lane's navigation from one
                # artifact to the next costs about 43 ms of CPU instead of 58 (the new
                # document, window and globals are the same either way).
-               "--disable-features=SpareRendererForSitePerProcess,RenderDocument"]
+               # WebUIOmniboxPopup, WebUIOmniboxAimPopup: headless Chromium 156 gives every
+               # browser context a window whose omnibox popup is a WebUI page
+               # (chrome://omnibox-popup.top-chrome/) in a renderer of its own, 100-650 ms
+               # of CPU per new context and busy while the artifact loads; without it
+               # opening a context + page costs about 150 ms of CPU instead of 500-900.
+               "--disable-features=SpareRendererForSitePerProcess,RenderDocument,"
+               "WebUIOmniboxPopup,WebUIOmniboxAimPopup"]
 DEFAULT_CONCURRENCY = 4
 #: V8 heap limit per renderer: a page that allocates without end crashes its own
 #: renderer at this size (its measurement is an error) instead of taking the machine's
