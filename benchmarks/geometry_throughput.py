@@ -17,7 +17,7 @@ runs, as `tether measure DIR` opens them):
   default    tether's default profile, measure_many with --concurrency lanes
   floor      one set_content + one evaluate per artifact in one reused page
 Lanes default to what `tether measure` picks for 64 pages (cli/measure.py
-default_concurrency): reference 8, default one per core (2 here).
+default_concurrency): reference 13, default one per core (2 here).
 
 Printed: artifacts/s per side, reference/probe and default/floor ratios, the machine's
 load average before and after (2 cores shared: the load says how much of them the
@@ -94,10 +94,11 @@ Findings, this 2-core machine shared with other engineers and a model job.
   CPU, all processes         921        501           123        101
   artifacts/s               1.19       2.79          1.53      12.99
 
-4. Throughput now (--repeat 2, a fresh machine, load 1-5; artifacts/s, counts the same
-   as one-at-a-time measurement on every side). Repeat 1 opens its lanes inside the
-   timed run, as one `tether measure DIR` does; repeat 2 finds them open, as the later
-   batches of a long run do:
+4. Throughput before the omnibox fix (--repeat 2, a fresh machine, load 1-5;
+   artifacts/s, counts the same as one-at-a-time measurement on every side; the probe
+   then ran in tether's browser). Repeat 1 opens its lanes inside the timed run, as one
+   `tether measure DIR` does; repeat 2 finds them open, as the later batches of a long
+   run do:
 
   ref lanes  repeat   probe  reference  default  floor  ref/probe  CPU ms/artifact ref
       8        1       1.34     8.23     15.86   44.58     6.1x          198
@@ -106,11 +107,29 @@ Findings, this 2-core machine shared with other engineers and a model job.
      12        1       1.33     7.83     17.30   45.16     5.9x          234
      12        2       1.32    13.11     19.70   46.37     9.9x          117
 
-  The default profile is above 15/s either way (two lanes, one per core). The reference
-  profile reaches 8x the probe only once its lanes are open: a cold batch of 64 is
-  CPU-bound on 2 cores (8 lane openings at about 0.7 s of CPU each plus 64 x 0.11 s of
-  measurement is 12.6 s of CPU, 6.3 s on two cores at best, about 7.6x), whatever
-  the lane count.
+  A cold batch of 64 was CPU-bound on 2 cores, half of it opening lanes (about 0.7 s of
+  CPU each). By process, a new context's CPU went mostly to a renderer of a page no
+  one asked for: headless Chromium 156 opens a window per context whose omnibox popup
+  is a WebUI page (chrome://omnibox-popup.top-chrome/, `Target.getTargets` lists it as
+  browser_ui), 100-650 ms of CPU per context and busy while the artifact loads.
+  Disabled (WebUIOmniboxPopup, WebUIOmniboxAimPopup), opening a context + page costs
+  about 150 ms of CPU (browser 80, renderer 30, GPU 20, driver 10), so lanes are cheap
+  and `tether measure` allows one per 5 pages instead of 8.
+
+5. Throughput now (--repeat 2, load 1-3, the probe in a Chromium launched with
+   Playwright's defaults as the study's was; probe* is the same protocol in tether's
+   browser):
+
+  ref lanes  repeat   probe  probe*  reference  default  floor  ref/probe  CPU ms/art. ref
+      8        1       1.31   1.42     10.45     17.50   59.96     8.0x         134
+      8        2       1.31   1.41     10.79     16.47   58.80     8.2x         122
+     12        1       1.30   1.43     11.69     16.00   58.25     9.0x         142
+     16        1       1.30   1.42     11.52     16.16   54.31     8.8x         154
+     13 (*)    1       1.31   1.43     11.41     17.64   62.23     8.7x         145
+     13 (*)    2       1.30   1.42     14.45     18.54   59.04    11.1x         110
+  (*) what `tether measure` picks for 64 pages now. The probe is wait-bound (a new page,
+  network idle, 80 ms): tether's flags take its CPU from 950 to 260 ms per artifact but
+  its rate only from 1.30 to 1.43/s.
 """
 
 from __future__ import annotations

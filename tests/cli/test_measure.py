@@ -186,7 +186,7 @@ def test_default_lanes_follow_the_profile_and_the_batch_size(monkeypatch):
     from tether.cli import measure as measure_cli
     monkeypatch.setitem(measure_cli.DEFAULT_CONCURRENCY, "default", 2)
     pick = measure_cli.default_concurrency
-    # a lane costs about six reference measurements to open: one per 8 pages at most
-    assert [pick("reference", n) for n in (1, 8, 9, 64, 128, 1000)] == [1, 1, 2, 8, 16, 16]
+    # a lane costs one or two reference measurements to open: one per 5 pages at most
+    assert [pick("reference", n) for n in (1, 5, 6, 64, 80, 1000)] == [1, 1, 2, 13, 16, 16]
     # the default profile is CPU-bound: one lane per core
     assert [pick("default", n) for n in (1, 9, 64)] == [1, 2, 2]

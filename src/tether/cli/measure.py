@@ -46,10 +46,11 @@ err_console = make_console(stderr=True)
 #: per core (on 2 cores, 2 lanes measured 14-16 artifacts/s, 3 or 4 lanes 11-12:
 #: benchmarks/geometry_throughput.py).
 DEFAULT_CONCURRENCY = {"reference": 16, "default": os.cpu_count() or 2}
-#: a lane (a page with its own renderer) costs about 0.7 s of CPU to open, six
+#: a lane (a page with its own renderer) costs about 150 ms of CPU to open, one or two
 #: reference-profile measurements: a batch gets at most one lane per this many pages
-#: (64 recorded artifacts, reference profile: 16 lanes 5.9/s, 8 lanes 7.3/s)
-PAGES_PER_LANE = 8
+#: (64 recorded artifacts, reference profile, cold: 8 lanes 10.5/s, 12 lanes 11.7/s,
+#: 16 lanes 11.5/s)
+PAGES_PER_LANE = 5
 
 
 def default_concurrency(profile: str, n_pages: int) -> int:
