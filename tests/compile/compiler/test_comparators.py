@@ -116,3 +116,29 @@ def test_an_intervention_is_na_on_the_items_it_does_not_apply_to(tmp_path: Path)
     assert rows["select"]["na"]
     html = write_hc_report(tmp_path)[0].read_text()
     assert f"(n/a on {len(capitals)})" in html
+
+
+def test_a_finished_build_resumed_with_more_comparators_scores_only_the_new_arms(
+        tmp_path: Path) -> None:
+    compile_toy(tmp_path, {"0": "v1"}, rounds=0, comparators="h0")
+    store = BuildDir(tmp_path).build(0)
+    before = store.test()
+    assert set(before["arms"]) == {"bare", "selected", "h0"}
+    config = tmp_path / "config.json"
+    stored = json.loads(config.read_text())
+    stored["comparators"] = ["h0", "student_routed"]
+    config.write_text(json.dumps(stored))
+    student = ScriptedModel(ScriptedStudent({}).script)
+    result = Compiler.resume(tmp_path, teacher=ScriptedModel(["unused"]), student=student).run()
+    after = store.test()
+    assert set(after["arms"]) == {"bare", "selected", "h0", "student_routed"}
+    assert {k: after["arms"][k] for k in before["arms"]} == before["arms"]
+    # the new arm's calls (a menu and a read per item), nothing else
+    assert student.calls == 2 * len(after["items"])
+    routed = after["arms"]["student_routed"]
+    assert routed["n"] == len(after["items"])
+    assert result["student_routed"]["test"] == pytest.approx(routed["mean"])
+    # resumed again with nothing new: nothing is scored
+    again = ScriptedModel(ScriptedStudent({}).script)
+    Compiler.resume(tmp_path, teacher=ScriptedModel(["unused"]), student=again).run()
+    assert again.calls == 0

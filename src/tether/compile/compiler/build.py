@@ -152,8 +152,18 @@ class Compiler:
             row["document"] = Harness.model_validate(document).document()
         return row
 
+    def _missing_arms(self, test: dict[str, Any]) -> set[str]:
+        """Comparators the config asks for that a finished build's test.json lacks (the
+        config was widened before a resume): they are scored then, every arm already
+        there coming from the score cache, so nothing is scored twice."""
+        wanted = set(self.config.comparators)
+        if self.setting.name not in recipe_settings():
+            wanted.discard("human_recipe")
+        return wanted - set(test["arms"])
+
     def _test(self, store: BuildStore) -> None:
-        if store.test() is not None:
+        stored = store.test()
+        if stored is not None and not self._missing_arms(stored):
             return
         selected = store.selected()
         if selected is None:
