@@ -3,7 +3,6 @@ its renders and PL, and the section in the report."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 
 import pytest
@@ -17,8 +16,6 @@ from tether.cli.demo_scene import EXAMPLE, run_scene_demo  # noqa: E402
 from tether.report.data import build_report  # noqa: E402
 from tether.report.html import write_report  # noqa: E402
 from tether.runs.store import RunStore  # noqa: E402
-
-REFINER = importlib.util.find_spec("tether.scene.refine") is not None
 
 
 def test_scene_demo_shows_the_displaced_write_and_renders(tmp_path, monkeypatch) -> None:
@@ -39,11 +36,8 @@ def test_scene_demo_shows_the_displaced_write_and_renders(tmp_path, monkeypatch)
     assert "not a model's output" in EXAMPLE and "not a model's output" in row["label"]
     assert row["pl"]["goal"] == 0.0 and row["pl"]["raw"] > 1e-4  # the red was displaced
     assert row["pl"]["start"] > 1e-4
-    if REFINER:
-        assert row["refiner"] == "installed" and row["accepted"] == "recovery_current"
-        assert row["pl"]["delivered"] < 1e-6  # repaired on a local copy: the goal
-    else:
-        assert row["refiner"] == "not installed" and row["renders"]["delivered"] is None
-        assert "refiner (tether.scene.refine) is not installed" in out.getvalue()
+    assert row["accepted"] == "recovery_current"
+    assert row["pl"]["delivered"] < 1e-6  # repaired on a local copy: the goal
+    assert "refiner: accepted recovery_current" in out.getvalue()
     assert "a displaced write and the refiner" in html
-    assert html.count("data:image/png;base64,") == 3 + REFINER
+    assert html.count("data:image/png;base64,") == 4

@@ -5,8 +5,7 @@ The example program is tether's own, labelled as such, not a model's output: it 
 the right cube of `material_right_red` red through the material both cubes share, then
 re-asserts the left cube's blue through the same shared material, so the later write
 displaces the earlier one (both cubes end blue: the request for Right is lost). The
-VETR refiner (tether.scene.refine), where installed, repairs it; otherwise the section
-says the refiner is not installed and shows the raw execution only. Start / raw /
+VETR refiner (tether.scene.refine) repairs it. Start / raw /
 delivered / goal renders and their PL against the goal go into the run's meta
 (`scene_demo`) and from there into the report.
 """
@@ -44,8 +43,9 @@ def _pl(png: bytes | None, goal: bytes) -> float | None:
 
 
 def scene_demo(store: RunStore) -> dict[str, Any]:
-    """Run the example, refine it if the refiner is installed; store renders as blobs."""
+    """Run the example and refine it; store the renders as blobs."""
     from tether.scene.record import SceneRecord
+    from tether.scene.refine import refine
     from tether.scene.scenes import TaskScenes
     from tether.scene.tasks import bundled_tasks_dir, load_task
 
@@ -60,22 +60,13 @@ def scene_demo(store: RunStore) -> dict[str, Any]:
         base = scenes.staged(task)
         run = scenes.executor.execute
         initial = SceneRecord(task.start, run(task.start, render=settings, base=base))
-        if importlib.util.find_spec("tether.scene.refine") is None:
-            raw = SceneRecord(EXAMPLE, run(EXAMPLE, render=settings, base=base))
-            row.update(refiner="not installed", accepted=None, executions=None,
-                       delivered_program=None)
-            delivered_png = None
-        else:
-            from tether.scene.refine import refine  # type: ignore[import-not-found,unused-ignore]
-
-            refinement = refine(EXAMPLE, executor=scenes.executor, previous=initial,
-                                initial=initial, render=settings, base=base)
-            raw = refinement.raw
-            delivered = refinement.delivered
-            row.update(refiner="installed", accepted=refinement.accepted,
-                       executions=refinement.executions,
-                       delivered_program=delivered.program if delivered else None)
-            delivered_png = delivered.execution.render_png if delivered else None
+        refinement = refine(EXAMPLE, executor=scenes.executor, previous=initial,
+                            initial=initial, render=settings, base=base)
+        raw = refinement.raw
+        delivered = refinement.delivered
+        row.update(accepted=refinement.accepted, executions=refinement.executions,
+                   delivered_program=delivered.program if delivered else None)
+        delivered_png = delivered.execution.render_png if delivered else None
     renders = {"start": start, "raw": raw.execution.render_png, "delivered": delivered_png,
                "goal": goal}
     row["pl"] = {k: _pl(v, goal) for k, v in renders.items()}
@@ -97,10 +88,6 @@ def run_scene_demo(console: Console, store: RunStore) -> None:
         pl = row["pl"][name]
         table.add_row(name, "-" if pl is None else f"{pl:.5f}")
     console.print(table)
-    if row["refiner"] == "not installed":
-        console.print("the VETR refiner (tether.scene.refine) is not installed: "
-                      "no repair shown, only the raw execution")
-    else:
-        console.print(f"refiner: accepted {row['accepted']}, {row['executions']} executions "
-                      "beyond the raw one")
+    console.print(f"refiner: accepted {row['accepted']}, {row['executions']} executions "
+                  "beyond the raw one")
 

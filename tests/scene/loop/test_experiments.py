@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -13,22 +10,11 @@ import tether.scene.loop.baselines  # noqa: F401  (registers the strategies: no 
 import tether.scene.loop.strategies  # noqa: F401
 from tether.errors import ConfigError
 from tether.runs.config import load_experiment
-from tether.scene.record import refiner_off
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 
 
-@pytest.fixture
-def refine_installed(monkeypatch):
-    """A stand-in `tether.scene.refine` module (its refine is refiner_off): a test double
-    so the configs validate on a branch without the real refiner."""
-    if importlib.util.find_spec("tether.scene.refine") is None:
-        fake = types.ModuleType("tether.scene.refine")
-        fake.refine = refiner_off  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "tether.scene.refine", fake)
-
-
-def test_main_comparison_arms(refine_installed) -> None:
+def test_main_comparison_arms() -> None:
     exp = load_experiment(EXPERIMENTS / "vetr.toml")
     assert exp.suites == ["scene"] and exp.run.concurrency == 1
     arms = {a.arm: (a.name, a.params) for a in exp.strategies}
@@ -41,7 +27,7 @@ def test_main_comparison_arms(refine_installed) -> None:
     }
 
 
-def test_ablations_change_one_switch_each_at_n1(refine_installed) -> None:
+def test_ablations_change_one_switch_each_at_n1() -> None:
     exp = load_experiment(EXPERIMENTS / "vetr_ablations.toml")
     params = {a.arm: a.params for a in exp.strategies}
     assert all(a.name == "vetr" and a.params["n"] == 1 for a in exp.strategies)
@@ -52,14 +38,6 @@ def test_ablations_change_one_switch_each_at_n1(refine_installed) -> None:
         "history-3": {"history": 3}, "no-verifier": {"verifier": False},
         "persistent-scene": {"persistent": True},
     }
-
-
-@pytest.mark.skipif(importlib.util.find_spec("tether.scene.refine") is not None,
-                    reason="the refiner is installed")
-def test_vetr_without_the_refiner_is_refused_with_a_hint() -> None:
-    with pytest.raises(ConfigError, match="refiner") as info:
-        load_experiment(EXPERIMENTS / "vetr_ablations.toml")
-    assert 'refiner = "off"' in (info.value.hint or "")
 
 
 def test_bad_vetr_params_are_config_errors() -> None:

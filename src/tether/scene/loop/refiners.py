@@ -14,11 +14,6 @@ def resolve_refiner(name: str) -> Refiner:
         return refiner_off
     if name != "vetr":
         raise ConfigError(f"unknown refiner {name!r}", hint=f"one of {', '.join(REFINERS)}")
-    try:
-        from tether.scene.refine import refine  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as exc:
-        raise ConfigError(
-            "the VETR refiner (tether.scene.refine) is not installed in this tether",
-            hint='use refiner = "off" for the ablation without it',
-        ) from exc
-    return refine  # type: ignore[no-any-return,unused-ignore]
+    from tether.scene.refine import refine  # lazily: it compiles alternatives, rarely needed
+
+    return refine
