@@ -152,18 +152,20 @@ class Compiler:
             row["document"] = Harness.model_validate(document).document()
         return row
 
-    def _missing_arms(self, test: dict[str, Any]) -> set[str]:
-        """Comparators the config asks for that a finished build's test.json lacks (the
-        config was widened before a resume): they are scored then, every arm already
-        there coming from the score cache, so nothing is scored twice."""
+    def _comparators(self) -> set[str]:
+        """The comparators the config asks for that this setting has (the human recipe
+        exists for some settings only)."""
         wanted = set(self.config.comparators)
         if self.setting.name not in recipe_settings():
             wanted.discard("human_recipe")
-        return wanted - set(test["arms"])
+        return wanted
 
     def _test(self, store: BuildStore) -> None:
+        wanted = self._comparators()
         stored = store.test()
-        if stored is not None and not self._missing_arms(stored):
+        # A finished build's test.json is final unless the config was widened before a
+        # resume: then the missing arms are scored, the others come from the score cache.
+        if stored is not None and wanted <= set(stored["arms"]):
             return
         selected = store.selected()
         if selected is None:
@@ -172,7 +174,6 @@ class Compiler:
         test_items = self.splits["test"]
         chosen = Harness.model_validate(selected["document"])
         audit = [] if selected["is_bare"] else audit_answers(chosen, self.setting, test_items)
-        wanted = set(self.config.comparators)
         arms: dict[str, Harness | None] = {"bare": bare_harness(self.setting.name),
                                            "selected": chosen}
         if "h0" in wanted:
@@ -182,7 +183,7 @@ class Compiler:
             oneshot = store.oneshot() or {}
             arms["oneshot"] = Harness.model_validate(oneshot["document"]) \
                 if oneshot.get("admissible") else None
-        if "human_recipe" in wanted and self.setting.name in recipe_settings():
+        if "human_recipe" in wanted:
             arms["human_recipe"] = recipe(self.setting.name)
         scores: dict[str, Any] = {}
         for name, harness in arms.items():
