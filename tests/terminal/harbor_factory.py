@@ -18,7 +18,7 @@ if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; \
 else echo 0 > /logs/verifier/reward.txt; fi
 """
 
-COPY_ONLY = """FROM python:3.13-slim-bookworm
+COPY_ONLY = """FROM python:3.13-slim-trixie
 WORKDIR /app
 COPY data.txt /app/data.txt
 """
@@ -26,14 +26,17 @@ COPY data.txt /app/data.txt
 
 def make_tb2_task(root: Path, name: str = "demo", *, dockerfile: str = COPY_ONLY,
                   test_sh: str | None = TB2_TEST_SH, files: dict[str, str] | None = None,
-                  compose: str | None = None, toml: str = "[agent]\ntimeout_sec = 60\n",
+                  compose: str | None = None, toml: str | bytes = "[agent]\ntimeout_sec = 60\n",
                   solve: str = "echo 42 > /app/answer.txt\n") -> Path:
     d = root / name
     (d / "environment").mkdir(parents=True)
     (d / "tests").mkdir()
     (d / "solution").mkdir()
     (d / "instruction.md").write_text("Write 42 to /app/answer.txt.\n")
-    (d / "task.toml").write_text(toml)
+    if isinstance(toml, bytes):  # bytes: written as they are (not UTF-8, say)
+        (d / "task.toml").write_bytes(toml)
+    else:
+        (d / "task.toml").write_text(toml)
     (d / "environment" / "Dockerfile").write_text(dockerfile)
     for rel, text in (files if files is not None else {"data.txt": "data\n"}).items():
         path = d / "environment" / rel

@@ -18,9 +18,12 @@ from tether.terminal.dockerfile import Refusal
 
 
 @pytest.mark.parametrize(("base", "suite", "stands_in"), [
-    ("python:3.13-slim-bookworm", "trixie", False),
+    # the image's own Debian release first: its OpenSSL, libc and packages
+    ("python:3.13-slim-bookworm", "bookworm", True),
+    ("python:3.13-slim-trixie", "trixie", False),
     ("python:3.13-slim", "trixie", False),
-    ("python:3.12-slim-bookworm", "trixie", True),
+    ("python:3.12-slim-bookworm", "bookworm", True),
+    ("python:3.12", "trixie", True),
     ("python:3.11-slim-bookworm", "bookworm", False),
     ("python:3.11", "bookworm", False),
     ("python:3.10-slim-bookworm", "bookworm", True),
@@ -36,7 +39,14 @@ def test_base_images_map_to_a_suite_and_say_when_it_stands_in(base, suite, stand
     assert (choice.note is not None) == stands_in
 
 
+def test_a_stand_in_python_is_named_in_the_note():
+    choice = choose_suite("python:3.13-slim-bookworm")
+    assert choice == BaseChoice("bookworm", "python:3.13-slim-bookworm: bookworm's python "
+                                "3.11 stands in for python 3.13")
+
+
 @pytest.mark.parametrize("base", ["alpine:3.20", "rust:1.80", "ubuntu:20.04",
+                                  "python:3.11-slim-bullseye",
                                   "debian:bullseye", "ghcr.io/x/y:latest"])
 def test_other_bases_are_refused(base):
     choice = choose_suite(base)
@@ -59,7 +69,7 @@ def test_a_verifier_without_uvx_is_kept_and_one_with_other_network_use_refused()
     plain = "#!/bin/bash\ncd /app && python3 check.py && echo 1 > /logs/verifier/reward.txt\n"
     kept = rewrite_verifier(plain)
     assert not isinstance(kept, Refusal) and kept.pins == () and kept.script == plain
-    net = rewrite_verifier("#!/bin/bash\npip install requests\npytest /tests\n")
+    net = rewrite_verifier("#!/bin/bash\npip install -r /tests/req.txt\npytest /tests\n")
     assert isinstance(net, Refusal) and net.kind == "verifier"
     other = rewrite_verifier("uvx ruff check /app\n")
     assert isinstance(other, Refusal) and "ruff" in other.reason
@@ -68,7 +78,7 @@ def test_a_verifier_without_uvx_is_kept_and_one_with_other_network_use_refused()
 def test_a_copy_only_task_is_convertible(tmp_path):
     c = classify_task(make_tb2_task(tmp_path))
     assert c.convertible, c.reason()
-    assert (c.suite, c.base, c.notes) == ("trixie", "python:3.13-slim-bookworm", [])
+    assert (c.suite, c.base, c.notes) == ("trixie", "python:3.13-slim-trixie", [])
     assert c.verifier is not None and c.verifier.pins[0] == "pytest==8.4.1"
 
 
@@ -88,9 +98,11 @@ def test_ubuntu_tasks_say_trixie_stands_in(tmp_path):
     ({"test_sh": None}, "no_verifier"),
     ({"test_sh": "#!/bin/bash\nwget -q http://x/y\n"}, "verifier"),
     ({"dockerfile": "FROM python:3.13\nRUN curl -L http://x | sh\n"}, "download"),
-    ({"dockerfile": "FROM python:3.13\nCOPY ../secret /x\n"}, "unsupported"),
+    ({"dockerfile": "FROM python:3.13\nCOPY ../secret /x\n"}, "outside_context"),
     ({"dockerfile": "RUN true\n"}, "syntax"),
-    ({"dockerfile": "FROM ubuntu:24.04\nWORKDIR /workspace\n", "files": {}}, "outside_app"),
+    ({"dockerfile": "FROM ubuntu:24.04\nWORKDIR /usr/local\n", "files": {}}, "workdir"),
+    ({"dockerfile": "FROM ubuntu:24.04\nWORKDIR /opt\n", "files": {}}, "workdir"),
+    ({"toml": b"[agent]\ntimeout_sec = 60 # \xff\xfe\n"}, "syntax"),
 ])
 def test_task_level_refusals(tmp_path, kwargs, kind):
     c = classify_task(make_tb2_task(tmp_path, **kwargs))

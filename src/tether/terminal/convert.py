@@ -23,6 +23,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.terminal.context import ContextEscape, copy_sources
 from tether.terminal.dockerfile import (
     DOWNLOADERS,
     DockerfileError,
@@ -32,6 +33,7 @@ from tether.terminal.dockerfile import (
     heavy_packages,
     parse_dockerfile,
 )
+from tether.terminal.spec import writable_dir
 
 VERIFIER_VENV = "/opt/tether-verifier"
 # Packages every image gets: the verifier venv needs python3-venv; `python` and `pip`
@@ -51,22 +53,32 @@ class BaseChoice:
     note: str | None = None  # said in the imported task when the suite stands in
 
 
+_SUITE_PYTHON = {"bookworm": (3, 11), "trixie": (3, 13)}  # each suite's python3
+
+
 def choose_suite(base: str) -> BaseChoice | Refusal:
-    """The Debian suite an image is built from, or why the base has none."""
+    """The Debian suite an image is built from, or why the base has none.
+
+    A base that names its Debian release (python:3.13-slim-bookworm, debian:12) gets
+    that release: the image's own OpenSSL, libc and apt packages. What then differs
+    from the real image is said in the note (a python image's interpreter version).
+    """
     name, _, tag = base.partition(":")
     name = name.rsplit("/", 1)[-1] if name.startswith(("docker.io/", "library/")) else name
     tag = tag.split("@")[0] or "latest"
     if name == "python":
         version = re.match(r"(\d+)\.(\d+)", tag)
         minor = (int(version.group(1)), int(version.group(2))) if version else None
-        if minor is None or minor >= (3, 12):
-            # the tasks' verifiers ask for 3.13; Debian's 3.13 is trixie's python3
-            note = None if minor == (3, 13) else (
-                f"{base}: trixie's python 3.13 stands in")
-            return BaseChoice("trixie", note)
-        # bookworm's python3 is 3.11: exact for 3.11, a stand-in below it
-        return BaseChoice("bookworm", None if minor == (3, 11)
-                          else f"{base}: bookworm's python 3.11 stands in")
+        named = next((s for s in _SUITE_PYTHON if tag.endswith(s)), None)
+        if named is None and re.search(r"(bullseye|buster|alpine|windows)", tag):
+            return Refusal("base_image", f"{base}: only bookworm and trixie are built here")
+        # untagged: the python images of 3.12 and later are trixie's, older bookworm's
+        suite = named or ("trixie" if minor is None or minor >= (3, 12) else "bookworm")
+        have = _SUITE_PYTHON[suite]
+        if minor is None or minor == have:
+            return BaseChoice(suite)
+        return BaseChoice(suite, f"{base}: {suite}'s python {have[0]}.{have[1]} stands in "
+                          f"for python {minor[0]}.{minor[1]}")
     if name == "debian":
         codename = tag.split("-")[0]
         codename = codename.split(".")[0] if codename[:1].isdigit() else codename
@@ -86,13 +98,22 @@ def choose_suite(base: str) -> BaseChoice | Refusal:
 class Verifier:
     pins: tuple[str, ...]  # what the verifier venv gets (pytest==8.4.1, ...)
     script: str  # the rewritten tests/test.sh
+    system_site: bool = False  # pins came from `pip install`: the venv sees the image's
 
 
 def rewrite_verifier(text: str) -> Verifier | Refusal:
-    """tests/test.sh with its network installs removed and uvx replaced by the venv."""
+    """tests/test.sh with its network installs removed and uvx replaced by the venv.
+
+    Two forms install the verifier's packages: `uvx -w PIN ... pytest ARGS` (an isolated
+    environment) and `pip install PIN...` followed by `pytest ARGS` or `python -m pytest
+    ARGS` (into the container's Python). Both become a venv built into the image with
+    those pins (for the pip form one that also sees the image's own packages) and
+    `VENV/bin/python -m pytest ARGS`.
+    """
     lines = _join_continuations(text)
     out: list[str] = []
     pins: list[str] = []
+    pip_form = False
     for line in lines:
         stripped = line.strip()
         if _is_installer_line(stripped):
@@ -108,21 +129,75 @@ def rewrite_verifier(text: str) -> Verifier | Refusal:
             tool, *tool_args = rest
             if tool != "pytest":
                 return Refusal("verifier", f"verifier runs {tool!r} through uvx, not pytest")
-            # /tests is read-only: no cache dir for pytest to (fail to) write there
-            out.append(f"{prefix}{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider "
-                       f"{shlex.join(tool_args)}")
+            out.append(_venv_pytest(prefix, tool_args))
+            continue
+        installed = _pip_pins(stripped)
+        if installed is not None:
+            if isinstance(installed, Refusal):
+                return installed
+            pins += installed
+            pip_form = True
+            continue
+        direct = re.match(r"^(\s*)(?:\S*/)?(?:pytest|python3?(?:\.\d+)?\s+-m\s+pytest)"
+                          r"(?:\s+(.*))?$", line)
+        if direct and pip_form:
+            out.append(_venv_pytest(direct.group(1), shlex.split(direct.group(2) or "")))
             continue
         if stripped and not stripped.startswith("#"):
             _, pip, refusals = classify_run(stripped)
             if refusals or pip:
                 return Refusal("verifier", f"verifier needs the network: {stripped[:80]}")
         out.append(line)
+    if pip_form and not any(p.split("==")[0].lower() == "pytest" for p in pins):
+        pins.append("pytest")
     if pins:
         # A venv that is missing or cannot import pytest is the environment's failure:
         # exit before any reward is written (an infrastructure error, never reward 0).
         at = 1 if out and out[0].startswith("#!") else 0
         out.insert(at, VENV_GUARD)
-    return Verifier(tuple(dict.fromkeys(pins)), "\n".join(out) + "\n")
+    return Verifier(tuple(dict.fromkeys(pins)), "\n".join(out) + "\n", system_site=pip_form)
+
+
+def _venv_pytest(prefix: str, args: list[str]) -> str:
+    # /tests is read-only: no cache dir for pytest to (fail to) write there
+    return f"{prefix}{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider {shlex.join(args)}"
+
+
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?"
+                  r"((==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!_-]+(,(==|>=|<=|~=|!=|<|>)"
+                  r"[A-Za-z0-9.*+!_-]+)*)?$")
+
+
+def _pip_pins(line: str) -> list[str] | Refusal | None:
+    """The requirements of a verifier's `pip install` line (None: not one). Only named
+    requirements from the index are built into the image; files, URLs and other
+    options are refused (they are not pins we can install ahead of time)."""
+    try:
+        words = shlex.split(line.split(" #", 1)[0])
+    except ValueError:
+        return None
+    while words and words[0] in {"sudo", "env"}:
+        words = words[1:]
+    if len(words) < 3:
+        return None
+    tool = words[0].rsplit("/", 1)[-1]
+    if re.fullmatch(r"pip3?(\.\d+)?", tool):
+        rest = words[1:]
+    elif re.fullmatch(r"python3?(\.\d+)?", tool) and words[1:3] == ["-m", "pip"]:
+        rest = words[3:]
+    else:
+        return None
+    if not rest or rest[0] != "install":
+        return None
+    harmless = {"-q", "--quiet", "--no-cache-dir", "--break-system-packages", "-U",
+                "--upgrade", "--disable-pip-version-check", "--root-user-action=ignore",
+                "--no-input"}
+    reqs = [w for w in rest[1:] if w not in harmless]
+    bad = [w for w in reqs if w.startswith("-") or not _PIN.match(w)]
+    if bad or not reqs:
+        return Refusal("verifier", f"verifier's pip install cannot be built into the image "
+                       f"ahead of time ({' '.join(bad) or 'nothing to install'})")
+    return reqs
 
 
 def _join_continuations(text: str) -> list[str]:
@@ -229,19 +304,23 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
     for step in recipe.steps:
         if step.kind == "copy":
             for src in step.args[:-1]:
-                path = (env_dir / src).resolve()
-                if not path.is_relative_to(env_dir.resolve()):
-                    out.refusals.append(Refusal("unsupported", f"COPY from outside the "
-                                                f"build context ({src})"))
-                elif not any(env_dir.glob(src)):
+                try:
+                    found = copy_sources(env_dir, src)
+                except ContextEscape as exc:
+                    out.refusals.append(Refusal("outside_context", str(exc)))
+                    continue
+                if not found:
                     out.refusals.append(Refusal("missing_file", f"COPY source {src} is not "
                                                 "in environment/"))
     out.refusals += _scripts_run_at_build(recipe, env_dir)
-    if recipe.workdir not in {"/", "/app"} and not recipe.workdir.startswith("/app/"):
-        # only /app (and /tmp) are writable in the sandbox; the image is read-only (no
-        # WORKDIR at all is fine: commands start in /app)
-        out.refusals.append(Refusal("outside_app", f"WORKDIR {recipe.workdir} is outside "
-                                    "/app, the only writable dir in the sandbox"))
+    workdir = recipe.workdir.rstrip("/") or "/"
+    if workdir != "/" and _is_system_dir(workdir):
+        # the writable dir is mounted at WORKDIR: over a system dir it would hide the image
+        out.refusals.append(Refusal("workdir", f"WORKDIR {recipe.workdir} is a system dir "
+                                    "of the image; it cannot be the attempt's writable dir"))
+    elif writable_dir(workdir) != "/app":
+        out.notes.append(f"WORKDIR {workdir}: the attempt's writable dir is {workdir}, "
+                         "not /app")
     out.notes += _solution_needs_network(task_dir / "solution" / "solve.sh")
     test_sh = task_dir / "tests" / "test.sh"
     if not test_sh.is_file():
@@ -262,6 +341,20 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
     # dedupe: the same reason from several RUN lines is one reason in a table
     out.refusals = list({(r.kind, r.reason): r for r in out.refusals}.values())
     return out
+
+
+# where the image's own system lives, and the sandbox's own mount points
+_SYSTEM_DIRS = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/proc", "/run",
+                "/sbin", "/sys", "/tmp", "/usr", "/var/lib/dpkg", "/var/lib/apt", "/tests",
+                "/logs", "/solution", "/environment")  # fmt: skip
+
+
+def _is_system_dir(path: str) -> bool:
+    """A dir the writable dir must not be mounted over (nor above: /opt holds the venv)."""
+    if any(path == d or path.startswith(d + "/") for d in _SYSTEM_DIRS):
+        return True
+    return path in {"/var", "/opt"} or VERIFIER_VENV.startswith(path + "/") or \
+        path.startswith(VERIFIER_VENV)
 
 
 def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
@@ -314,6 +407,10 @@ def _check_task_toml(task_dir: Path, out: Classification) -> None:
         return
     try:
         config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        out.refusals.append(Refusal("syntax", f"task.toml: not UTF-8 text ({exc.reason} at "
+                                    f"byte {exc.start})"))
+        return
     except tomllib.TOMLDecodeError as exc:
         out.refusals.append(Refusal("syntax", f"task.toml: {exc}"))
         return

@@ -48,7 +48,6 @@ from tether.terminal.spec import TerminalSpec
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000
-APP = "/app"
 ARGV_COMMAND_BYTES = 100_000
 COMMAND_FILE = ".tether-command.sh"
 # git refuses to commit without an identity; HOME is /app, so no global config exists.
@@ -152,10 +151,10 @@ def command_env(spec: TerminalSpec) -> dict[str, str]:
 
 
 def workdir_prefix(spec: TerminalSpec) -> str:
-    """`cd WORKDIR` when an image's WORKDIR is inside /app (Docker starts commands there);
-    a WORKDIR the agent may have deleted is not an error."""
-    wd = spec.workdir
-    if not wd or wd.rstrip("/") == APP or not wd.startswith(APP + "/"):
+    """`cd WORKDIR` when an image's WORKDIR is below the writable dir (Docker starts
+    commands there); a WORKDIR the agent may have deleted is not an error."""
+    wd, top = (spec.workdir or "").rstrip("/"), spec.writable_dir
+    if not wd.startswith(top + "/"):
         return ""
     return f"cd {shlex.quote(wd)} 2>/dev/null\n"
 
@@ -230,7 +229,8 @@ class TerminalEnvironment:
                 )
         # /tmp persists across the agent's commands, as it would in a container.
         self._session = self.sandbox.session(
-            self.app_dir, APP, rw_binds={str(self._tmp_dir): "/tmp"}, **self._limits(),
+            self.app_dir, self.spec.writable_dir, rw_binds={str(self._tmp_dir): "/tmp"},
+            **self._limits(),
             env=command_env(self.spec), quota=self._quota, rootfs=self.spec.rootfs,
         )
         self._deadline = time.monotonic() + self.spec.agent_timeout_s
@@ -322,7 +322,8 @@ class TerminalEnvironment:
     def _run_once(self, command: str, timeout_s: float, *, ro_binds: dict[str, str],
                   rw_binds: dict[str, str] | None = None,
                   env: dict[str, str] | None = None) -> CommandResult:
-        with self.sandbox.session(self.app_dir, APP, ro_binds=ro_binds, rw_binds=rw_binds,
+        with self.sandbox.session(self.app_dir, self.spec.writable_dir, ro_binds=ro_binds,
+                                  rw_binds=rw_binds,
                                   env={**command_env(self.spec), **(env or {})},
                                   quota=self._quota, rootfs=self.spec.rootfs,
                                   **self._limits()) as s:
@@ -353,7 +354,7 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
         app, logs = root / "app", root / "logs"
         copy_tree(Path(app_dir), app)
         logs.mkdir()
-        with box.session(app, APP, ro_binds={str(spec.tests_dir): "/tests"},
+        with box.session(app, spec.writable_dir, ro_binds={str(spec.tests_dir): "/tests"},
                          rw_binds={str(logs): "/logs/verifier"},
                          env={**command_env(spec), **spec.verifier_env},
                          memory_mb=spec.memory_mb, max_procs=spec.max_procs, max_file_mb=64,

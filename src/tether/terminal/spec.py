@@ -21,6 +21,16 @@ DEFAULT_VERIFIER_TIMEOUT_S = 120.0
 DEFAULT_SETUP_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_MAX_PROCS = 128
+APP = "/app"
+
+
+def writable_dir(workdir: str | None) -> str:
+    """Where an attempt's writable dir is mounted: /app, or an image's own WORKDIR when
+    the Dockerfile put it outside /app (it is writable there, as in the container)."""
+    wd = (workdir or "").rstrip("/")
+    if not wd or wd == APP or wd.startswith(APP + "/"):
+        return APP
+    return wd
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,11 @@ class TerminalSpec:
     rootfs: Path | None = None
     image_env: dict[str, str] = field(default_factory=dict)
     workdir: str | None = None
+
+    @property
+    def writable_dir(self) -> str:
+        """The attempt's writable dir inside the sandbox (see `writable_dir`)."""
+        return writable_dir(self.workdir)
 
     @property
     def environment_dir(self) -> Path:
