@@ -163,3 +163,43 @@ def test_an_oracle_that_installs_at_solve_time_is_noted_not_refused(tmp_path):
     assert c.notes == ["solve.sh installs or downloads at solve time (apt, curl, pip): "
                        "offline, its oracle gate may fail"]
     assert classify_task(make_tb2_task(tmp_path, "quiet")).notes == []
+
+
+PIP_TEST_SH = """#!/bin/bash
+pip install pytest==8.4.1 pytest-json-ctrf==0.3.5
+pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; fi
+"""
+
+
+def test_pip_installed_verifier_pins_are_built_into_the_image(tmp_path):
+    v = rewrite_verifier(PIP_TEST_SH)
+    assert not isinstance(v, Refusal)
+    assert v.pins == ("pytest==8.4.1", "pytest-json-ctrf==0.3.5") and v.system_site
+    assert "pip install" not in v.script
+    assert (f"{VERIFIER_VENV}/bin/python -m pytest -p no:cacheprovider --ctrf "
+            "/logs/verifier/ctrf.json /tests/test_outputs.py -rA") in v.script
+    c = classify_task(make_tb2_task(tmp_path, test_sh=PIP_TEST_SH))
+    assert c.convertible, c.reason()
+    from tether.terminal.images import image_spec
+
+    spec = image_spec(c)
+    assert spec.verifier_pins == v.pins and spec.verifier_system_site
+    as_module = rewrite_verifier("python3 -m pip install -q numpy==2.1.0\n"
+                                 "python -m pytest /tests\n")
+    assert not isinstance(as_module, Refusal) and as_module.pins == ("numpy==2.1.0", "pytest")
+    url = rewrite_verifier("pip install git+https://github.com/a/b\npytest /tests\n")
+    assert isinstance(url, Refusal) and "git+https" in url.reason
+
+
+def test_a_workdir_outside_app_is_the_attempts_writable_dir(tmp_path):
+    from tether.terminal.spec import TerminalSpec, writable_dir
+
+    task = make_tb2_task(tmp_path, dockerfile="FROM ubuntu:24.04\nWORKDIR /workspace\n",
+                         files={})
+    c = classify_task(task)
+    assert c.convertible, c.reason()
+    assert "WORKDIR /workspace: the attempt's writable dir is /workspace, not /app" in c.notes
+    assert writable_dir("/workspace") == "/workspace" and writable_dir("/app/src") == "/app"
+    assert writable_dir("/") == "/app"
+    assert TerminalSpec(task_dir=task, workdir="/workspace").writable_dir == "/workspace"

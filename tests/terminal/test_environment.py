@@ -208,3 +208,19 @@ def test_git_has_an_identity_in_the_sandbox(tmp_path, bwrap):  # noqa: F811
         assert r.returncode == 0, r.output
         assert r.output.strip() == "agent"
         assert os.stat(env.app_dir / "r").st_uid == bwrap.user.uid
+
+
+def test_an_image_workdir_outside_app_is_writable_for_the_agent_and_the_verifier(
+        tmp_path, bwrap):  # noqa: F811
+    from dataclasses import replace
+
+    d = make_task(tmp_path, files={"seed.txt": "seed\n"})
+    (d / "tests" / "test.sh").write_text(
+        "grep -q done /workspace/out.txt && echo 1 > /logs/verifier/reward.txt\n")
+    spec = replace(TerminalSpec.from_task(load_harbor_task(d)), workdir="/workspace")
+    with TerminalEnvironment(spec, sandbox=bwrap) as env:
+        r = env.execute("pwd; cat seed.txt; echo done > /workspace/out.txt; "
+                        "touch /app/x 2>/dev/null || echo app-read-only")
+        assert r.output.splitlines()[:2] == ["/workspace", "seed"], r.output
+        assert (env.app_dir / "out.txt").read_text() == "done\n"
+        assert env.verify().reward == 1.0

@@ -139,7 +139,7 @@ def _run_text(args: str) -> str:
     if args.startswith("["):
         try:
             argv = json.loads(args)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise DockerfileError(f"RUN exec form is not JSON: {exc}") from None
         return shlex.join(str(a) for a in argv)
     if args.startswith("--"):  # RUN --mount=... / --network=...: BuildKit features
@@ -288,7 +288,7 @@ def _copy_step(kw: str, args: str, recipe: Recipe) -> Step:
     if args.startswith("["):
         try:
             words = [str(w) for w in json.loads(args)]
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise DockerfileError(f"{kw} exec form is not JSON: {exc}") from None
     else:
         words = shlex.split(args)

@@ -393,6 +393,7 @@ def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:
         if not math.isfinite(reward):
             raise ValueError(f"reward {reward} is not finite")
         return VerifierResult(reward, None, output, took)
-    except (ValueError, KeyError, TypeError) as exc:
-        return VerifierResult(None, f"verifier wrote an unreadable reward: {exc}", output,
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        exc_text = str(exc)[:200] or type(exc).__name__
+        return VerifierResult(None, f"verifier wrote an unreadable reward: {exc_text}", output,
                               took, "bad_reward")

@@ -13,6 +13,7 @@ environment as a container image (a Dockerfile, a compose file or
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import replace
@@ -42,6 +43,9 @@ CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", "c
 # per command, not a VM) rather than refused.
 MAX_MEMORY_MB = 8192
 MAX_DISK_MB = 16384
+# Past these a value is not a limit but a mistake (1e308, inf): refused, naming the key.
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+MAX_SIZE_MB = 1024 * 1024  # 1 TiB, for memory and disk (then capped as above)
 
 
 def is_task_dir(path: Path) -> bool:
@@ -78,7 +82,11 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor",
     instruction = task_dir / "instruction.md"
     if not instruction.is_file():
         raise ConfigError(f"{instruction}: missing (the task's prompt)", hint=LAYOUT_HINT)
-    prompt = instruction.read_text(encoding="utf-8").strip()
+    try:
+        prompt = instruction.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{instruction}: not UTF-8 text ({exc.reason} at byte "
+                          f"{exc.start})") from None
     if not prompt:
         raise ConfigError(f"{instruction}: empty (the task's prompt)")
     config = _read_toml(task_dir / "task.toml")
@@ -141,6 +149,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: missing (timeouts and resources)", hint=LAYOUT_HINT)
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
@@ -156,9 +166,13 @@ def _table(config: dict[str, Any], key: str, task_dir: Path) -> dict[str, Any]:
 def _number(config: dict[str, Any], section: str, key: str, default: float,
             task_dir: Path) -> float:
     value = _table(config, section, task_dir).get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    seconds = key.endswith("_sec")
+    top = MAX_TIMEOUT_S if seconds else MAX_SIZE_MB
+    unit = "seconds" if seconds else "MB"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and 0 < value <= top):
         raise ConfigError(f"{task_dir / 'task.toml'}: key [{section}].{key}: expected a "
-                          f"positive number of seconds or MB, got {value!r}")
+                          f"positive number of {unit} up to {top:g}, got {value!r}")
     return float(value)
 
 
@@ -184,8 +198,11 @@ def _memory_mb(config: dict[str, Any], task_dir: Path) -> int:
             raise ConfigError(f"{task_dir / 'task.toml'}: key [environment].memory: expected "
                               f"a size such as '2G' or '512M', got {env['memory']!r}")
         scale = {"": 1 / 2**20, "K": 1 / 1024, "M": 1, "G": 1024, "T": 2**20}
-        mb = int(float(match.group(1)) * scale[match.group(2).upper()])
-        return max(64, min(mb, MAX_MEMORY_MB))
+        mb = float(match.group(1)) * scale[match.group(2).upper()]
+        if not math.isfinite(mb) or mb > MAX_SIZE_MB:
+            raise ConfigError(f"{task_dir / 'task.toml'}: key [environment].memory: "
+                              f"{env['memory']!r} is over {MAX_SIZE_MB:g} MB")
+        return max(64, min(int(mb), MAX_MEMORY_MB))
     return DEFAULT_MEMORY_MB
 
 

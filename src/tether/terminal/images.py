@@ -393,13 +393,25 @@ class _Steps:
 
     def copy(self, context: Path, patterns: tuple[str, ...], dest: str, env: dict[str, str],
              workdir: str) -> None:
-        """COPY inside the sandbox: the context bound read-only, `cp` run as the build
-        user, so a link the build planted in the image can only point into the image."""
+        """COPY inside the sandbox: the checked sources staged into RUN_DIR/context (the
+        build user may not reach the task dir), `cp` run as the build user, so a link the
+        build planted in the image can only point into the image."""
         root = context.resolve()
         try:
             sources = [s for p in patterns for s in copy_sources(context, p)]
         except ContextEscape as exc:
             raise ImageBuildError(str(exc)) from None
+        staged = self.run_dir / "context"
+        shutil.rmtree(staged)
+        staged.mkdir()
+        for src in sources:
+            at = staged / src.real.relative_to(root)
+            at.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir:  # links inside were checked to stay in the context: kept as links
+                shutil.copytree(src.real, at, symlinks=True, dirs_exist_ok=True)
+            else:
+                shutil.copy2(src.real, at)
+        _readable(staged)
         into_dir = dest.endswith("/") or len(sources) > 1
         lines = []
         q = shlex.quote
@@ -419,8 +431,7 @@ class _Steps:
                              f"cp -P --preserve=mode,timestamps {q(inside)} {q(dest)}; fi")
         if lines:
             self.run(" && ".join(f"{{ {ln}; }}" for ln in lines), env, workdir,
-                     what=f"COPY {' '.join(patterns)} {dest}",
-                     binds={str(root): f"{RUN_DIR}/context"})
+                     what=f"COPY {' '.join(patterns)} {dest}")
 
 
 def _error_lines(log_path: Path, keep: int = 2) -> str:
@@ -432,6 +443,17 @@ def _error_lines(log_path: Path, keep: int = 2) -> str:
         return ""
     errors = [ln.strip() for ln in lines if ln.startswith(("E: ", "ERROR: "))]
     return (": " + " | ".join(errors[-keep:])) if errors else ""
+
+
+def _readable(top: Path) -> None:
+    """Read (and search) bits for everyone on a staged tree, links untouched."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | 0o444)
+        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
 
 
 def _offline_hint(log_path: Path) -> str:

@@ -65,8 +65,10 @@ def read_image_ref(task_dir: Path) -> ImageRef | None:
                         env={str(k): str(v) for k, v in data.get("env", {}).items()},
                         workdir=str(data.get("workdir", "/app")),
                         notes=tuple(data.get("notes", ())))
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a valid image reference: {exc}",
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        # RecursionError: JSON nested deeper than the parser goes
+        raise ConfigError(f"{path}: not a valid image reference: "
+                          f"{type(exc).__name__}: {str(exc)[:200]}",
                           hint="import the task again with `tether tasks import`") from None
 
 
@@ -97,8 +99,10 @@ def gate_status(task_dir: Path) -> tuple[bool, str]:
         return False, "gates not run (tether tasks check)"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return False, f"{path} is not JSON"
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+    except (ValueError, RecursionError):
+        return False, f"{path} is not a JSON object"
     if data.get("environment_hash") != environment_hash(task_dir):
         return False, "gates ran in another environment (image or files changed since)"
     if not data.get("ok"):
