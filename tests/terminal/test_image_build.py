@@ -49,3 +49,27 @@ def test_a_minimal_image_is_built_cached_and_runs_in_the_sandbox(tmp_path, bwrap
     lines = r.stdout.splitlines()
     assert lines[0] == "hi" and lines[1].startswith("12.")  # bookworm, not the host
     assert lines[2] == "python=1"  # only what the recipe installed is there
+
+
+def test_run_steps_install_from_the_mirrors_and_a_download_elsewhere_fails_the_build(tmp_path):
+    from tether.terminal.images import ImageBuildError
+
+    context = tmp_path / "ctx"
+    context.mkdir()
+    packages = ("bash", "python3", "ca-certificates")  # python3: the build's forwarder
+    apt = (Step("run", ("apt-get update -q && apt-get install -y -q --no-install-recommends jq"
+                        " && grep CapEff /proc/self/status > /caps.txt",)),)
+    spec = ImageSpec(suite="bookworm", packages=packages, steps=apt,
+                     context_hash=context_hash(context, apt), verifier_pins=())
+    image = ImageBuilder(IMAGE_ROOT).build(spec, context)
+    assert (image.rootfs / "usr" / "bin" / "jq").is_file()  # apt went through the proxy
+    assert (image.rootfs / "caps.txt").read_text() == "CapEff:\t0000000000000000\n"
+    assert (image.rootfs / "usr" / "bin").stat().st_uid == 0  # root's again after the build
+    # a download that no text check would spot, hidden behind `|| true`
+    sneaky = (Step("run", ("python3 -c \"import urllib.request as u; u.urlopen('https://'"
+                           " + 'example' + '.org/')\" || true",)),)
+    spec = ImageSpec(suite="bookworm", packages=packages, steps=sneaky,
+                     context_hash=context_hash(context, sneaky), verifier_pins=())
+    with pytest.raises(ImageBuildError, match="tried to reach example.org:443, outside the "
+                       "package mirrors"):
+        ImageBuilder(IMAGE_ROOT).build(spec, context)
