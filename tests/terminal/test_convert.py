@@ -166,6 +166,7 @@ def test_an_oracle_that_installs_at_solve_time_is_noted_not_refused(tmp_path):
 
 
 PIP_TEST_SH = """#!/bin/bash
+apt-get update && apt-get install -y python3-pip
 pip install pytest==8.4.1 pytest-json-ctrf==0.3.5
 pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
 if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; fi

@@ -215,13 +215,16 @@ def _join_continuations(text: str) -> list[str]:
 
 
 def _is_installer_line(line: str) -> bool:
-    """The lines that fetch curl and uv: apt-get for curl, the astral.sh installer,
+    """The lines that fetch curl, pip and uv: apt-get for those, the astral.sh installer,
     sourcing uv's env file."""
     if re.match(r"^(sudo\s+)?apt(-get)?\s+update\b", line):
         return True
     if re.match(r"^(sudo\s+)?apt(-get)?\s+install\b", line):
         words = [w for w in line.split()[2:] if not w.startswith("-")]
-        return set(words) <= {"curl", "ca-certificates", "wget"}
+        # curl for uv's installer; pip and venv for a `pip install` verifier (all in
+        # every image already: BASE_PACKAGES)
+        return set(words) <= {"curl", "ca-certificates", "wget", "python3", "python3-pip",
+                              "python3-venv", "python-is-python3"}
     if "astral.sh" in line or re.match(r"^(source|\.)\s+\S*\.local/bin/env", line):
         return True
     return False
