@@ -15,6 +15,7 @@ from tether.errors import ConfigError
 from tether.models.base import Completion, Usage
 from tether.models.errors import ContextLengthExceeded
 from tether.models.scripted import ScriptedModel
+from tether.runs.judge.transcript import attempt_view
 from tether.runs.trial_runner import run_trial
 from tether.strategies.agent import Agent
 from tether.strategies.base import build_strategy
@@ -111,6 +112,7 @@ def test_a_reply_cut_at_the_output_limit_is_out_of_context_not_a_format_error(en
     assert record.extra["exit_reason"] == "out_of_context"
     assert record.extra["end_state"] == "out_of_context" and record.status == "truncated"
     assert record.extra["format_errors"] == 0 and record.extra["turn_records"][-1]["cut_off"]
+    assert "cut off at the model's output limit" in attempt_view(record).transcript
 
 
 def test_a_cut_complete_command_still_cannot_run(envs):
@@ -143,6 +145,8 @@ def test_out_of_context(envs):
 
     record, _ = trial("agent", {}, gen)
     assert (record.status, record.extra["end_state"]) == ("truncated", "out_of_context")
+    # the judge is told how the attempt stopped
+    assert "outgrew the model's context" in attempt_view(record).transcript
 
 
 def test_a_sandbox_failure_is_an_agent_error_never_a_score(envs):
