@@ -74,3 +74,12 @@ def test_judged_twice_gives_agreement_and_adjusted_p_values(run: Path):
         assert 0 < ci["p_value"] <= ci["p_adjusted"] <= 1
     traj = _row(b["arms"], "trajectory_bon")
     assert traj["mean_flags"] == 0.0 and traj["n_judged"] == 4
+
+
+def test_the_html_shows_adjusted_p_values_and_agreement(run: Path):
+    from tether.report import write_report
+
+    with RunStore.open(run, readonly=True) as store:
+        out = write_report(build_report(store), store, run.parent / "report.html")
+    html = out.read_text()
+    assert ", adj. " in html and "Krippendorff's alpha" in html
