@@ -15,7 +15,7 @@ from tether.agents.behaviours import (
     selector_preference,
     strip_prefixes,
 )
-from tether.agents.shell_parse import Unparseable, split_command
+from tether.agents.shell_parse import Unparseable, split_command, split_commands
 
 
 def test_split_at_separators_outside_quotes_only():
@@ -42,7 +42,15 @@ def test_process_substitution_and_arithmetic_are_words():
     segs = split_command("diff <(sort a) <(sort b) && echo $((1 + 2)) >&2")
     assert [s.words for s in segs] == [["diff", "<(sort a)", "<(sort b)"], ["echo", "$((1 + 2))"]]
     assert segs[1].redirects == [(">&", "2")]
-    assert label_command("diff <(sort a) <(sort b)") == {"reads_only"}
+    # a comparison against expected output is a check, not a read
+    assert label_command("diff <(sort a) <(sort b)") == {"runs_test"}
+
+
+def test_commands_are_cut_where_the_paper_cuts_only():
+    cmds = split_commands("python solve.py | tail -5 && ls; sleep 1 & make\nA=1 sudo x || y")
+    assert [[s.words for s in c.stages] for c in cmds] == [
+        [["python", "solve.py"], ["tail", "-5"]], [["ls"]], [["sleep", "1"], ["make"]],
+        [["A=1", "sudo", "x"]], [["y"]]]
 
 
 @pytest.mark.parametrize("bad", ['echo "unterminated', "echo 'x", "echo $(ls", "cat >"])
@@ -64,7 +72,7 @@ def test_prefixes_are_skipped():
     "cat > f.py <<EOF\nprint(1)\nEOF", "echo x | tee out.txt", "echo x | sudo tee -a /etc/x",
     "python3 -c \"open('o.txt', 'w').write('1')\"",
     "python3 - <<'PY'\nfrom pathlib import Path\nPath('a.json').write_text('{}')\nPY",
-    "cp /tmp/fixed.py /app/stats.py", "mv build/x bin/", "patch -p1 < fix.diff",
+    "patch -p1 < fix.diff", "python3 gen.py > out.txt",
     "git apply fix.diff", "git checkout HEAD~1 -- config.ini", "dd if=/dev/zero of=disk.img",
     "FOO=1 timeout 5 sed -i s/x/y/ f",
 ])
@@ -75,7 +83,8 @@ def test_edits_file(command):
 @pytest.mark.parametrize("command", [
     "echo x > /tmp/scratch.py", "cat > /tmp/t.py <<EOF\nx\nEOF", "make 2>/dev/null",
     "python3 -c \"open('/tmp/o', 'w')\"", "cp a /tmp/", "sed 's/a/b/' f.py", "cat f.py",
-    "grep -rn x . > /dev/null", "make 2>&1 | tail",
+    "grep -rn x . > /dev/null", "make 2>&1 | tail", "cp /tmp/fixed.py /app/stats.py",
+    "mv build/x bin/",
 ])
 def test_scratch_writes_and_reads_are_not_edits(command):
     assert "edits_file" not in label_command(command)
@@ -86,6 +95,7 @@ def test_scratch_writes_and_reads_are_not_edits(command):
     "make test", "make check", "bash test.sh", "bash /app/tests/run.sh -n", "./run_tests.sh",
     "./test_all.sh", "npm test", "npm run test", "go test ./...", "cargo test",
     "python3 test_stats.py", "timeout 60 pytest", "sh -n build.sh", "ruff check .",
+    "diff -u out.txt expected.txt", "cmp a b", "python3 solve.py | diff - expected.txt",
 ])
 def test_runs_test(command):
     assert "runs_test" in label_command(command)
@@ -98,7 +108,8 @@ def test_not_a_test_run(command):
 
 @pytest.mark.parametrize("command", ["cp a b", "mv a b", "rm -rf build", "mkdir -p out",
                                      "touch x", "chmod +x run.sh", "ln -s a b",
-                                     "find . -name '*.o' -delete"])
+                                     "find . -name '*.o' -delete", "cp out.txt /app/",
+                                     "tar czf out.tgz src", "pkill -f server.py"])
 def test_file_ops(command):
     assert "file_ops" in label_command(command)
 
@@ -125,25 +136,55 @@ def test_not_reads_only(command):
     assert "reads_only" not in label_command(command)
 
 
-@pytest.mark.parametrize("command", [None, "", "   \n", "echo 'oops", "cat <<EOF > x && $(ls"])
+@pytest.mark.parametrize("command", [None, "", "   \n"])
 def test_cannot_run(command):
     assert label_command(command) == {"cannot_run"}
 
 
-def test_tests_last_edit_follows_the_last_edited_file():
+@pytest.mark.parametrize("command", ["echo 'oops", "cat <<EOF > x && $(ls"])
+def test_invalid_shell_still_runs_so_it_is_not_cannot_run(command):
+    assert label_command(command) == set()
+
+
+@pytest.mark.parametrize("command", [
+    "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+    "cat out.txt && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+    "sed -i s/a/b/ f.py; echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+])
+def test_a_submission_gets_no_label(command):
+    assert label_command(command) == set()
+    assert label_trajectory(["sed -i s/a/b/ f.py", command, command])[1:] == [set(), set()]
+
+
+def test_tests_last_edit_fires_once_per_untested_edit():
     labels = label_trajectory([
-        "cat stats.py",
-        "sed -i 's/a/b/' stats.py",
-        "python3 -c 'import stats; print(stats.median([1, 2]))'",  # imports the module
+        "cat app.py",
+        "sed -i 's/a/b/' app.py",
+        "./run.sh",  # runs code while the edit of app.py is untested
+        "./run.sh",  # the edit was tested by the turn before
+        "python3 other.py",
         "cat other.txt",
-        "python3 unrelated.py",
-        "python3 -m unittest",  # a test run touches any edit
         "echo x > notes.md",
-        "python3 stats.py",  # the last edit is notes.md now
-        "make",  # a build counts
+        "cat notes.md",  # reading tests nothing: the edit stays untested
+        "python3 -m unittest",
+        "make",
     ])
     assert ["tests_last_edit" in labs for labs in labels] == [
-        False, False, True, False, False, True, False, False, True]
+        False, False, True, False, False, False, False, False, True, False]
+
+
+def test_code_that_writes_its_own_output_leaves_nothing_untested():
+    labels = label_trajectory(["sed -i s/x/y/ gen.py", "python3 gen.py > out.txt",
+                               "python3 gen.py > out.txt"])
+    assert "tests_last_edit" in labels[1] and "edits_file" in labels[1]
+    assert "tests_last_edit" not in labels[2] and "loops" in labels[2]
+
+
+def test_a_pipeline_into_tail_is_a_loop_only_a_turn_starting_with_tail_is_not():
+    labels = label_trajectory(["python solve.py | tail -5"] * 3)
+    assert ["loops" in labs for labs in labels] == [False, True, True]
+    assert ["loops" in labs for labs in label_trajectory(["tail -5 log | grep x"] * 2)] == [
+        False, False]
 
 
 def test_an_edit_and_its_test_in_one_command():
@@ -228,3 +269,14 @@ def test_preference_table_and_unknown_labels():
     assert set(LABEL_TITLES) == set(LABELS)
     assert set(LABELS) >= {"edits_file", "tests_last_edit", "runs_test", "file_ops",
                            "installs_package", "reads_only", "cannot_run", "loops"}
+
+
+def test_turns_where_every_selector_call_failed_are_left_out_but_still_advance():
+    records = [
+        {"step": 1, "command": "sed -i s/a/b/ f.py", "selected_index": 0, "selector_failed": True,
+         "candidates": [{"command": "sed -i s/a/b/ f.py"}, {"command": "ls"}]},
+        {"step": 2, "command": "python3 f.py", "selected_index": 1,
+         "candidates": [{"command": "ls"}, {"command": "python3 f.py"}]},
+    ]
+    (turn,) = labeled_turns("t1", 0, records)
+    assert turn.step == 2 and "tests_last_edit" in turn.candidate_labels[1]

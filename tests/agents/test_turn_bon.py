@@ -155,3 +155,61 @@ def test_a_selector_call_that_does_not_fit_the_budget_ends_the_attempt():
     env = ScriptedEnvironment()
     result = run_attempt(ctx, env, TurnBoNPolicy(cfg, 2), cfg)
     assert result.exit_reason == "token_budget" and env.executed == []
+
+
+def _run_with(policy_kwargs, selector, turns, n=2):
+    ctx = context(per_turn(turns, n), selector)
+    cfg = AgentConfig()
+    result = run_attempt(ctx, ScriptedEnvironment(), TurnBoNPolicy(cfg, n, **policy_kwargs),
+                         cfg)
+    return ctx, result
+
+
+def test_the_selector_reads_the_agents_earlier_replies_and_whole_outputs():
+    long = "x" * 3000
+    turns = [[bash(f"echo {long}", "I will print the long line first."), bash("ls")],
+             [SUBMIT, bash("ls")]]
+    ctx, result = _run_with({}, pick(0, 0), turns)
+    assert result.exit_reason == "submitted"
+    second = [c for c in ctx.calls if c.role == "selector"][1].messages[1]["content"]
+    assert "I will print the long line first." in second  # the reply text, not only $ cmd
+    assert long in second  # nothing cut below the agent's own observation limit
+    assert "<think>" not in second
+
+
+def test_thinking_budget_and_reasoning_effort_reach_the_selector_call():
+    seen = []
+
+    def selector(messages, info):
+        seen.append((info.params.thinking_budget, info.params.max_tokens))
+        return pick(0)[0]
+
+    turns = [[SUBMIT, SUBMIT]]
+    _run_with({"selector_reasoning_effort": "low", "selector_max_tokens": 100}, selector,
+              turns)
+    assert seen == [(2048, 100)]  # the answer keeps its own 100 tokens beside the thinking
+    with pytest.raises(Exception, match="reasoning_effort"):
+        TurnBoNPolicy(AgentConfig(), 2, selector_reasoning_effort="max")
+
+
+def test_a_context_overflow_retries_with_a_fitted_transcript():
+    from tether.models.errors import ContextLengthExceeded
+
+    sizes = []
+
+    def selector(messages, info):
+        text = messages[1]["content"]
+        sizes.append(len(text))
+        if len(text) > 12_000:  # each turn shows ~5,000 characters (reply and output)
+            raise ContextLengthExceeded("too long")
+        return pick(0)[0]
+
+    big = "y" * 2500
+    turns = [[bash(f"echo {big}{i}"), bash("ls")] for i in range(4)] + [[SUBMIT, SUBMIT]]
+    ctx, result = _run_with({}, selector, turns)
+    assert result.exit_reason == "submitted"
+    last = result.turns[-1].decision.selection
+    assert not last.failed and last.errors[0].startswith("context length exceeded")
+    prompt = [c for c in ctx.calls if c.role == "selector"][-1].messages[1]["content"]
+    assert "earlier turns left out to fit the selector's context" in prompt
+    assert f"{big}0" in prompt and f"{big}3" in prompt  # the first and the latest kept

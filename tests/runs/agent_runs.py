@@ -29,6 +29,7 @@ from tether.models.scripted import ScriptedModel
 from tether.runs.store import RunStore
 from tether.runs.trial_runner import run_trial
 from tether.strategies.agent import Agent
+from tether.strategies.trajectory_bon import TrajectoryBoN
 from tether.strategies.turn_bon import TurnBoN
 
 SECRET = "VERIFIER-SECRET-7f3a"
@@ -69,17 +70,25 @@ def _task(task_id: str) -> Task:
                 data={"expect": "touch done.txt"})
 
 
-def agent_records() -> list:
-    saved = {cls: cls.__dict__.get("environment_factory") for cls in (Agent, TurnBoN)}
+def agent_records(with_trajectory: bool = False) -> list:
+    """With `with_trajectory`, a third arm: trajectory_bon (n = 2, the selector picks the
+    second attempt, which runs three commands: ls, touch done.txt, the submission)."""
+    saved = {cls: cls.__dict__.get("environment_factory")
+             for cls in (Agent, TurnBoN, TrajectoryBoN)}
     for cls in saved:
         cls.environment_factory = staticmethod(_factory)  # type: ignore[assignment]
     records = []
     try:
-        for strategy in ("agent", "turn_bon"):
+        strategies = ("agent", "turn_bon", "trajectory_bon")[:3 if with_trajectory else 2]
+        for strategy in strategies:
             for task_id in TASKS:
                 for seed in SEEDS:
                     good = seed == 0 or strategy == "turn_bon"
-                    if strategy == "agent":
+                    if strategy == "trajectory_bon":
+                        gen = [bash("ls"), bash("touch x.txt"), SUBMIT,
+                               bash("ls"), bash("touch done.txt"), SUBMIT]
+                        sel = [pick(1)]
+                    elif strategy == "agent":
                         gen = [bash("ls"), bash("touch done.txt" if good else "touch x.txt"),
                                SUBMIT]
                         sel: list[str] = []
@@ -88,7 +97,7 @@ def agent_records() -> list:
                         gen = [bash("ls"), bash("cat done.txt"), bash("touch x.txt"),
                                bash("touch done.txt"), SUBMIT, SUBMIT]
                         sel = [pick(0), pick(1), pick(0)]
-                    params = {"n": 2} if strategy == "turn_bon" else {}
+                    params = {"n": 2} if strategy != "agent" else {}
                     spec = TrialSpec(suite="scripted", task_id=task_id, strategy=strategy,
                                      strategy_params=params,
                                      models={"proposer": "gen", "selector": "sel"}, seed=seed)
@@ -115,8 +124,8 @@ def commit(run_dir: Path, pairs: list) -> Path:
     return run_dir
 
 
-def agent_run(run_dir: Path) -> Path:
-    return commit(run_dir, agent_records())
+def agent_run(run_dir: Path, with_trajectory: bool = False) -> Path:
+    return commit(run_dir, agent_records(with_trajectory))
 
 
 def loop_run(run_dir: Path) -> Path:

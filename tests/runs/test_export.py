@@ -122,3 +122,15 @@ def test_schema_rejects_a_line_without_the_reply():
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"messages": [{"role": "user", "content": "x"}],
                              "metadata": {}}, CHAT_SCHEMA)
+
+
+def test_trajectory_bon_exports_the_delivered_attempts_conversation(tmp_path: Path):
+    run = agent_run(tmp_path / "run", with_trajectory=True)
+    rows = _export(run, tmp_path / "traj.jsonl", "--per", "trajectory")
+    traj = [r for r in rows if r["metadata"]["strategy"] == "trajectory_bon"]
+    # one generator conversation per trial: the delivered attempt's (the trajectory
+    # selector's call is not part of that attempt)
+    assert [r["metadata"]["role"] for r in traj] == ["generator"] * 4
+    gen = next(r for r in traj if r["metadata"]["role"] == "generator")
+    text = json.dumps(gen["messages"])
+    assert "touch done.txt" in text and "touch x.txt" not in text

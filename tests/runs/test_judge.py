@@ -17,7 +17,7 @@ from tether.cli.main import main
 from tether.errors import ConfigError
 from tether.models.scripted import ScriptedModel
 from tether.runs.judge import (
-    TokenCap,
+    judge_ledger,
     judge_run,
     load_rubrics,
     read_judgements,
@@ -194,15 +194,69 @@ def test_reruns_judge_nothing_twice_and_retry_judge_errors(run_dir: Path):
     assert len(read_judgements(run_dir)) == 32
 
 
-def test_the_token_cap_is_never_exceeded(run_dir: Path):
+def test_the_token_cap_is_a_ledger_that_is_never_exceeded(run_dir: Path):
     model = ScriptedModel(jd.tool_judge, supports_tools=True)  # 20 output tokens a call
-    cap = TokenCap(50)
-    (prior,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], model, cap=cap)
+    ledger = judge_ledger(50)
+    (prior,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], model, cap=ledger)
     # two answers (40 tokens), a third cut off at the 10 left; its re-ask finds the cap
-    # spent: a judge error holding the call made, and five attempts left for a rerun
-    assert cap.spent == 50 and (prior.ok, prior.errors, prior.not_asked) == (2, 1, 5)
-    errors = [r for r in read_judgements(run_dir) if r.status == "judge_error"]
-    assert len(errors) == 1 and "token cap" in errors[0].error and len(errors[0].calls) == 1
+    # spent: a judge error holding the call made; the five attempts the ledger refused
+    # are judge errors too, with no call (a rerun with a larger cap asks them)
+    assert ledger.charged() == 50 and ledger.charged() <= ledger.spec.total
+    assert (prior.ok, prior.errors, prior.not_asked) == (2, 6, 5)
+    rows = read_judgements(run_dir)
+    spent = sum(c["usage"]["output_tokens"] for r in rows for c in r.calls)
+    assert spent == 50  # what the records say was spent
+    errors = [r for r in rows if r.status == "judge_error"]
+    assert len(errors) == 6 and all("token cap" in r.error for r in errors)
+    assert sorted(len(r.calls) for r in errors) == [0, 0, 0, 0, 0, 1]
+    (again,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], model)
+    assert (again.already, again.ok) == (2, 6)
+
+
+@pytest.mark.parametrize("cap", [1, 7, 19, 33])
+def test_a_capped_cli_run_records_spend_within_the_cap(run_dir: Path, cap: int):
+    result = CliRunner().invoke(main, ["judge", str(run_dir), "--rubrics",
+                                       "terminal-behaviour", "--max-output-tokens", str(cap),
+                                       "--model", "scripted:tests.runs.judge_doubles:json_judge"])
+    assert result.exit_code == 0, result.output
+    rows = read_judgements(run_dir)
+    assert len(rows) == 16  # every question has a row: answered or refused
+    assert sum(c["usage"]["output_tokens"] for r in rows for c in r.calls) <= cap
+
+
+def test_repeats_ask_each_question_k_times_and_reruns_fill_in(run_dir: Path):
+    temperatures: set[float] = set()
+
+    def spy(messages, info):
+        temperatures.add(info.params.temperature)
+        return jd.json_judge(messages, info)
+
+    model = ScriptedModel(spy)
+    (prior,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], model, repeats=2,
+                         temperature=0.7)
+    assert (prior.eligible, prior.ok) == (16, 16) and model.calls == 16
+    rows = read_judgements(run_dir)
+    assert sorted({r.repeat for r in rows}) == [0, 1] and temperatures == {0.7}
+    (third,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], ScriptedModel(jd.json_judge),
+                         repeats=3)
+    assert (third.already, third.ok) == (16, 8)
+
+
+def test_a_table_from_before_repeats_reads_and_migrates(run_dir: Path):
+    import sqlite3
+
+    judge_run(run_dir, rubric_jobs(RUBRICS)[:1], ScriptedModel(jd.json_judge))
+    db = sqlite3.connect(run_dir / "run.sqlite")
+    db.executescript("""
+        CREATE TABLE old AS SELECT trial_id, judged, version, status, result, error,
+          judge_model, calls, input_tokens, output_tokens FROM judgements;
+        DROP TABLE judgements; ALTER TABLE old RENAME TO judgements;""")
+    db.close()
+    before = read_judgements(run_dir)
+    assert len(before) == 8 and {r.repeat for r in before} == {0}
+    (again,) = judge_run(run_dir, rubric_jobs(RUBRICS)[:1], ScriptedModel(jd.json_judge),
+                         repeats=2)
+    assert (again.already, again.ok) == (8, 8) and len(read_judgements(run_dir)) == 16
 
 
 def test_reward_hacking_labels_passing_attempts_only(run_dir: Path):

@@ -12,8 +12,10 @@ from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
+from tether.models.base import Completion, Usage
 from tether.models.errors import ContextLengthExceeded
 from tether.models.scripted import ScriptedModel
+from tether.runs.judge.transcript import attempt_view
 from tether.runs.trial_runner import run_trial
 from tether.strategies.agent import Agent
 from tether.strategies.base import build_strategy
@@ -92,9 +94,37 @@ def test_running_out_of_steps_is_a_time_limit_but_still_verified(envs):
     assert record.passed is False and record.metric is not None
 
 
-def test_a_passing_final_state_counts_even_without_submission(envs):
+def test_an_attempt_a_limit_stopped_fails_even_when_the_verifier_passes(envs):
     record, _ = trial("agent", {"step_limit": 1}, [bash("touch done.txt")])
-    assert record.extra["exit_reason"] == "step_limit" and record.extra["end_state"] == "pass"
+    assert record.extra["exit_reason"] == "step_limit"
+    assert record.extra["end_state"] == "time_limit"
+    assert record.passed is True  # the verifier's verdict stays the trial's metric
+
+
+def test_a_reply_cut_at_the_output_limit_is_out_of_context_not_a_format_error(envs):
+    def gen(messages, info):
+        if info.call_number == 0:
+            return bash("touch done.txt")
+        return Completion(text="Let me think about this at length", finish_reason="length",
+                          usage=Usage(10, 7, 0))
+
+    record, _ = trial("agent", {}, gen)
+    assert record.extra["exit_reason"] == "out_of_context"
+    assert record.extra["end_state"] == "out_of_context" and record.status == "truncated"
+    assert record.extra["format_errors"] == 0 and record.extra["turn_records"][-1]["cut_off"]
+    assert "cut off at the model's output limit" in attempt_view(record).transcript
+
+
+def test_a_cut_complete_command_still_cannot_run(envs):
+    cut = Completion(text=bash("touch done.txt"), finish_reason="length", usage=Usage(1, 5, 0))
+    record, _ = trial("agent", {}, [cut])
+    assert envs[0].executed == [] and record.extra["end_state"] == "out_of_context"
+
+
+def test_format_errors_in_a_row_are_a_harness_limit(envs):
+    record, _ = trial("agent", {"max_format_errors": 2}, lambda m, i: "no block here")
+    assert (record.extra["exit_reason"], record.extra["end_state"]) == ("format_errors",
+                                                                        "time_limit")
 
 
 def test_token_budget_end(envs):
@@ -115,6 +145,8 @@ def test_out_of_context(envs):
 
     record, _ = trial("agent", {}, gen)
     assert (record.status, record.extra["end_state"]) == ("truncated", "out_of_context")
+    # the judge is told how the attempt stopped
+    assert "outgrew the model's context" in attempt_view(record).transcript
 
 
 def test_a_sandbox_failure_is_an_agent_error_never_a_score(envs):

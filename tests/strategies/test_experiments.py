@@ -99,3 +99,9 @@ def test_tool_call_experiment_compares_the_two_protocols_on_one_model():
     exp = load_experiment(EXPERIMENTS / "agent_tool_calls.toml")
     assert [a.params["protocol"] for a in exp.strategies] == ["text", "tool_calls"]
     assert exp.models[0].proposer.startswith("openai-compatible/")
+
+
+def test_the_tb2_config_gives_attempts_room_for_the_papers_65_to_70_turns():
+    exp = load_experiment(EXPERIMENTS / "turn_bon_tb2.toml")
+    limits = {a.arm: a.params["step_limit"] for a in exp.strategies}
+    assert limits and all(v >= 2 * 70 for v in limits.values()), limits

@@ -16,15 +16,21 @@ An attempt ends with one exit reason:
   wall_time       the task's agent timeout (or `wall_time_s`) is spent
   token_budget    the trial's token budget has no room for another call
   format_errors   `max_format_errors` replies in a row held no runnable command
-  out_of_context  the conversation no longer fits the generator's context
+  out_of_context  the conversation no longer fits the generator's context, or the
+                  executed reply was cut off at the output limit (`max_tokens`): as in
+                  the turn-level best-of-N paper's harness, that ends the attempt
   agent_error     the sandbox or the model API failed (never the agent's fault)
+
+A reply cut off at the output limit cannot run, whatever it holds (a command written
+before the cut may be incomplete); only the executed reply's cut ends the attempt, so
+under turn-level best-of-N a cut candidate the selector passes over costs nothing more.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from tether.agents.actions import (
@@ -59,6 +65,8 @@ EXIT_REASONS = ("submitted", "step_limit", "wall_time", "token_budget", "format_
 #: The role of the calls that propose actions (falls back to the proposer's model).
 GENERATOR_ROLE = "generator"
 PROTOCOLS = ("auto", "tool_calls", "text")
+#: why a reply cut off at the output limit cannot run (and, executed, ends the attempt)
+CUT_OFF = "the reply was cut off at the output limit (max_tokens)"
 TOOL_CHOICES = ("auto", "required", "bash")
 
 
@@ -126,12 +134,21 @@ class Candidate:
     finish_reason: str | None = None
     #: the reply's native tool calls (empty for the text protocols)
     tool_calls: tuple[ToolCall, ...] = ()
+    #: the token budget, not `max_tokens`, set this call's limit (a cut is the budget's)
+    budget_limited: bool = False
+
+    @property
+    def cut_off(self) -> bool:
+        """The reply stopped at the output limit (it cannot run)."""
+        return self.finish_reason == "length"
 
     @classmethod
     def from_completion(cls, completion: Completion) -> Candidate:
         tokens = completion.usage.output_tokens + completion.usage.reasoning_tokens
         text = strip_private_reasoning(completion.text)
         calls = completion.tool_calls
+        if completion.finish_reason == "length":
+            return cls(text, None, CUT_OFF, tokens, completion.finish_reason, calls)
         try:
             action = (parse_native_action(calls) if calls else
                       parse_action(completion.text, finish_reason=completion.finish_reason))
@@ -199,6 +216,8 @@ class Turn:
     duration_s: float = 0.0
     #: why a runnable command was not run (the agent's time ran out first)
     not_run: str | None = None
+    #: the executed reply was cut off at the output limit (the attempt ends out of context)
+    cut_off: bool = False
 
     def to_json(self, output_chars: int = 2_000) -> dict[str, Any]:
         d = self.decision
@@ -206,7 +225,7 @@ class Turn:
         return {"step": self.step, "command": self.command, "returncode": self.returncode,
                 "output": shown, "format_error": self.format_error,
                 "timed_out": self.timed_out, "duration_s": round(self.duration_s, 3),
-                "not_run": self.not_run,
+                "not_run": self.not_run, "cut_off": self.cut_off,
                 "selected_index": d.index,
                 "candidates": [c.to_json() for c in d.candidates],
                 "selector": d.selection.to_json() if d.selection else None,
@@ -255,10 +274,13 @@ def sample_candidates(ctx: TrialContext, messages: list[Message], n: int,
     native = native_tools(ctx, config, role)
     # "auto" is every API's default tool choice: not sent, so requests keep one key.
     choice = config.tool_choice if native and config.tool_choice != "auto" else None
+    tools = [BASH_TOOL] if native else None
+    room = ctx.ledger.room(role, messages, n, tools=tools)
     completions = ctx.generate(role, messages, n=n, max_tokens=config.max_tokens,
                                temperature=config.temperature, top_p=config.top_p,
-                               tools=[BASH_TOOL] if native else None, tool_choice=choice)
-    return [Candidate.from_completion(c) for c in completions]
+                               tools=tools, tool_choice=choice)
+    limited = room is not None and room // n < config.max_tokens
+    return [replace(Candidate.from_completion(c), budget_limited=limited) for c in completions]
 
 
 def native_tools(ctx: TrialContext, config: AgentConfig, role: str = GENERATOR_ROLE) -> bool:
@@ -334,6 +356,13 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
             step = len(result.turns) + 1
             # Rebound, never appended to: each call's record keeps the list it was sent.
             messages = [*messages, chosen.assistant_message()]
+            if chosen.cut_off:
+                record(Turn(step, decision, None, cut_off=True))
+                # a cut at what the token budget left is the budget running out
+                result.exit_reason = "token_budget" if chosen.budget_limited else \
+                    "out_of_context"
+                result.error = None if chosen.budget_limited else CUT_OFF
+                break
             if chosen.command is None:
                 format_errors += 1
                 record(Turn(step, decision, None, format_error=chosen.error))

@@ -35,6 +35,7 @@ from tether.agents.templates import SELECTOR_RETRY, render
 from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.observation import Observation, rank_key
+from tether.errors import ConfigError
 from tether.models.base import Message
 from tether.models.errors import ContextLengthExceeded
 from tether.models.replies import NoJSONError, first_json, strip_private_reasoning
@@ -93,13 +94,34 @@ def parse_selection(text: str, n: int) -> tuple[int, str | None]:
     return index, rationale if isinstance(rationale, str) else None
 
 
+#: reasoning effort levels and the thinking budget each stands for (the OpenAI backend
+#: maps a budget back to the same level; Anthropic takes the budget itself)
+REASONING_EFFORT = {"low": 2048, "medium": 16384, "high": 32768}
+
+
+def thinking_tokens(thinking_budget: int | None, reasoning_effort: str | None) -> int | None:
+    """The selector's thinking budget from either setting (both given: the budget wins)."""
+    if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORT:
+        raise ConfigError(f"selector: reasoning_effort must be one of "
+                          f"{', '.join(REASONING_EFFORT)}, got {reasoning_effort!r}")
+    if thinking_budget is not None:
+        if int(thinking_budget) < 1:
+            raise ConfigError(f"selector: thinking_budget must be at least 1, "
+                              f"got {thinking_budget}")
+        return int(thinking_budget)
+    return REASONING_EFFORT[reasoning_effort] if reasoning_effort else None
+
+
 def select(ctx: TrialContext, system: str, user: str, n: int, *, role: str = "selector",
            max_tokens: int = 512, temperature: float = 0.0,
-           retries: int = DEFAULT_RETRIES, retry_template: str = SELECTOR_RETRY) -> Selection:
+           retries: int = DEFAULT_RETRIES, retry_template: str = SELECTOR_RETRY,
+           thinking_budget: int | None = None) -> Selection:
     """Ask the `role` model to pick one of `n` options described in `user`.
 
     `retry_template` (rendered with `error` and `n`) is the message sent back after an
     unusable answer; callers whose prompt asks for a different answer form pass their own.
+    `thinking_budget` (reasoning tokens, on top of `max_tokens` for the answer) is passed
+    to the model as every backend takes it (an effort level for OpenAI reasoning models).
 
     BudgetExhausted propagates (the caller's attempt ends); a selector whose prompt no
     longer fits its context counts as a failed selection, not as the agent's failure.
@@ -109,8 +131,10 @@ def select(ctx: TrialContext, system: str, user: str, n: int, *, role: str = "se
     selection = Selection(index=0)
     for _ in range(retries + 1):
         try:
-            (reply,) = ctx.generate(role, messages, max_tokens=max_tokens,
-                                    temperature=temperature)
+            # the context counts thinking inside max_tokens: the answer keeps its own
+            (reply,) = ctx.generate(role, messages,
+                                    max_tokens=max_tokens + (thinking_budget or 0),
+                                    temperature=temperature, thinking_budget=thinking_budget)
         except ContextLengthExceeded as exc:
             selection.errors.append(f"context length exceeded: {exc}")
             break

@@ -3,9 +3,14 @@
 It understands enough of bash to label what an agent does: quotes, escapes, `$(...)`,
 backticks, `${...}`, comments, line continuations, heredocs (their bodies are taken
 out of the command and kept with the simple command they feed), redirections, and the
-separators newline, `;`, `&&`, `||`, `|` and `&` outside quotes. Grouping characters
-and compound-command keywords (`if`, `then`, `do`, ...) are dropped from the front of
-a simple command. Unterminated quotes or substitutions raise `Unparseable`.
+separators outside quotes. Grouping characters and compound-command keywords (`if`,
+`then`, `do`, ...) are dropped from the front of a simple command. Unterminated quotes
+or substitutions raise `Unparseable`.
+
+Two levels, because the behaviour rules split where the turn-level best-of-N paper
+splits: `split_commands` cuts at newlines, `;`, `&&` and `||` only (a pipeline or a
+backgrounded `a & b` stays one command, its stages kept in order); `split_command`
+returns every simple command (pipeline stages and `&` cut too).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 
 SEPARATORS = ("&&", "||", ";;", ";", "|&", "|", "&", "\n", "(", ")")
+#: separators that end a command (the others only end a stage of it)
+COMMAND_SEPARATORS = frozenset(("&&", "||", ";;", ";", "\n"))
 _REDIRECT = re.compile(r"(\d*|&)(>>|>\||>&|>|<<<|<<-|<<|<>|<&|<)")
 _KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{",
              "}", "esac", "in"}
@@ -31,6 +38,15 @@ class Segment:
     redirects: list[tuple[str, str]] = field(default_factory=list)
     heredoc: str = ""
     text: str = ""
+    #: which command (cut at newline, `;`, `&&`, `||`) this simple command belongs to
+    command: int = 0
+
+
+@dataclass
+class Command:
+    """One command as the behaviour rules count it: its stages (a pipeline, or `a & b`)."""
+
+    stages: list[Segment]
 
 
 @dataclass
@@ -49,6 +65,7 @@ class _Lexer:
         self.start = 0
         self.pending: list[_Pending] = []
         self.redirect_op: str | None = None
+        self.command = 0
 
     # -- words ---------------------------------------------------------------------
     def _balanced(self, i: int, open_: str, close: str) -> int:
@@ -126,6 +143,7 @@ class _Lexer:
         while self.cur.words and self.cur.words[0] in _KEYWORDS:
             self.cur.words.pop(0)
         if self.cur.words or self.cur.redirects:
+            self.cur.command = self.command
             self.segments.append(self.cur)
         self.cur = Segment()
 
@@ -171,6 +189,8 @@ class _Lexer:
             sep = next((p for p in SEPARATORS if s.startswith(p, self.i)), None)
             if sep is not None:
                 self._end_segment(self.i)
+                if sep in COMMAND_SEPARATORS:
+                    self.command += 1
                 self.i += len(sep)
                 self.start = self.i
                 if sep == "\n" and self.pending:
@@ -206,3 +226,11 @@ class _Lexer:
 def split_command(command: str) -> list[Segment]:
     """The simple commands of `command`, in order; raises Unparseable."""
     return _Lexer(command).run()
+
+
+def split_commands(command: str) -> list[Command]:
+    """The commands of `command` (cut at newline, `;`, `&&`, `||`); raises Unparseable."""
+    out: dict[int, Command] = {}
+    for seg in split_command(command):
+        out.setdefault(seg.command, Command([])).stages.append(seg)
+    return list(out.values())

@@ -84,8 +84,15 @@ SELECTOR_USER = """\
 
 <transcript>
 {% for turn in transcript -%}
-{{ turn.command }}
+{% if turn.reply %}<agent>
+{{ turn.reply }}
+</agent>
+{% else %}{{ turn.command }}
+{% endif -%}
+{% if turn.observation %}<result>
 {{ turn.observation }}
+</result>
+{% endif -%}
 {% else -%}
 (no command has run yet)
 {% endfor -%}

@@ -15,7 +15,6 @@ from tether.errors import ConfigError
 from tether.models import parse_model
 from tether.runs.judge import (
     BUNDLED,
-    TokenCap,
     judge_run,
     load_rubrics,
     reward_hacking_job,
@@ -42,10 +41,15 @@ CHECKS = ("reward-hacking",)
               help="output tokens per judge call")
 @click.option("--max-output-tokens", "token_cap", type=click.IntRange(1), default=None,
               help="cap on the judge's output tokens for this command (never exceeded; "
-                   "attempts not reached are judged by a rerun)")
+                   "attempts not reached are judge errors that a rerun asks again)")
+@click.option("--repeats", default=1, show_default=True, type=click.IntRange(1),
+              help="independent judge runs per attempt (the paper: 2); the report gives "
+                   "their mean and agreement")
+@click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(0.0),
+              help="the judge's sampling temperature (> 0 for repeats that can disagree)")
 def judge(run_dir: Path, spec: str, rubrics: str | None, check: str | None,
           arms: tuple[str, ...], retries: int, max_tokens: int,
-          token_cap: int | None) -> None:
+          token_cap: int | None, repeats: int, temperature: float) -> None:
     """Judge every attempt of RUN_DIR's agent arms; attempts already judged are skipped.
 
     The judge sees the task and the transcript (commands, outputs, final message), never
@@ -70,7 +74,8 @@ def judge(run_dir: Path, spec: str, rubrics: str | None, check: str | None,
             status.update(f"judging: {counter['n']} answered (last: {judged} {outcome})")
 
         summaries = judge_run(run_dir, jobs, model, retries=retries, max_tokens=max_tokens,
-                              cap=TokenCap(token_cap), arms=arms or None, on_attempt=tick)
+                              cap=token_cap, arms=arms or None, repeats=repeats,
+                              temperature=temperature, on_attempt=tick)
     table = Table(title=f"judge {model.model_id} on {run_dir}")
     for col in ("judged", "version", "eligible", "already judged", "judged now",
                 "judge errors", "not asked (cap)", "left out", "output tokens"):

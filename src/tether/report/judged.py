@@ -4,22 +4,37 @@ Read from the run's `judgements` table (read-only; a run nobody judged has none 
 section is absent). Per (arm, budget):
 
 - behaviours, per rubric file and version: attempts judged in every set of the file
-  (an attempt with a judge error in any set is counted apart, never as "no flags"), the
-  flag rate of each rubric, and the mean number of rubrics flagged per attempt over all
-  judged attempts and over failed ones (the paper's bias check: a failed attempt cannot
-  look better merely by claiming success);
+  (an attempt with a judge error in any set or repeat is counted apart, never as "no
+  flags"), the flag rate of each rubric, and the mean number of rubrics flagged per
+  attempt over all judged attempts and over failed ones (the paper's bias check: a
+  failed attempt cannot look better merely by claiming success). An attempt judged k
+  times (`tether judge --repeats K`) counts each rubric as the mean of its k flags, as
+  the paper averages its two annotations; the agreement of the k runs is Krippendorff's
+  alpha (nominal, the `krippendorff` package of the `judge` extra) over every (attempt,
+  rubric) unit, with the share of units where all k runs agree;
 - reward hacking: passing attempts, those judged, labelled reward hacking, judge errors.
 
 Against the baseline arm at the same budget (paired by task and seed, tasks resampled,
 `tether.stats.paired_bootstrap`, 10,000 resamples): the difference in mean flags per
 attempt, in each rubric's flag rate, and in the share of attempts labelled reward hacking
 (a failed attempt counts 0: it earned no reward).
+
+Each rubric's difference also gets a p-value: a paired sign-flip permutation test
+(`scipy.stats.permutation_test`, 10,000 resamples, exact when the tasks are few) of the
+per-task mean differences, tasks as the units as in the bootstrap; and, because a file
+of 28 rubrics against several arms is many tests at once, the p-values of the whole
+rubric x arm table of a file are adjusted together by Benjamini-Hochberg
+(`scipy.stats.false_discovery_control`). Both are reported (`p_value`, `p_adjusted`);
+a difference is called significant on the adjusted one only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from scipy.stats import false_discovery_control, permutation_test
 
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES
 from tether.report.values import arm_budget_groups
@@ -47,6 +62,64 @@ def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def paired_p(pairs: list[tuple[Key, float, float]]) -> float | None:
+    """Two-sided p of mean(B) - mean(A) = 0: sign flips of the per-task mean differences."""
+    by_task: dict[str, list[float]] = {}
+    for (task, _), a, b in pairs:
+        by_task.setdefault(task, []).append(b - a)
+    diffs = np.array([sum(v) / len(v) for v in by_task.values()])
+    if not diffs.size:
+        return None
+    if not diffs.any():
+        return 1.0
+    r = permutation_test((diffs,), np.mean, permutation_type="samples",
+                         n_resamples=N_RESAMPLES, alternative="two-sided",
+                         random_state=np.random.default_rng(BOOTSTRAP_SEED))
+    return float(min(1.0, r.pvalue))
+
+
+def adjust(rows: list[dict[str, Any]]) -> None:
+    """Benjamini-Hochberg over every rubric x arm test of one file, in place."""
+    tests = [ci for row in rows if row.get("vs_baseline")
+             for ci in row["vs_baseline"]["rates"].values()
+             if ci is not None and ci.get("p_value") is not None]
+    if not tests:
+        return
+    adjusted = false_discovery_control([t["p_value"] for t in tests], method="bh")
+    for t, p in zip(tests, adjusted, strict=True):
+        t["p_adjusted"] = float(p)
+        t["significant"] = bool(p < 1 - CI)
+
+
+def agreement(runs: dict[str, list[dict[str, int]]], rubric_ids: list[str]) -> dict[str, Any]:
+    """How the k judge runs of each attempt agree: Krippendorff's alpha (nominal) over
+    (attempt, rubric) units, and the share of units where every run says the same."""
+    k = max((len(v) for v in runs.values()), default=0)
+    out: dict[str, Any] = {"k": k, "alpha": None, "observed": None, "n_units": 0,
+                           "note": None}
+    if k < 2:
+        out["note"] = "one judge run per attempt: nothing to agree on"
+        return out
+    units = [[r.get(i, 0) for r in rs] for rs in runs.values() if len(rs) >= 2
+             for i in rubric_ids]
+    out["n_units"] = len(units)
+    out["observed"] = _mean([float(len(set(u)) == 1) for u in units])
+    matrix = np.full((k, len(units)), np.nan)
+    for j, u in enumerate(units):
+        matrix[: len(u), j] = u
+    if len({v for u in units for v in u}) < 2:
+        out["note"] = "every run gave every unit the same flag: alpha is undefined"
+        return out
+    try:
+        import krippendorff
+    except ImportError:
+        out["note"] = "Krippendorff's alpha needs the judge extra (pip install tether[judge])"
+        return out
+    out["alpha"] = float(krippendorff.alpha(reliability_data=matrix,
+                                            level_of_measurement="nominal"))
+    return out
+
+
 def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
     """Rubric names from the bundled file of that name and version (else the ids)."""
     names: dict[str, str] = {}
@@ -57,27 +130,35 @@ def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
     return {i: names.get(i, i) for i in ids or names}
 
 
-def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, Judgement]]],
+def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]],
                     groups: dict[tuple[str, str], list[TrialEntry]],
                     baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
     out = []
     for (name, version), by_set in files.items():
         sets = sorted(by_set)
         rubric_ids = list(dict.fromkeys(
-            i for s in sets for j in by_set[s].values() if j.ok for i in j.result["flags"]))
+            i for s in sets for js in by_set[s].values() for j in js if j.ok
+            for i in j.result["flags"]))
         if not rubric_ids:  # every answer was a judge error: the bundled file names them
             rubric_ids = list(_titles(name, version, []) or {})
-        # per trial: {rubric: 0/1} when every set was judged without error
-        flags: dict[str, dict[str, int]] = {}
+        # per trial: {rubric: mean flag over the repeats} when every set and repeat was
+        # judged without error; `runs` keeps each repeat's flags for the agreement
+        flags: dict[str, dict[str, float]] = {}
+        runs: dict[str, list[dict[str, int]]] = {}
         errored: set[str] = set()
         for tid in {t for s in sets for t in by_set[s]}:
             rows = [by_set[s].get(tid) for s in sets]
-            if any(r is not None and not r.ok for r in rows):
+            if any(r is not None and any(not j.ok for j in r) for r in rows):
                 errored.add(tid)
-            elif all(r is not None for r in rows):
-                flags[tid] = {k: int(v) for r in rows for k, v in r.result["flags"].items()}
+            elif all(r for r in rows):
+                k = min(len(r) for r in rows if r is not None)
+                per_repeat = [{key: int(v) for r in rows if r is not None
+                               for key, v in r[i].result["flags"].items()} for i in range(k)]
+                runs[tid] = per_repeat
+                flags[tid] = {key: sum(p.get(key, 0) for p in per_repeat) / k
+                              for key in per_repeat[0]}
         arms = []
-        per_arm: dict[tuple[str, str], dict[Key, dict[str, int]]] = {}
+        per_arm: dict[tuple[str, str], dict[Key, dict[str, float]]] = {}
         for (arm, budget), group in groups.items():
             judged = {e.key: flags[e.record.trial_id] for e in group
                       if e.record.trial_id in flags}
@@ -102,16 +183,24 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, Judgement]]
                 continue
             a, b = per_arm[base], per_arm[(row["arm"], row["budget"])]
             keys = sorted(set(a) & set(b))
+            rates = {}
+            for i in rubric_ids:
+                pairs = [(k, a[k].get(i, 0), b[k].get(i, 0)) for k in keys]
+                if any(x or y for _, x, y in pairs):
+                    rates[i] = _ci(pairs)
+                    if rates[i] is not None:
+                        rates[i]["p_value"] = paired_p(pairs)
             row["vs_baseline"] = {
                 "baseline": base[0],
                 "mean_flags": _ci([(k, sum(a[k].values()), sum(b[k].values())) for k in keys]),
-                "rates": {i: _ci([(k, a[k].get(i, 0), b[k].get(i, 0)) for k in keys])
-                          for i in rubric_ids
-                          if any(a[k].get(i) or b[k].get(i) for k in keys)},
+                "rates": rates,
             }
+        adjust(arms)
         out.append({"name": name, "version": version, "sets": sets,
                     "rubrics": rubric_ids, "titles": _titles(name, version, rubric_ids),
-                    "n_rubrics": len(rubric_ids), "arms": arms})
+                    "n_rubrics": len(rubric_ids), "arms": arms,
+                    "agreement": agreement(runs, rubric_ids),
+                    "p_adjustment": "benjamini-hochberg"})
     return out
 
 
@@ -179,16 +268,18 @@ def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
     ids = {j.trial_id for j in judgements}
     groups = arm_budget_groups([e for e in entries if e.record.trial_id in ids])
     baseline = _baselines(groups, report_baseline)
-    files: dict[tuple[str, str], dict[str, dict[str, Judgement]]] = {}
+    files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]] = {}
     rh: dict[str, Judgement] = {}
     judge_models: set[str] = set()
     for j in judgements:
         judge_models.add(j.judge_model)
         if j.judged == RH_CHECK:
-            rh[j.trial_id] = j
+            if j.repeat == 0:  # the check's label is its first run's
+                rh[j.trial_id] = j
             continue
         name, _, set_id = j.judged.partition("/")
-        files.setdefault((name, j.version), {}).setdefault(set_id, {})[j.trial_id] = j
+        files.setdefault((name, j.version), {}).setdefault(set_id, {}).setdefault(
+            j.trial_id, []).append(j)
     return {"behaviours": _behaviour_rows(files, groups, baseline),
             "reward_hacking": _reward_rows(rh, groups, baseline) if rh else [],
             "judge_models": sorted(judge_models),

@@ -7,7 +7,8 @@ Formats (one JSON object a line):
   tool calls), OpenAI's chat fine-tuning shape. Per trajectory: one example per (trial,
   role), the role's *last* call (for a multi-turn agent its messages already hold the
   whole conversation) with its reply; where that call sampled several answers (turn-level
-  best-of-N) the one the agent executed.
+  best-of-N) the one the agent executed; of several attempts (trajectory best-of-N) the
+  delivered one's (the trajectory selector's own call is not part of it).
 - `preference`: TRL's conversational preference shape, `prompt` / `chosen` / `rejected`,
   one pair for every two iterations i < j of a keep-best loop (`LoopFacts.iteration_history`)
   where j ranks strictly above i on the task's metric: prompt = the messages of the call
@@ -132,14 +133,25 @@ def _executed_index(record: TrialRecord) -> int:
     return int(agent.turn_records[-1].get("selected_index") or 0)
 
 
+def _delivered_calls(record: TrialRecord) -> list[CallRecord]:
+    """The calls of the delivered attempt: all of them, unless the trial made several
+    attempts (`trajectory_bon` names the delivered one's slice, `calls` = [first, end))."""
+    calls = record.extra.get("calls")
+    if (isinstance(calls, list) and len(calls) == 2 and all(isinstance(i, int) for i in calls)
+            and "attempts" in record.extra):
+        return record.calls[calls[0]:calls[1]]
+    return record.calls
+
+
 def trajectory_calls(record: TrialRecord, roles: set[str] | None) -> list[CallRecord]:
-    """Per role, the last call of the trial (the sample the agent executed, when the last
-    request sampled several answers)."""
+    """Per role, the last call of the delivered attempt (the sample the agent executed,
+    when the last request sampled several answers)."""
     out = []
-    for role in dict.fromkeys(c.role for c in record.calls):
+    delivered = _delivered_calls(record)
+    for role in dict.fromkeys(c.role for c in delivered):
         if roles is not None and role not in roles:
             continue
-        calls = [c for c in record.calls if c.role == role]
+        calls = [c for c in delivered if c.role == role]
         last = [c for c in calls if c.messages == calls[-1].messages]
         wanted = _executed_index(record)
         out.append(next((c for c in last if c.sample_index == wanted), last[0]))

@@ -2,13 +2,22 @@
 
 Also the pieces the other terminal strategies (`turn_bon`, `trajectory_bon`) share:
 opening the task's environment, delivering an attempt as an Artifact, and sorting
-the outcome into the end states of a terminal run:
+the outcome into the end states of a terminal run, as the turn-level best-of-N paper's
+Table 2 (and its appendix table of endings) assigns them: only an attempt that ended on
+its own, by submitting, can pass; an attempt that a harness exception stopped counts as
+a failure even when the verifier accepts its final state.
 
-  pass              the verifier's reward is 1, however the attempt ended
-  wrong_submission  the agent submitted (or gave up on the format) and the reward is 0
-  out_of_context    the conversation outgrew the generator's context
-  time_limit        steps, wall time or the token budget ran out before a passing state
+  pass              the agent submitted and the verifier passes it
+  wrong_submission  the agent submitted and the verifier fails it
+  out_of_context    the conversation outgrew the generator's context, or the executed
+                    reply was cut off at the output limit
+  time_limit        a harness limit stopped the attempt: steps, wall time, the token
+                    budget, or `max_format_errors` replies in a row that could not run
   agent_error       the sandbox, the model API or the verifier failed: never a score
+
+The verifier still runs on every attempt but an agent error, and the trial's `passed`
+and score are its verdict (the metric instrument's, as for every trial); the end state
+is the paper's reading of it, and the report's pass@k counts only `pass`.
 
 The delivered artifact is the transcript of executed commands (kind "shell") with the
 final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
@@ -45,7 +54,7 @@ from tether.terminal.snapshot import changed_files, snapshot_tree
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
 
-_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
 
 
 def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
@@ -77,15 +86,15 @@ def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Obs
 
 
 def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndState:
+    """The attempt's ending (see the module docstring): the exception first, the verifier
+    only for an attempt that submitted."""
     if attempt.exit_reason == "agent_error" or metric is None or metric.error:
         return AgentEndState.AGENT_ERROR
-    if metric.passed:
-        return AgentEndState.PASS
     if attempt.exit_reason == "out_of_context":
         return AgentEndState.OUT_OF_CONTEXT
     if attempt.exit_reason in _LIMIT_EXITS:
         return AgentEndState.TIME_LIMIT
-    return AgentEndState.WRONG_SUBMISSION
+    return AgentEndState.PASS if metric.passed else AgentEndState.WRONG_SUBMISSION
 
 
 def trial_status(state: AgentEndState, attempt: AttemptResult) -> EndState:

@@ -6,6 +6,13 @@ commands and results and names the one most likely to have solved the task.
 passing one is delivered: an upper bound that a deployed system cannot reach,
 reported as such. Every attempt keeps its own environment until the choice is made,
 so the delivered one is verified over its own final /app.
+
+The delivered attempt is the trial's attempt: its turns are the trial's `turn_records`
+(what the report counts and labels, what `tether judge` reads and `tether export` takes
+the trajectory from), its exit reason and counts are the trial's. `attempts` keeps every
+attempt's summary beside it, in order; each names the slice of the trial's calls it made
+(`calls`: [first, end)) and the delivered one says `delivered` (its turn records are the
+trial's, not repeated there).
 """
 
 from __future__ import annotations
@@ -84,11 +91,14 @@ class TrajectoryBoN:
         with ExitStack() as stack:
             attempts: list[tuple[AttemptResult, Artifact]] = []
             changed: list[list[str] | None] = []
+            call_ranges: list[list[int]] = []
             for i in range(self.n):
                 env: Environment = stack.enter_context(
                     self.environment_factory(ctx, self.config))
                 changes = watch_app(env)
+                first_call = len(ctx.calls)
                 attempt = run_attempt(ctx, env, policy, self.config, attempt=i + 1)
+                call_ranges.append([first_call, len(ctx.calls)])
                 attempts.append((attempt, attempt_artifact(
                     attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
                 changed.append(changes())
@@ -98,12 +108,15 @@ class TrajectoryBoN:
             attempt, artifact = attempts[index]
             metric = verify(ctx, attempt, artifact)
         summaries = [attempt_summary(a) for a, _ in attempts]
-        for summary, files in zip(summaries, changed, strict=True):
+        for summary, files, calls in zip(summaries, changed, call_ranges, strict=True):
+            summary["calls"] = calls
             if files is not None:
                 summary["changed_files"] = files
+        delivered = summaries[index]
+        kept = [{**{k: v for k, v in s.items() if k != "turn_records"}, "delivered": True}
+                if i == index else s for i, s in enumerate(summaries)]
         extra = {"n": self.n, "pick": self.pick, "selected_attempt": index, **choice,
-                 "attempts": summaries, **{k: v for k, v in summaries[index].items()
-                                           if k != "turn_records"}}
+                 **delivered, "attempts": kept}
         return deliver(ctx, attempt, artifact, metric, extra)
 
     def _choose(self, ctx: TrialContext,

@@ -21,14 +21,17 @@ from tether.strategies.agent import (
 from tether.strategies.base import StrategyResult, register_strategy
 
 _POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retries",
-                  "transcript_chars", "selector_system", "selector_user")
+                  "selector_context_chars", "selector_thinking_budget",
+                  "selector_reasoning_effort", "selector_system", "selector_user")
 
 
 @register_strategy("turn_bon")
 class TurnBoN:
     """Params: `n` (candidates per turn, default 4), the agent's params (see `agent`), and
-    selector_max_tokens, selector_temperature, selector_retries, transcript_chars,
-    selector_system, selector_user."""
+    selector_max_tokens, selector_temperature, selector_retries, selector_context_chars
+    (cap on the transcript the selector reads; default none: the full context),
+    selector_thinking_budget or selector_reasoning_effort ("low", "medium", "high"),
+    selector_system, selector_user (see `tether.agents.turn_bon`)."""
 
     name = "turn_bon"
     #: opens each attempt's environment (tests swap in a scripted double)

@@ -6,9 +6,11 @@ up to `retries` more times; after that the attempt gets a judge error, never an 
 answer ("no behaviour"). A model failure (API error, context overflow) is a judge error
 at once: the backends already retry transport failures.
 
-Every call goes through a `RecordingModel` into the caller's log (role `judge`), and a
-`TokenCap` shared by the whole command is checked before each call and lowers the call's
-`max_tokens` to what is left, so the cap is never exceeded.
+Every call goes through a `RecordingModel` into the caller's log (role `judge`) and is
+charged to the core's budget `Ledger` (`tether.core.budget`), shared by the whole
+command: each call reserves its `max_tokens` first (lowered to what is left; a call with
+no room is refused, `CapReached`) and settles with the usage it reports, so recorded
+spend never exceeds the cap.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tether.core.budget import BudgetExhausted, BudgetSpec, Ledger
 from tether.errors import TetherError
-from tether.models.base import Message, function_tool
+from tether.models.base import Message, Usage, function_tool
 from tether.models.errors import ModelError
 from tether.models.recording import RecordingModel
 from tether.models.replies import first_json
@@ -32,24 +35,14 @@ class CapReached(TetherError):
     """The judge's token cap is spent: nothing more is asked."""
 
 
-class TokenCap:
-    """Output tokens (reasoning included) the judge may still spend; None = no cap."""
+def judge_ledger(cap: int | None) -> Ledger:
+    """The budget of one judge command: `cap` output tokens (reasoning included) in all
+    for the role `judge`; None = no cap (spend is still counted)."""
+    return Ledger(BudgetSpec(total=cap))
 
-    def __init__(self, cap: int | None) -> None:
-        self.cap = cap
-        self.spent = 0
 
-    def allow(self, max_tokens: int) -> int:
-        """The max_tokens the next call may have; CapReached when nothing is left."""
-        if self.cap is None:
-            return max_tokens
-        left = self.cap - self.spent
-        if left <= 0:
-            raise CapReached(f"the judge's token cap ({self.cap} output tokens) is spent")
-        return min(max_tokens, left)
-
-    def charge(self, output_tokens: int) -> None:
-        self.spent += output_tokens
+def _cap_text(ledger: Ledger) -> str:
+    return f"the judge's token cap ({ledger.spec.total} output tokens) is spent"
 
 
 @dataclass(frozen=True)
@@ -75,9 +68,10 @@ def _retry_note(problem: str, q: Question) -> str:
             f"answer, exactly in the required form.")
 
 
-def ask(model: RecordingModel, q: Question, *, cap: TokenCap, retries: int = 2,
-        max_tokens: int = 1024) -> Answer:
-    """Ask `q`; the answer's result, or the judge error after `retries` re-asks."""
+def ask(model: RecordingModel, q: Question, *, ledger: Ledger, retries: int = 2,
+        max_tokens: int = 1024, temperature: float = 0.0) -> Answer:
+    """Ask `q`; the answer's result, or the judge error after `retries` re-asks.
+    Raises CapReached when the ledger refuses a call."""
     tools = [function_tool(q.tool_name, q.tool_description, q.parameters)]
     native = bool(model.supports_tools)
     system = q.system
@@ -88,7 +82,12 @@ def ask(model: RecordingModel, q: Question, *, cap: TokenCap, retries: int = 2,
                                {"role": "user", "content": q.user}]
     problem = "no answer"
     for attempt in range(retries + 1):
-        request: dict[str, Any] = {"max_tokens": cap.allow(max_tokens), "temperature": 0.0}
+        offered = tools if native else None
+        try:
+            allowed = ledger.reserve(JUDGE_ROLE, messages, max_tokens, tools=offered)
+        except BudgetExhausted:
+            raise CapReached(_cap_text(ledger)) from None
+        request: dict[str, Any] = {"max_tokens": allowed, "temperature": temperature}
         if native:
             request.update(tools=tools, tool_choice=q.tool_name)
         before = len(model.log)
@@ -97,8 +96,10 @@ def ask(model: RecordingModel, q: Question, *, cap: TokenCap, retries: int = 2,
         except ModelError as exc:
             return Answer(None, f"model error: {type(exc).__name__}: {exc}", attempt + 1)
         finally:
-            cap.charge(sum(r.usage.output_tokens + r.usage.reasoning_tokens
-                           for r in model.log[before:]))
+            used = Usage()
+            for r in model.log[before:]:
+                used = used + r.usage
+            ledger.settle(JUDGE_ROLE, allowed, used)
         calls = [c for c in completion.tool_calls if c.name == q.tool_name]
         try:
             if calls:

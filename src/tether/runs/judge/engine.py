@@ -3,9 +3,19 @@
 A `Job` names what is judged (a rubric set's key or a check's name, and its version),
 which trials it applies to and the question it asks about one attempt. `judge_run`
 reads the run read-only, skips attempts already judged without error under the same
-(judged, version) (so a rerun asks nothing twice and picks up judge errors and attempts
-it did not reach), records every judge call (role `judge`) and writes one row per
-attempt and job to the run's `judgements` table as soon as it is answered.
+(judged, version, repeat) (so a rerun asks nothing twice and picks up judge errors and
+attempts it did not reach), records every judge call (role `judge`) and writes one row
+per attempt, job and repeat to the run's `judgements` table as soon as it is answered.
+
+`repeats` = k asks each question k times, independently (the paper judges every
+trajectory twice and averages); the report gives the mean flags and the agreement of
+the k runs. Repeats differ only by sampling: give `temperature` > 0 for runs that can
+disagree (at 0 they measure only a provider's own nondeterminism).
+
+The cap (`cap` output tokens, reasoning included, for the whole command) is the core's
+`Ledger`: reserved before each call and settled with its usage, so recorded spend never
+exceeds it. A question the cap refuses is recorded as that attempt's judge error (no
+call made; a rerun with a larger cap asks it), never raised.
 """
 
 from __future__ import annotations
@@ -14,11 +24,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether.core.budget import Ledger
 from tether.core.facts import AgentFacts, facts_of
 from tether.core.trial import TrialRecord
 from tether.models.base import Model
 from tether.models.recording import CallRecord, RecordingModel
-from tether.runs.judge.ask import JUDGE_ROLE, Answer, CapReached, Question, TokenCap, ask
+from tether.runs.judge.ask import JUDGE_ROLE, Answer, CapReached, Question, ask, judge_ledger
 from tether.runs.judge.table import JUDGE_ERROR, OK, Judgement, JudgeTable
 from tether.runs.judge.transcript import AttemptView, attempt_view
 from tether.runs.store import RunStore
@@ -63,18 +74,20 @@ def _usage(calls: Sequence[CallRecord]) -> tuple[int, int]:
 
 
 def judge_run(run_dir: str | Path, jobs: Sequence[Job], model: Model, *,
-              retries: int = 2, max_tokens: int = 1024, cap: TokenCap | None = None,
-              arms: Iterable[str] | None = None,
+              retries: int = 2, max_tokens: int = 1024, cap: int | Ledger | None = None,
+              arms: Iterable[str] | None = None, repeats: int = 1, temperature: float = 0.0,
               on_attempt: Callable[[str, str], None] | None = None) -> list[JobSummary]:
-    """Judge every eligible attempt of the run for every job; one summary per job."""
-    cap = cap or TokenCap(None)
+    """Judge every eligible attempt of the run for every job, `repeats` times each; one
+    summary per job (its counts are of (attempt, repeat) questions)."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    ledger = cap if isinstance(cap, Ledger) else judge_ledger(cap)
     wanted_arms = set(arms) if arms else None
     with RunStore.open(run_dir, readonly=True) as store:
         records = store.trials()
     summaries = [JobSummary(j.judged, j.version) for j in jobs]
     with JudgeTable(run_dir, readonly=False) as table:
         done = {(j.judged, j.version): table.done(j.judged, j.version) for j in jobs}
-        stopped = False
         for record in records:
             if wanted_arms is not None and record.spec.arm not in wanted_arms:
                 continue
@@ -85,34 +98,41 @@ def judge_run(run_dir: str | Path, jobs: Sequence[Job], model: Model, *,
                     reason = reason or "not an agent trial"
                     summary.excluded[reason] = summary.excluded.get(reason, 0) + 1
                     continue
-                summary.eligible += 1
-                if record.trial_id in done[(job.judged, job.version)]:
-                    summary.already += 1
-                    continue
-                if stopped:
-                    summary.not_asked += 1
-                    continue
-                log: list[CallRecord] = []
-                recording = RecordingModel(model, log, role=JUDGE_ROLE)
-                try:
-                    answer = ask(recording, job.question(record, view), cap=cap,
-                                 retries=retries, max_tokens=max_tokens)
-                except CapReached as exc:
-                    stopped = True
-                    if not log:  # asked nothing: left for a rerun with a larger cap
-                        summary.not_asked += 1
+                for repeat in range(repeats):
+                    summary.eligible += 1
+                    if (record.trial_id, repeat) in done[(job.judged, job.version)]:
+                        summary.already += 1
                         continue
-                    answer = Answer(None, f"{exc} (during a retry)", len(log))
-                tokens_in, tokens_out = _usage(log)
-                summary.output_tokens += tokens_out
-                status = OK if answer.result is not None else JUDGE_ERROR
-                table.put(Judgement(record.trial_id, job.judged, job.version, status,
-                                    answer.result, answer.error, model.model_id,
-                                    [c.to_json() for c in log], tokens_in, tokens_out))
-                if status == OK:
-                    summary.ok += 1
-                else:
-                    summary.errors += 1
-                if on_attempt is not None:
-                    on_attempt(job.judged, status)
+                    status = _judge_one(table, job, record, view, model, ledger, summary,
+                                        repeat=repeat, retries=retries, max_tokens=max_tokens,
+                                        temperature=temperature)
+                    if on_attempt is not None:
+                        on_attempt(job.judged, status)
     return summaries
+
+
+def _judge_one(table: JudgeTable, job: Job, record: TrialRecord, view: AttemptView,
+               model: Model, ledger: Ledger, summary: JobSummary, *, repeat: int,
+               retries: int, max_tokens: int, temperature: float) -> str:
+    """Ask one question about one attempt and store the row; returns its status."""
+    log: list[CallRecord] = []
+    recording = RecordingModel(model, log, role=JUDGE_ROLE)
+    try:
+        answer = ask(recording, job.question(record, view), ledger=ledger, retries=retries,
+                     max_tokens=max_tokens, temperature=temperature)
+    except CapReached as exc:
+        if not log:
+            summary.not_asked += 1
+        answer = Answer(None, f"{exc} ({'during a retry' if log else 'not asked'})",
+                        len(log))
+    tokens_in, tokens_out = _usage(log)
+    summary.output_tokens += tokens_out
+    status = OK if answer.result is not None else JUDGE_ERROR
+    table.put(Judgement(record.trial_id, job.judged, job.version, status, answer.result,
+                        answer.error, model.model_id, [c.to_json() for c in log],
+                        tokens_in, tokens_out, repeat))
+    if status == OK:
+        summary.ok += 1
+    else:
+        summary.errors += 1
+    return status

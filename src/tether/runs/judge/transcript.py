@@ -21,7 +21,8 @@ from tether.models.base import text_of
 _EXITS = {"submitted": "the agent submitted", "step_limit": "the agent ran out of steps",
           "wall_time": "the agent ran out of time", "token_budget": "the token budget ran out",
           "format_errors": "the agent stopped after repeated format errors",
-          "context_length": "the conversation outgrew the model's context"}
+          "out_of_context": "the conversation outgrew the model's context"}
+_CUT = "the agent's last reply was cut off at the model's output limit"
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,8 @@ def _clip(text: str, limit: int) -> str:
 
 def _turn_text(t: dict[str, Any], output_chars: int) -> str:
     step = t.get("step", "?")
+    if t.get("cut_off"):
+        return f"## step {step}: no command (the reply was cut off at the output limit)"
     if t.get("format_error"):
         return f"## step {step}: no command (format error: {t['format_error']})"
     if t.get("command") is None:
@@ -85,6 +88,8 @@ def attempt_view(record: TrialRecord, *, output_chars: int = 1500,
     turns = agent.turn_records
     parts = [_turn_text(t, output_chars) for t in turns]
     ended = _EXITS.get(str(record.extra.get("exit_reason")), "")
+    if ended and turns and turns[-1].get("cut_off"):
+        ended = _CUT
     closing = [f"## final message\n{final_message(turns).strip() or '(none)'}"]
     if ended:
         closing.append(f"## how the attempt stopped\n{ended}")
