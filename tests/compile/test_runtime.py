@@ -186,3 +186,12 @@ def test_sandbox_failure_is_an_infra_error(toy, items):
     outcome = run(harness, items[0], RecordingStudent(), hooks=hooks)
     assert outcome.status == "infra_error" and "sandbox" in outcome.error
     assert score_outcome(toy, items[0], outcome) is None
+
+
+def test_junk_on_the_reply_channel_is_a_hook_error_scored_zero(toy, items):
+    # the hook's process can write the reply fd: what arrives there is the hook's doing
+    junk = ("import os, sys\ndef parse(text, item):\n"
+            "    os.write(int(sys.argv[1]), b'junk\\n')\n    return text\n")
+    outcome = run(make_harness(hooks={"parse": junk}), items[0], RecordingStudent())
+    assert outcome.status == "hook_error" and "protocol" in outcome.error
+    assert score_outcome(toy, items[0], outcome) == 0.0

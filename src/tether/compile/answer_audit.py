@@ -1,8 +1,9 @@
 """The hard-coded-answer audit (admissibility check 3; after a freeze, on test gold).
 
-Every string literal of the hooks (f-string parts included) and every prompt text is
-searched for the setting's inventory entity names and the gold answers of the given
-items. Matching is case-folded on whole words, except for short upper-case codes (ISO
+Every string literal of the hooks (f-string parts included), the value of every
+constant expression in them (constant_fold.py: `"siraP"[::-1]`, joins,
+`'R-' + str(23550 + 1)`) and every prompt text is searched for the setting's
+inventory entity names and the gold answers of the given items. Matching is case-folded on whole words, except for short upper-case codes (ISO
 alpha-2 and alpha-3, like `IN`, `NO`, `CAN`): those count only as standalone
 upper-case tokens, so ordinary prose ("can", "no", "in") passes. The setting's public
 vocabulary (answer options the task itself names) is exempt.
@@ -14,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterable
 
+from tether.compile.constant_fold import folded_values
 from tether.compile.harness import Harness
 from tether.compile.setting import Item, Setting
 
@@ -71,5 +73,6 @@ def _literals(source: str) -> list[tuple[int, str]]:
         tree = ast.parse(source)
     except SyntaxError:
         return []  # reported by the hook whitelist
-    return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    literals = [(node.lineno, node.value) for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    return list(dict.fromkeys([*literals, *folded_values(source)]))

@@ -15,11 +15,14 @@ the answer (default: strip); a verdict skips it. runtime-v1.md (compile/manual/)
 the full contract, written for the teacher.
 
 Hooks run in one long-lived SandboxedWorker per harness, each call in fresh globals
-with a fixed hash seed and a deadline (default 2 s). What a hook does wrong (raises,
-times out, crashes, returns a malformed value, names an unknown prompt or a missing
-template field) makes the item a `hook_error`: the harness's fault, scored wrong. A
-failure of the sandbox itself or of the student's API is an `infra_error`: recorded,
-never scored (DESIGN.md invariant 6).
+with a fixed hash seed and a deadline (default 2 s). Whatever a hook can cause makes
+the item a `hook_error`, the harness's fault, scored 0: it raises, times out, crashes
+or kills its worker, returns a malformed or oversized value, writes anything but the
+worker's own reply on the reply channel, names an unknown prompt or a missing template
+field. Only what no hook can cause is an `infra_error` (recorded, never scored:
+DESIGN.md invariant 6): the sandbox failing to start a worker, the student's API
+failing. Otherwise a harness could hide its failures from its own score (DESIGN.md
+invariant 8).
 """
 
 from __future__ import annotations
@@ -44,9 +47,6 @@ StudentFn = Callable[[str, bytes | None], str]
 Status = Literal["answered", "verdict", "abstain", "hook_error", "infra_error"]
 Modality = Literal["text", "image"]
 
-# Worker reply kinds that are the hook's doing; anything else is the sandbox's.
-_HOOK_KINDS = frozenset({"raised", "unserialisable", "load", "timeout", "crash", "memory",
-                         "output_limit"})
 _HOOK_LIMITS = WorkerLimits(memory_mb=256, max_procs=16, max_file_mb=1,
                             call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0)
 
@@ -143,10 +143,10 @@ class HookRunner:
             raise _InfraFault(f"sandbox: {exc}") from None
         if reply.ok:
             return reply.value
-        if reply.kind in _HOOK_KINDS:
-            detail = f"{reply.error_type}: {reply.message}" if reply.error_type else reply.message
-            raise _HookFault(f"{hook}: {reply.kind}" + (f" ({detail})" if detail else ""))
-        raise _InfraFault(f"sandbox worker {reply.kind}: {reply.message}")
+        # Every failed reply is the hook's doing, `protocol` included: the hook's
+        # process is the only writer of the reply channel besides the worker itself.
+        detail = f"{reply.error_type}: {reply.message}" if reply.error_type else reply.message
+        raise _HookFault(f"{hook}: {reply.kind}" + (f" ({detail})" if detail else ""))
 
     def close(self) -> None:
         if self._worker is not None:
