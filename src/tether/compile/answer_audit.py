@@ -3,8 +3,9 @@
 Every string literal of the hooks (f-string parts included), the value of every
 constant expression in them (constant_fold.py: `"siraP"[::-1]`, joins,
 `'R-' + str(23550 + 1)`) and every prompt text is searched for the setting's
-inventory entity names and the gold answers of the given items. Matching is case-folded on whole words, except for short upper-case codes (ISO
-alpha-2 and alpha-3, like `IN`, `NO`, `CAN`): those count only as standalone
+inventory entity names and the gold answers of the given items. Matching is
+case-folded on whole words, except for short upper-case codes (ISO alpha-2 and
+alpha-3, like `IN`, `NO`, `CAN`): those count only as standalone
 upper-case tokens, so ordinary prose ("can", "no", "in") passes. The setting's public
 vocabulary (answer options the task itself names) is exempt.
 """
