@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tether.compile.admissibility import check_harness
+from tether.compile.answer_audit import _literals as hook_texts
 from tether.compile.answer_audit import audit_texts
 from tether.compile.harness import SCHEMA
 from tether.compile.hook_ast import check_hook_sources
@@ -158,13 +159,35 @@ def test_hook_whitelist_accepts_the_allowed_modules():
     ({"hooks": {"route": ROUTE, "parse": PLAIN_PARSE.replace(
         'return line.strip().rstrip(".")', 'return "Tokyo" if "Japan" in line else line')}},
      "hooks.parse line"),
-    ({"hooks": {"route": ROUTE, "parse": "def parse(text, item):\n    return f'{text} 15'\n"}},
-     "gold answer of"),
+    ({"hooks": {"route": ROUTE, "parse": "def parse(text, item):\n    return 'siraP'[::-1]\n"}},
+     "'paris' (inventory entity"),
 ])
 def test_hardcoded_answers_are_found(toy, fields, needle):
     report = check_harness(doc(**fields), toy)
     assert "hardcoded" in checks(report)
-    assert any(needle in v.detail for v in report.violations), report.violations
+    assert any(needle in (v.finding or v.detail) for v in report.violations), report.violations
+
+
+def test_the_teacher_is_told_where_and_which_rule_never_the_held_out_term(toy):
+    splits = toy.splits(0, {"probe": 10, "validation": 5, "test": 5})
+    probe_gold = {g for i in splits["probe"] for g in toy.gold(i)}
+    held = next(g for i in splits["validation"] for g in toy.gold(i)
+                if g not in probe_gold and not g.isdigit())
+    report = check_harness(doc(prompts={"answer": PLAIN_PROMPT + f" e.g. {held}"}), toy,
+                           sizes={"probe": 10, "validation": 5, "test": 5})
+    [v] = report.violations
+    assert v.check == "hardcoded" and v.detail.startswith("prompts.answer: a hard-coded answer")
+    assert held.casefold() not in v.detail.casefold() and held.casefold() in v.finding
+    assert not [i.item_id for s in ("validation", "test") for i in splits[s]
+                if i.item_id in v.detail]
+
+
+def test_short_numbers_are_not_answers_by_themselves():
+    terms = {"3": "gold answer of docs-0-validation-0001", "R-23551": "gold", "1,204.50": "g"}
+    assert audit_texts([("p", r"Answer in 1 to 3 words. \d{3}")], terms, exempt=[]) == []
+    assert len(audit_texts([("p", "R-23551 or 1,204.50")], terms, exempt=[])) == 2
+    source = "def parse(text, item):\n    return 'R-' + str(23550+1)\n"
+    assert audit_texts(hook_texts(source), terms, exempt=[])
 
 
 def test_short_codes_count_only_as_standalone_upper_case_tokens():

@@ -186,3 +186,35 @@ def test_sandbox_failure_is_an_infra_error(toy, items):
     outcome = run(harness, items[0], RecordingStudent(), hooks=hooks)
     assert outcome.status == "infra_error" and "sandbox" in outcome.error
     assert score_outcome(toy, items[0], outcome) is None
+
+
+def test_junk_on_the_reply_channel_is_a_hook_error_scored_zero(toy, items):
+    # the hook's process can write the reply fd: what arrives there is the hook's doing
+    junk = ("import os, sys\ndef parse(text, item):\n"
+            "    os.write(int(sys.argv[1]), b'junk\\n')\n    return text\n")
+    outcome = run(make_harness(hooks={"parse": junk}), items[0], RecordingStudent())
+    assert outcome.status == "hook_error" and "protocol" in outcome.error
+    assert score_outcome(toy, items[0], outcome) == 0.0
+
+
+@pytest.mark.parametrize(("write", "needle"), [
+    # a reply nested past any recursion limit must not crash the host
+    ("os.write(int(sys.argv[1]), b'[' * 100000 + b']' * 100000 + b'\\n')", "protocol"),
+    ("os.write(int(sys.argv[1]), b'\"' + b'x' * 300000 + b'\"\\n')", "reply over 262144 bytes"),
+])
+def test_hostile_replies_are_hook_errors(toy, items, write, needle):
+    hook = f"import os, sys\ndef parse(text, item):\n    {write}\n    return text\n"
+    outcome = run(make_harness(hooks={"parse": hook}), items[0], RecordingStudent())
+    assert outcome.status == "hook_error" and needle in outcome.error, outcome.error
+    assert score_outcome(toy, items[0], outcome) == 0.0
+
+
+def test_a_large_or_deep_return_value_is_a_hook_error(items):
+    big = "def parse(text, item):\n    return 'x' * 300000\n"
+    outcome = run(make_harness(hooks={"parse": big}), items[0], RecordingStudent())
+    assert outcome.status == "hook_error" and "reply over" in outcome.error
+    deep = ("def route(obs, state):\n    v = 1\n    for _ in range(100):\n        v = [v]\n"
+            "    return {'verdict': v}\n")
+    outcome = run(make_harness(answer_mode="verdict", hooks={"route": deep}), items[0],
+                  RecordingStudent())
+    assert outcome.status == "hook_error" and "nested deeper" in outcome.error

@@ -59,3 +59,20 @@ def test_scripted_forms(tmp_path):
     assert parse_model(f"scripted:{f}").generate([])[0].text == "from file"
     fn = parse_model("scripted:tests.models.scripted_fixtures:echo_last")
     assert fn.generate([{"role": "user", "content": "ping"}])[0].text == "echo: ping"
+
+
+@pytest.mark.parametrize(("spec", "needle"), [
+    ("openai-compatible/m@http://127.0.0.1:9/v1;concurrency=0", "concurrency"),
+    ("openai-compatible/m@http://127.0.0.1:9/v1;concurrency=-1", ">= 1"),
+    ("openai-compatible/m@http://127.0.0.1:9/v1;timeout_s=-1", "timeout_s"),
+    ("openai-compatible/m@http://127.0.0.1:9/v1;timeout_s=0", "> 0"),
+    ("openai-compatible/m@http://127.0.0.1:9/v1;concurrency=2.5", "an integer"),
+    ("local/smollm2-135m;n_threads=0", "n_threads"),
+    ("local/smollm2-135m;n_ctx=-5", "n_ctx"),
+])
+def test_numeric_options_out_of_range_are_one_line_errors(spec, needle):
+    from tether.models.errors import UnknownModelError
+    from tether.models.registry import parse_model
+    with pytest.raises(UnknownModelError, match=needle) as err:
+        parse_model(spec)
+    assert "\n" not in str(err.value)

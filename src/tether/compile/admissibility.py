@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tether.compile.answer_audit import audit_answers
+from tether.compile.answer_audit import audit_findings
 from tether.compile.harness import Harness, TemplateError, template_fields
 from tether.compile.hook_ast import check_hook_sources
 from tether.compile.prompt_fields import unknown_fields
@@ -53,8 +53,12 @@ class SmokeError(TetherError):
 
 @dataclass(frozen=True)
 class Violation:
+    """`detail` is what the teacher may read; `finding`, when set, the full finding for
+    the user (a hard-coded held-out answer: the term and its item), never shown to it."""
+
     check: str  # schema | hooks | hardcoded | smoke | determinism
     detail: str
+    finding: str = ""
 
 
 @dataclass
@@ -99,8 +103,9 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
         return report
     splits = setting.splits(seed, sizes)
     known = [*splits.get("probe", []), *splits.get("validation", [])]
-    report.violations += [Violation("hardcoded", d)
-                          for d in audit_answers(harness, setting, known)]
+    probe_ids = [i.item_id for i in splits.get("probe", [])]
+    report.violations += [Violation("hardcoded", f.teacher_text, f.full)
+                          for f in audit_findings(harness, setting, known, probe_ids)]
     probe = splits.get("probe", [])[:SMOKE_ITEMS]
     with HarnessRuntime(harness, setting) as runtime:
         first = _smoke(runtime, setting, probe)

@@ -15,11 +15,14 @@ the answer (default: strip); a verdict skips it. runtime-v1.md (compile/manual/)
 the full contract, written for the teacher.
 
 Hooks run in one long-lived SandboxedWorker per harness, each call in fresh globals
-with a fixed hash seed and a deadline (default 2 s). What a hook does wrong (raises,
-times out, crashes, returns a malformed value, names an unknown prompt or a missing
-template field) makes the item a `hook_error`: the harness's fault, scored wrong. A
-failure of the sandbox itself or of the student's API is an `infra_error`: recorded,
-never scored (DESIGN.md invariant 6).
+with a fixed hash seed and a deadline (default 2 s). Whatever a hook can cause makes
+the item a `hook_error`, the harness's fault, scored 0: it raises, times out, crashes
+or kills its worker, returns a malformed or oversized value, writes anything but the
+worker's own reply on the reply channel, names an unknown prompt or a missing template
+field. Only what no hook can cause is an `infra_error` (recorded, never scored:
+DESIGN.md invariant 6): the sandbox failing to start a worker, the student's API
+failing. Otherwise a harness could hide its failures from its own score (DESIGN.md
+invariant 8).
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ from tether.compile.setting import Item, Setting
 from tether.models.errors import ModelError
 from tether.sandbox import Sandbox, SandboxedWorker, SandboxError, WorkerLimits, get_sandbox
 
-__all__ = ["DEFAULT_HOOK_DEADLINE_S", "MAX_STEPS", "HarnessRuntime", "HookRunner",
-           "ItemOutcome", "ItemPolicy", "StudentFn", "score_outcome"]
+__all__ = ["DEFAULT_HOOK_DEADLINE_S", "MAX_HOOK_DEPTH", "MAX_HOOK_REPLY_BYTES", "MAX_STEPS",
+           "HarnessRuntime", "HookRunner", "ItemOutcome", "ItemPolicy", "StudentFn",
+           "score_outcome"]
 
 MAX_STEPS = 4
 DEFAULT_HOOK_DEADLINE_S = 2.0
@@ -44,11 +48,13 @@ StudentFn = Callable[[str, bytes | None], str]
 Status = Literal["answered", "verdict", "abstain", "hook_error", "infra_error"]
 Modality = Literal["text", "image"]
 
-# Worker reply kinds that are the hook's doing; anything else is the sandbox's.
-_HOOK_KINDS = frozenset({"raised", "unserialisable", "load", "timeout", "crash", "memory",
-                         "output_limit"})
+#: the longest reply line a hook call may send (a verdict, a parse, a card's lines)
+MAX_HOOK_REPLY_BYTES = 256 * 1024
+#: the deepest nesting a hook's return value may have (the host walks it)
+MAX_HOOK_DEPTH = 32
 _HOOK_LIMITS = WorkerLimits(memory_mb=256, max_procs=16, max_file_mb=1,
-                            call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0)
+                            call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0,
+                            max_reply_bytes=MAX_HOOK_REPLY_BYTES)
 
 
 class ItemPolicy(Protocol):
@@ -142,11 +148,15 @@ class HookRunner:
         except SandboxError as exc:
             raise _InfraFault(f"sandbox: {exc}") from None
         if reply.ok:
+            if _depth(reply.value) > MAX_HOOK_DEPTH:
+                raise _HookFault(f"{hook}: reply nested deeper than {MAX_HOOK_DEPTH} levels")
             return reply.value
-        if reply.kind in _HOOK_KINDS:
-            detail = f"{reply.error_type}: {reply.message}" if reply.error_type else reply.message
-            raise _HookFault(f"{hook}: {reply.kind}" + (f" ({detail})" if detail else ""))
-        raise _InfraFault(f"sandbox worker {reply.kind}: {reply.message}")
+        if reply.kind == "protocol" and "reply longer than" in reply.message:
+            raise _HookFault(f"{hook}: reply over {MAX_HOOK_REPLY_BYTES} bytes")
+        # Every failed reply is the hook's doing, `protocol` included: the hook's
+        # process is the only writer of the reply channel besides the worker itself.
+        detail = f"{reply.error_type}: {reply.message}" if reply.error_type else reply.message
+        raise _HookFault(f"{hook}: {reply.kind}" + (f" ({detail})" if detail else ""))
 
     def close(self) -> None:
         if self._worker is not None:
@@ -340,6 +350,21 @@ def _check_decision(value: Any, harness: Harness) -> dict[str, Any]:
             raise _HookFault("route: call_student image must be true or false")
         return value
     raise _HookFault(f"route: malformed decision {_short(value)}")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value, without recursion (the hook chose the shape)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_HOOK_DEPTH:
+            return level
+        if isinstance(node, dict):
+            stack += [(v, level + 1) for v in node.values()]
+        elif isinstance(node, list):
+            stack += [(v, level + 1) for v in node]
+    return deepest
 
 
 def _short(value: Any, limit: int = 80) -> str:

@@ -2,8 +2,9 @@
 
 Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`; they are
 split by the shared `tether.specs.parse_spec`, then each option is checked for its type
-here: concurrency, n_ctx, n_threads integers, timeout_s a number, reasoning a flag,
-true for 1/true/yes, any other option the text written):
+here: concurrency, n_threads integers >= 1, n_ctx an integer >= 16, timeout_s a finite
+number > 0, reasoning a flag, true for 1/true/yes, any other option the text written;
+a bad value is a one-line UnknownModelError):
   local/smollm2-135m                 the embedded default (llama.cpp, in-process)
   local/PATH.gguf                    any GGUF file on disk
   openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +61,10 @@ SPEC_FORMS = (
 _HINT = "known forms: " + ", ".join(f.pattern for f in SPEC_FORMS) + " (tether models list)"
 
 _NUMERIC = {"concurrency": int, "timeout_s": float, "n_ctx": int, "n_threads": int}
+#: the smallest value each numeric option takes (0 concurrency would wait forever, a
+#: timeout of 0 or less fails every call, n_ctx below 16 cannot hold a prompt)
+_MINIMUM: dict[str, tuple[float, str]] = {
+    "concurrency": (1, ">= 1"), "n_threads": (1, ">= 1"), "n_ctx": (16, ">= 16")}
 
 
 def _split_options(spec: str) -> tuple[str, dict[str, object]]:
@@ -77,15 +83,31 @@ def _typed(spec: str, key: str, value: Any) -> object:
     if cast is None:
         # text options (key_env, base_url) keep what was written, even if it reads as JSON
         return value if isinstance(value, str) else json.dumps(value)
+    number: int | float | None = None
     if isinstance(value, str):
         try:
-            return cast(value)  # e.g. "04", which JSON does not read as a number
+            number = cast(value)  # e.g. "04", which JSON does not read as a number
         except ValueError:
             pass
     elif not isinstance(value, bool) and isinstance(value, int | float) and (
             cast is float or isinstance(value, int)):
-        return cast(value)
-    raise UnknownModelError(f"option {key} in {spec!r} must be a number")
+        number = cast(value)
+    if number is None:
+        kind = "an integer" if cast is int else "a number"
+        raise UnknownModelError(f"option {key} in {spec!r} must be {kind}")
+    return _in_range(spec, key, number)
+
+
+def _in_range(spec: str, key: str, number: int | float) -> int | float:
+    if key == "timeout_s":
+        if not (number > 0 and math.isfinite(number)):
+            raise UnknownModelError(f"option timeout_s in {spec!r} must be a finite number "
+                                    f"of seconds > 0, not {number}")
+        return number
+    low, rule = _MINIMUM[key]
+    if number < low:
+        raise UnknownModelError(f"option {key} in {spec!r} must be {rule}, not {number}")
+    return number
 
 
 def _allow(spec: str, options: dict[str, object], allowed: set[str]) -> None:

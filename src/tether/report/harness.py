@@ -106,6 +106,7 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
         rows.append({"arm": arm, "hash": row["hash"], "key": row.get("key") or row["hash"],
                      "n": row["n"], "mean": row["mean"],
                      "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
+                     "infra_errors": int(row.get("infra_errors", 0)),
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}

@@ -205,6 +205,8 @@ class WorkerProcess:
             reply = json.loads(line)
         except ValueError as exc:
             return "protocol", None, f"reply is not JSON: {exc}"
+        except RecursionError:  # the child chose the nesting: its fault, never the host's
+            return "protocol", None, "reply nested too deeply"
         if not isinstance(reply, dict):
             return "protocol", None, "reply is not a JSON object"
         return "reply", reply, ""

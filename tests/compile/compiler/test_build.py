@@ -76,7 +76,10 @@ def test_teacher_prompts_hold_no_validation_or_test_item_or_score(tmp_path: Path
             assert not [s for s in shown if s in prompt]
 
 
-def test_test_gold_in_the_selection_is_flagged_after_the_freeze(tmp_path: Path) -> None:
+def test_test_gold_in_the_selection_is_flagged_after_the_freeze(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    # toy's only test gold outside the inventory are sums of two digits: count them
+    monkeypatch.setattr("tether.compile.answer_audit.MIN_NUMBER_DIGITS", 1)
     splits = ToySetting().splits(0, {"probe": 6, "validation": 6, "test": 8})
     known = {g for s in ("probe", "validation") for i in splits[s]
              for g in ToySetting().gold(i)}

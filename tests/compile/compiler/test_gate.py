@@ -15,3 +15,8 @@ def test_lower_or_inadmissible_is_rejected() -> None:
     assert gate(BARE, True, 0.49) == "reject"
     assert gate(BARE, False, 0.9) == "reject"
     assert gate(BARE, True, None) == "reject"
+
+
+def test_more_infra_errors_than_the_bare_floor_is_rejected() -> None:
+    assert gate(BARE, True, 0.9, infra_errors=2, floor_infra_errors=1) == "reject"
+    assert gate(BARE, True, 0.9, infra_errors=1, floor_infra_errors=1) == "accept"

@@ -54,7 +54,10 @@ def test_inadmissible_proposals_are_never_scored(tmp_path: Path) -> None:
                                   restarts=1, rounds=1)
     gold, opened, fixed = result["rounds"]
     assert gold["decision"] == "inadmissible" and gold["violations"][0]["check"] == "hardcoded"
-    assert "paris" in gold["violations"][0]["detail"]
+    # the build record keeps the term; the teacher is told only where and which rule
+    assert "paris" in gold["violations"][0]["finding"]
+    assert "paris" not in gold["violations"][0]["detail"].casefold()
+    assert "paris" not in teacher.prompts[1].casefold()  # the restart prompt
     assert opened["decision"] == "inadmissible" and opened["violations"][0]["check"] == "hooks"
     scored = {p.name.split(".")[0] for p in (tmp_path / "scores").rglob("*.json")}
     assert gold["hash"] not in scored and opened["hash"] not in scored

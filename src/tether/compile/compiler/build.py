@@ -54,7 +54,7 @@ _TEXT_ONLY = ("local/", "scripted", "replay:")
 #: the test arms in report order (compile/compiler/config.py: COMPARATORS)
 ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
-                "validation", "decision")
+                "validation", "infra_errors", "decision")
 
 
 class FreezeError(TetherError):
@@ -236,20 +236,32 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         row = test.get(arm)
         return row["tokens_per_item"] if row else None
 
+    def infra_of(arm: str, validation_hash: str | None = None) -> dict[str, int | None]:
+        """Items never scored (sandbox or endpoint failures), per split."""
+        row = test.get(arm)
+        val = dir_.split_score("validation", validation_hash) if validation_hash else None
+        return {"validation": val.infra_errors if val else None,
+                "test": int(row.get("infra_errors", 0)) if row else None}
+
     calls = store.teacher_calls()
     return {
         "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"),
         "stopped": selected.get("stopped"),
         "bare": {"validation": bare_val.mean if bare_val else None, "test": test_of("bare"),
-                 "tokens_per_item": tokens_of("bare")},
+                 "tokens_per_item": tokens_of("bare"),
+                 "infra_errors": infra_of("bare", bare_val.hash if bare_val else None)},
         "selected": {"validation": selected.get("validation"), "test": test_of("selected"),
-                     "tokens_per_item": tokens_of("selected")},
+                     "tokens_per_item": tokens_of("selected"),
+                     "infra_errors": infra_of("selected", selected.get("hash"))},
         "h0": {"hash": h0.get("hash"), "validation": h0.get("validation"),
-               "test": test_of("h0"), "tokens_per_item": tokens_of("h0")},
+               "test": test_of("h0"), "tokens_per_item": tokens_of("h0"),
+               "infra_errors": infra_of("h0", h0.get("hash"))},
         "oneshot": {"hash": oneshot.get("hash"), "admissible": oneshot.get("admissible"),
-                    "test": test_of("oneshot"), "tokens_per_item": tokens_of("oneshot")},
-        **{arm: {"test": test_of(arm), "tokens_per_item": tokens_of(arm)}
+                    "test": test_of("oneshot"), "tokens_per_item": tokens_of("oneshot"),
+                    "infra_errors": infra_of("oneshot")},
+        **{arm: {"test": test_of(arm), "tokens_per_item": tokens_of(arm),
+                 "infra_errors": infra_of(arm)}
            for arm in ("human_recipe", "student_routed", "cot_vote")},
         "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))

@@ -77,6 +77,7 @@ class BuildLoop:
         self.incumbent: Incumbent
         self.latest: dict[str, Any] | None = None  # the last parsed proposal's record
         self.latest_doc: dict[str, Any] | None = None
+        self.floor_infra_errors = 0  # the bare floor's validation infra errors
 
     # -- scoring -------------------------------------------------------------------
     def _score(self, harness: Harness) -> tuple[SplitScore, SplitScore]:
@@ -107,6 +108,7 @@ class BuildLoop:
     # -- the loop ------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         probe, validation = self._score(self.bare)
+        self.floor_infra_errors = validation.infra_errors
         self.documents[self.bare.hash] = self.bare.document()
         self.incumbent = Incumbent(self.bare.hash, self.bare.document(), validation.mean, True)
         h0 = self._round0(probe.mean)
@@ -263,13 +265,16 @@ class BuildLoop:
             return
         harness = Harness.model_validate(document)
         probe, validation = self._score(harness)
-        record.update(probe=probe.mean, validation=validation.mean)
-        decision = gate(self.incumbent, True, validation.mean)
+        record.update(probe=probe.mean, validation=validation.mean,
+                      infra_errors=validation.infra_errors)
+        decision = gate(self.incumbent, True, validation.mean,
+                        infra_errors=validation.infra_errors,
+                        floor_infra_errors=self.floor_infra_errors)
         record["decision"] = decision
         if decision == "accept":
             self.incumbent = Incumbent(harness.hash, document, validation.mean, False)
 
 
 def _public(record: dict[str, Any]) -> dict[str, Any]:
-    """A round record without its validation mean: what a teacher prompt may show."""
-    return {k: v for k, v in record.items() if k != "validation"}
+    """A round record without its validation numbers: what a teacher prompt may show."""
+    return {k: v for k, v in record.items() if k not in ("validation", "infra_errors")}
