@@ -12,7 +12,8 @@ goal when the selected reply asks for it (`ACTION: edit verify`: line 23 of Algo
 `verify = "every_edit"` (VIGA's runner, whose execute tool always evaluates). The render,
 any execution error and the verifier's words go back to the generator. `plan` pins
 the plan in the window, `inspect` answers with the current record's captured state:
-both use up an interaction and never reach the refiner. `end` stops. No valid candidate: the parse errors go back and the interaction is used up.
+both use up an interaction and never reach the refiner. `end` stops. No valid
+candidate: the parse errors go back and the interaction is used up.
 
 The refiner's evidence (traces, displaced writes) stays internal unless `show_trace`
 (an ablation) adds the raw program's observed writes to the feedback.
