@@ -198,9 +198,7 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
             out.problems.append(f"{which}: render differs from the stored digest "
                                 f"(pooled PL {pl:.3g} > {RENDER_TOLERANCE_PL:g})")
     if len(renders) == 2:
-        from tether.scene.metrics import pl
-
-        from tether.scene.metrics import match_size
+        from tether.scene.metrics import match_size, pl
 
         goal_rgb = png_rgb(renders["goal"])
         gap = pl(match_size(png_rgb(renders["start"]), goal_rgb), goal_rgb)
