@@ -50,7 +50,9 @@ def test_a_directory_missing_files_or_with_an_unknown_family_is_refused(tmp_path
     shutil.copytree(src, bad)
     spec = json.loads((bad / "task.json").read_text())
     (bad / "task.json").write_text(json.dumps({**spec, "family": "sculpting"}))
-    with pytest.raises(ConfigError, match="family 'sculpting'"):
+    assert load_task(bad).family == "sculpting"  # a user's own family
+    (bad / "task.json").write_text(json.dumps({**spec, "family": "no spaces here"}))
+    with pytest.raises(ConfigError, match="family 'no spaces here' is not a short name"):
         load_task(bad)
 
 
@@ -91,18 +93,28 @@ def test_blendergym_layout_and_format(tmp_path) -> None:
     (task / "start.py").write_text("x = 1\n")
     (task / "goal.py").write_text('n.inputs["Emission"].default_value = (1, 1, 1, 1)\n')
     t = load_blendergym_task(task)
-    assert (t.family, t.base_source, t.base_blend.name) == ("material", None, "blender_file.blend")
+    # the folder's name means nothing: the family is task.json's, else custom
+    assert (t.family, t.base_source, t.base_blend.name) == ("custom", None, "blender_file.blend")
+    assert t.goal_images == {1: task / "renders" / "goal" / "render1.png"}
     assert [n["new"] for n in t.notes] == ["Emission Color"]
     assert t.goal == 'n.inputs["Emission"].default_value = (1, 1, 1, 1)\n'  # never rewritten
     assert t.spec["shipped_renders"]["goal"][0].endswith("render1.png")
     [loaded] = load_suite(f"blendergym:{tmp_path}")
     assert (loaded.id, loaded.metric, loaded.artifact_kind) == ("material7", "scene_render",
                                                                 "scene")
-    (tmp_path / "sculpt1").mkdir()
-    for name in ("blender_file.blend", "start.py", "goal.py"):
-        (tmp_path / "sculpt1" / name).write_text("")
-    with pytest.raises(ConfigError, match="family 'sculpt'"):
-        load_blendergym_task(tmp_path / "sculpt1")
+    (task / "task.json").write_text('{"family": "material"}')
+    assert load_blendergym_task(task).family == "material"
+    # a goal image instead of a goal program: (B, p0, r0, y*)
+    own = tmp_path / "my scene"
+    (own / "renders" / "goal").mkdir(parents=True)
+    (own / "renders" / "goal" / "render1.png").write_bytes(b"")
+    (own / "room.blend").write_bytes(b"")
+    (own / "start.py").write_text("x = 1\n")
+    t = load_blendergym_task(own)
+    assert (t.goal, t.family, t.base_blend.name) == (None, "custom", "room.blend")
+    (own / "renders" / "goal" / "render1.png").unlink()
+    with pytest.raises(ConfigError, match="not a scene task folder"):
+        load_blendergym_task(own)
 
 
 def test_scene_suite_and_instrument_are_registered() -> None:

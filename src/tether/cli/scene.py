@@ -24,10 +24,17 @@ def scene() -> None:
 @scene.command("score")
 @click.argument("image", type=click.Path(path_type=Path))
 @click.argument("goal", type=click.Path(path_type=Path))
+@click.option("--clip-onnx", type=click.Path(path_type=Path), default=None,
+              help="CLIP ViT-B/32 image encoder as ONNX, for N-CLIP (else $TETHER_CLIP_ONNX).")
+@click.option("--lpips-onnx", type=click.Path(path_type=Path), default=None,
+              help="LPIPS (AlexNet) network as ONNX (else $TETHER_LPIPS_ONNX).")
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as JSON.")
-def score(image: Path, goal: Path, as_json: bool) -> None:
-    """Appendix L metrics of IMAGE against GOAL (PL, PSNR, SSIM, edge F1)."""
-    scores = metrics.score(image, goal)
+def score(image: Path, goal: Path, clip_onnx: Path | None, lpips_onnx: Path | None,
+          as_json: bool) -> None:
+    """Appendix L metrics of IMAGE against GOAL (PL, PSNR, SSIM, edge F1, N-CLIP, LPIPS)."""
+    from tether.scene.learned import LearnedMetrics
+
+    scores = metrics.score(image, goal, LearnedMetrics.configured(clip_onnx, lpips_onnx))
     if as_json:
         click.echo(json.dumps(scores.to_json(), indent=2))
         return
@@ -38,7 +45,11 @@ def score(image: Path, goal: Path, as_json: bool) -> None:
     console.print(f"PSNR    {scores.psnr:.3f} dB")
     console.print(f"SSIM    {scores.ssim:.4f}")
     console.print(f"edge F1 {scores.edge_f1:.4f}")
-    console.print(f"N-CLIP  {scores.n_clip}   LPIPS {scores.lpips}")
+    for key, label in (("n_clip", "N-CLIP "), ("lpips", "LPIPS  ")):
+        value = getattr(scores, key)
+        why = scores.unavailable.get(key)
+        console.print(f"{label} {value:.4f}" if why is None else f"{label} {value} ({why})",
+                      markup=False)
 
 
 @scene.command("trace")

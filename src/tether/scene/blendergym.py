@@ -1,18 +1,23 @@
-"""Read BlenderGym / BlenderBench task directories a user has locally (not redistributable).
+"""Read task folders in BlenderGym's layout: BlenderGym / BlenderBench data a user has
+locally (not redistributable), and a user's own scenes laid out the same way.
 
-Assumed layout (BlenderGym's bench data, one directory per task, named by family and
-number, e.g. `placement12/`, `blendshape3/`):
+One folder per task:
 
-    blender_file.blend      the base scene (Blender 3.6 era)
-    start.py, goal.py       programs run on it
-    renders/start/*.png     the shipped renders (render1.png, ...), kept as references
-    renders/goal/*.png
+    blender_file.blend      the base scene B (any one `.blend` in the folder will do)
+    start.py                the program p0 run on it
+    goal.py                 optional: the goal program (rendered here)
+    renders/goal/render1.png  the goal image y* (render2.png for Camera2, ...); needed
+                            when there is no goal.py, kept as a reference otherwise
+    renders/start/render1.png optional: the start image r0 the models are shown
+    task.json               optional: `family` (default `custom`), `description`, `render`
+                            (size, samples, seed: 64, 8, 0 unless it says otherwise)
+    description.md          optional: the edit in words
 
-The family is the directory name's alphabetic prefix (`blendshape`, `geometry`,
-`lighting`, `material`, `placement`). The description is the generic BlenderGym
-instruction (the benchmark shows goal images, not words) unless the directory has a
-`description.md`. Renders for scoring are made here with the task's settings (Cycles,
-64x64, 8 samples unless a `task.json` says otherwise), never read from `renders/`.
+The folder's name means nothing (BlenderGym's `placement12` is family `custom` unless its
+task.json says `"family": "placement"`). Without a description the generic BlenderGym
+instruction is used (the benchmark shows goal images, not words). With a goal program,
+renders for scoring are made here with the task's settings, never read from `renders/`;
+with only a goal image, the metrics compare against that image at its resolution.
 
 Blender 4.0 renamed Principled BSDF sockets; a 3.6 program that indexes the old names
 (`inputs["Specular"]`) raises KeyError on bpy 4.2. They are reported per task as notes
@@ -27,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
-from tether.scene.tasks import FAMILIES, SceneTask
+from tether.scene.tasks import SceneTask, family_of, shipped_images
 
 DEFAULT_DESCRIPTION = ("Edit the Blender Python program so that the scene it builds renders "
                        "like the goal render.")
+BLEND_NAME = "blender_file.blend"
 #: Principled BSDF input names of Blender 3.6 that 4.0 renamed (4.0 release notes).
 RENAMED_SOCKETS = {
     "Subsurface": "Subsurface Weight",
@@ -43,6 +49,8 @@ RENAMED_SOCKETS = {
     "Emission": "Emission Color",
 }
 _SOCKET = re.compile(r"""inputs\s*\[\s*(['"])(?P<name>[^'"]+)\1\s*\]""")
+#: keys load_blendergym_task adds to the spec (never written back into task.json)
+DERIVED_KEYS = ("layout", "shipped_renders")
 
 
 def socket_renames(source: str, filename: str) -> list[dict[str, Any]]:
@@ -61,46 +69,73 @@ def socket_renames(source: str, filename: str) -> list[dict[str, Any]]:
     return notes
 
 
+def blend_of(directory: Path) -> Path | None:
+    """The folder's base scene: blender_file.blend, else its only .blend, else None."""
+    named = directory / BLEND_NAME
+    if named.is_file():
+        return named
+    found = [p for p in directory.glob("*.blend") if p.is_file()]
+    return found[0] if len(found) == 1 else None
+
+
 def is_blendergym_task(directory: Path) -> bool:
-    return all((directory / n).is_file() for n in ("blender_file.blend", "start.py", "goal.py"))
+    directory = Path(directory)
+    return (blend_of(directory) is not None and (directory / "start.py").is_file()
+            and ((directory / "goal.py").is_file() or 1 in shipped_images(directory, "goal")))
+
+
+def _spec(directory: Path) -> dict[str, Any]:
+    path = directory / "task.json"
+    if not path.is_file():
+        return {}
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{path}: expected a JSON object")
+    return spec
 
 
 def load_blendergym_task(directory: Path) -> SceneTask:
     directory = Path(directory)
     if not is_blendergym_task(directory):
-        raise ConfigError(f"{directory}: not a BlenderGym task directory",
-                          hint="expected blender_file.blend, start.py and goal.py")
-    family = re.match(r"[a-z_]*", directory.name.lower()).group(0).rstrip("_")
-    if family not in FAMILIES:
-        raise ConfigError(f"{directory}: family {family!r} (from the directory name) is not one "
-                          f"of {', '.join(FAMILIES)}")
+        raise ConfigError(f"{directory}: not a scene task folder",
+                          hint="expected a .blend, start.py, and goal.py or "
+                               "renders/goal/render1.png")
+    user = _spec(directory)
+    family = family_of(user, directory / "task.json")
     spec: dict[str, Any] = {"id": directory.name, "family": family,
                             "render": {"size": 64, "samples": 8, "seed": 0}}
-    if (directory / "task.json").is_file():
-        spec.update(json.loads((directory / "task.json").read_text()))
+    spec.update(user)
+    spec["family"] = family
     spec["layout"] = "blendergym"
-    spec["shipped_renders"] = {
-        which: sorted(str(p) for p in (directory / "renders" / which).glob("*.png"))
-        for which in ("start", "goal")
-    }
+    goals, starts = shipped_images(directory, "goal"), shipped_images(directory, "start")
+    spec["shipped_renders"] = {"start": [str(p) for p in starts.values()],
+                               "goal": [str(p) for p in goals.values()]}
     desc = directory / "description.md"
+    description = (desc.read_text().strip() if desc.is_file()
+                   else str(user.get("description") or DEFAULT_DESCRIPTION))
     start = (directory / "start.py").read_text()
-    goal = (directory / "goal.py").read_text()
+    goal_path = directory / "goal.py"
+    goal = goal_path.read_text() if goal_path.is_file() else None
+    notes = socket_renames(start, "start.py") + (socket_renames(goal, "goal.py") if goal else [])
     return SceneTask(
-        dir=directory, id=directory.name, family=family,
-        description=desc.read_text().strip() if desc.is_file() else DEFAULT_DESCRIPTION,
-        start=start, goal=goal, spec=spec, base_blend=directory / "blender_file.blend",
-        notes=socket_renames(start, "start.py") + socket_renames(goal, "goal.py"),
+        dir=directory, id=str(user.get("id", directory.name)), family=family,
+        description=description, start=start, goal=goal, spec=spec,
+        base_blend=blend_of(directory), notes=notes, goal_images=goals, start_images=starts,
     )  # fmt: skip
 
 
 def blendergym_task_dirs(root: Path) -> list[Path]:
     """A task directory itself, or the task directories directly under root."""
     root = Path(root)
+    if not root.is_dir():
+        raise ConfigError(f"{root}: no such folder")
     if is_blendergym_task(root):
         return [root]
     found = sorted(p for p in root.iterdir() if p.is_dir() and is_blendergym_task(p))
     if not found:
-        raise ConfigError(f"{root}: no BlenderGym task directories (blender_file.blend, "
-                          "start.py, goal.py) found")
+        raise ConfigError(f"{root}: no scene task folders (a .blend, start.py, and goal.py or "
+                          "renders/goal/render1.png) found")
     return found

@@ -13,6 +13,10 @@
    refiner tests on minibpy exercise the suite's real scenes.
 
 `record=True` writes the digests into task.json instead of checking 5 (for authors).
+A folder without stored digests (a user's own scene) is never written to: its digests
+are kept in the cache, `<cache>/checks/<folder content sha256>.json`, recorded on the
+first check and compared on the next. A task whose goal is an image (no goal.py) has its
+goal image read and compared with the start render instead of a goal render.
 """
 
 from __future__ import annotations
@@ -147,7 +151,29 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
             if base_problems:
                 mini = None  # the programs' states would differ for the same reason
     renders: dict[str, bytes] = {}
-    for which, source in (("start", task.start), ("goal", task.goal)):
+    stored_digests = dict(task.spec.get("digests") or {})
+    cache_file = None
+    if not stored_digests and not record:
+        from tether.scene.tasks import folder_hash
+
+        cache_file = scenes.root / "checks" / f"{folder_hash(task.dir)}.json"
+        if cache_file.is_file():
+            stored_digests = json.loads(cache_file.read_text()).get("digests", {})
+            out.details["digests_from"] = str(cache_file)
+    programs = [("start", task.start)]
+    if task.goal is not None:
+        programs.append(("goal", task.goal))
+    else:
+        goal_image = task.goal_images.get(1)
+        try:
+            png_rgb(goal_image.read_bytes()) if goal_image else None
+            if goal_image is not None:
+                renders["goal"] = goal_image.read_bytes()
+        except Exception as exc:  # noqa: BLE001 - an unreadable goal image is the finding
+            out.problems.append(f"goal image {goal_image}: {exc}")
+        if goal_image is None:
+            out.problems.append("no goal: neither goal.py nor renders/goal/render1.png")
+    for which, source in programs:
         png, result = scenes.render(task, source, cached=False)
         again, _ = scenes.render(task, source, cached=False)
         if png is None:
@@ -160,8 +186,8 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
             out.problems += mini.problems(which, source, result.state)
         if again != png:
             out.problems.append(f"{which}: two renders differ (not deterministic)")
-        stored = (task.spec.get("digests") or {}).get(which)
-        if record:
+        stored = stored_digests.get(which)
+        if record or (stored is None and cache_file is not None):
             continue
         if stored is None:
             out.problems.append(f"{which}: no stored digest in task.json (run with --record)")
@@ -172,16 +198,25 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
             out.problems.append(f"{which}: render differs from the stored digest "
                                 f"(pooled PL {pl:.3g} > {RENDER_TOLERANCE_PL:g})")
     if len(renders) == 2:
-        from tether.scene.metrics import pl
+        from tether.scene.metrics import match_size, pl
 
-        gap = pl(png_rgb(renders["start"]), png_rgb(renders["goal"]))
+        goal_rgb = png_rgb(renders["goal"])
+        gap = pl(match_size(png_rgb(renders["start"]), goal_rgb), goal_rgb)
         out.details["start_goal_pl"] = gap
         if gap <= RENDER_TOLERANCE_PL:
             out.problems.append(f"start and goal render alike (PL {gap:.3g}): no visible edit")
+        digests = {k: digest(v) for k, v in renders.items()
+                   if k == "start" or task.goal is not None}
         if record:
-            spec = dict(task.spec)
-            spec["digests"] = {k: digest(v) for k, v in renders.items()}
+            from tether.scene.blendergym import DERIVED_KEYS
+
+            spec = {k: v for k, v in task.spec.items() if k not in DERIVED_KEYS}
+            spec["digests"] = digests
             (task.dir / "task.json").write_text(json.dumps(spec, indent=2) + "\n")
+        elif cache_file is not None and "digests_from" not in out.details and not out.problems:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            cache_file.write_text(json.dumps({"task": str(task.dir), "digests": digests}))
+            out.details["digests_cached"] = str(cache_file)
     for note in task.notes:
         out.details.setdefault("notes", []).append(note)
     return out

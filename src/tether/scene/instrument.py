@@ -2,11 +2,14 @@
 against the goal render with the Appendix L metrics (score = PL, lower is better).
 
 The task names its directory in `task.data["task_dir"]` (tether's layout or BlenderGym's).
-The goal render is goal.py rendered here, with the task's settings, and cached; a program
-that fails to run or render scores the worst PL, 1.0 (images lie in [0, 1]), with the
-execution's error as a defect, so a failing artifact is never averaged out of the mean.
-Spec options: `scene_render;size=64;samples=8;tolerance=0.0001` (size/samples override
-the task's; `passed` is PL <= tolerance).
+The goal is goal.py rendered here, with the task's settings, and cached, or the task's
+goal image (goals.py); a task with camera views Camera1 / Camera2 is scored in each and
+the metrics averaged. A program that fails to run or render scores the worst PL, 1.0
+(images lie in [0, 1]), with the execution's error as a defect, so a failing artifact is
+never averaged out of the mean.
+Spec options: `scene_render;size=64;samples=8;tolerance=0.0001;clip=PATH;lpips=PATH`
+(size/samples override the task's; `passed` is PL <= tolerance; clip / lpips name the
+ONNX networks of N-CLIP and LPIPS, else $TETHER_CLIP_ONNX / $TETHER_LPIPS_ONNX: learned.py).
 """
 
 from __future__ import annotations
@@ -43,18 +46,21 @@ def shared_scenes() -> TaskScenes:
 @register_instrument("scene_render")
 class SceneRenderInstrument:
     name = "scene_render"
-    version = "1"
+    version = "2"  # 2: goal images, camera views averaged, N-CLIP / LPIPS when configured
     grounded = True
     higher_is_better = False
 
     def __init__(self, size: int | None = None, samples: int | None = None,
-                 tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None) -> None:
+                 tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None,
+                 clip: str | None = None, lpips: str | None = None) -> None:
+        from tether.scene.learned import LearnedMetrics
+
         self.size, self.samples, self.tolerance = size, samples, float(tolerance)
         self._scenes = scenes
+        self.learned = LearnedMetrics.configured(clip, lpips)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
-        from tether.scene.metrics import score
-        from tether.scene.tasks import png_rgb
+        from tether.scene.goals import score_program
 
         where = task.data.get("task_dir")
         if not where:
@@ -64,16 +70,15 @@ class SceneRenderInstrument:
         settings = RenderSettings(size=self.size or base.size, samples=self.samples or base.samples,
                                   seed=base.seed)
         scenes = self._scenes or shared_scenes()
-        goal, goal_run = scenes.render(scene_task, scene_task.goal, settings)
-        if goal is None:
-            error = (goal_run.error if goal_run else None) or {}
-            raise RuntimeError(f"the goal program did not render: {error.get('kind')}: "
-                               f"{error.get('message')}")
-        result = scenes.run(scene_task, artifact.text, render=settings, trace=False)
-        raw: dict[str, Any] = {"overrides": result.overrides, "size": settings.size,
-                               "samples": settings.samples}
-        if not result.ok or result.render_png is None:
-            error = result.error or {}
+        scores, failed, views = score_program(scenes, scene_task, artifact.text, settings,
+                                              self.learned)
+        raw: dict[str, Any] = {"size": settings.size, "samples": settings.samples,
+                               "view_cameras": [v.label for v in views],
+                               "goal": "program" if scene_task.goal is not None else "image"}
+        if scores is None:
+            assert failed is not None
+            raw["overrides"] = failed.overrides
+            error = failed.error or {}
             raw["execution"] = error
             return Observation(
                 instrument=self.name, version=self.version, grounded=True, score=WORST_PL,
@@ -82,7 +87,6 @@ class SceneRenderInstrument:
                                 message=str(error.get("message", ""))[:500],
                                 location=f"line {error.get('line')}")],
             )  # fmt: skip
-        scores = score(png_rgb(result.render_png), png_rgb(goal))
         raw.update(scores.to_json())
         return Observation(instrument=self.name, version=self.version, grounded=True,
                            score=scores.pl, passed=scores.pl <= self.tolerance,

@@ -9,20 +9,28 @@ all-ones kernel (a match within two pixels, Chebyshev) and takes the harmonic me
 precision (predicted edges matched to a dilated goal edge) and recall (the converse);
 both maps empty gives 1, exactly one empty gives 0.
 
-N-CLIP and LPIPS need learned weights no package here ships: they are reported as
-"unavailable", never replaced by another metric under their names.
+N-CLIP (1 - the cosine of CLIP ViT-B/32 image embeddings) and LPIPS (AlexNet) need learned
+weights no package here ships: they are computed from ONNX files the user names
+(learned.py), and reported as "unavailable", with the reason, when none are configured,
+never replaced by another metric under their names.
+
+A task with several camera views is scored per view and the values averaged (PSNR too is
+computed per image before averaging): mean_scores().
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tether.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tether.scene.learned import LearnedMetrics
 
 PSNR_CAP_DB = 100.0
 PSNR_MSE_FLOOR = 1e-10
@@ -140,18 +148,24 @@ def edge_f1(image: np.ndarray, goal: np.ndarray) -> float:
     return edge_f1_maps(edge_map(image), edge_map(goal))
 
 
+LEARNED = ("n_clip", "lpips")
+
+
 @dataclass(frozen=True)
 class SceneScores:
-    """All Appendix L metrics of one render against its goal."""
+    """All Appendix L metrics of one render against its goal (or their means over views)."""
 
     pl: float
     psnr: float
     ssim: float
     edge_f1: float
-    n_clip: str = UNAVAILABLE  # needs CLIP ViT-B/32 weights: not shipped
-    lpips: str = UNAVAILABLE  # needs AlexNet LPIPS weights: not shipped
+    n_clip: float | str = UNAVAILABLE  # from a CLIP ViT-B/32 image encoder the user names
+    lpips: float | str = UNAVAILABLE  # from an AlexNet LPIPS network the user names
     resized: bool = False  # the render was resized to the goal's resolution
     size: tuple[int, int] = (0, 0)  # (width, height) the metrics were computed at
+    #: metric -> why it is "unavailable" (no network configured)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    views: int = 1  # camera views averaged
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -159,14 +173,27 @@ class SceneScores:
         return out
 
 
-def score(image: ImageLike, goal: ImageLike) -> SceneScores:
-    """Every metric of `image` against `goal`, at the goal's resolution."""
+def score(image: ImageLike, goal: ImageLike,
+          learned: LearnedMetrics | None = None) -> SceneScores:
+    """Every metric of `image` against `goal`, at the goal's resolution; N-CLIP and LPIPS
+    when `learned` names their networks, else "unavailable" with the reason."""
+    from tether.scene.learned import LearnedMetrics, lpips, n_clip
+
+    learned = learned or LearnedMetrics()
     goal_rgb = load_rgb(goal)
     raw = load_rgb(image)
     img = match_size(raw, goal_rgb)
     h, w = goal_rgb.shape[:2]
     if min(h, w) < 7:
         raise ConfigError(f"images must be at least 7x7 for SSIM's window, not {w}x{h}")
+    values: dict[str, float | str] = {}
+    reasons: dict[str, str] = {}
+    for key, network, fn in (("n_clip", learned.clip, n_clip), ("lpips", learned.lpips, lpips)):
+        why = learned.why_not(key)
+        if why is not None or network is None:
+            values[key], reasons[key] = UNAVAILABLE, why or "not configured"
+        else:
+            values[key] = fn(network, img, goal_rgb)
     return SceneScores(
         pl=pl(img, goal_rgb),
         psnr=psnr(img, goal_rgb),
@@ -174,4 +201,29 @@ def score(image: ImageLike, goal: ImageLike) -> SceneScores:
         edge_f1=edge_f1(img, goal_rgb),
         resized=raw.shape[:2] != goal_rgb.shape[:2],
         size=(w, h),
+        unavailable=reasons,
+        **values,  # type: ignore[arg-type]
+    )
+
+
+def mean_scores(per_view: list[SceneScores]) -> SceneScores:
+    """The per-view scores averaged (BlenderGym's convention for Camera1 / Camera2)."""
+    if not per_view:
+        raise ValueError("no views to average")
+    if len(per_view) == 1:
+        return per_view[0]
+
+    def avg(key: str) -> float | str:
+        vals = [getattr(s, key) for s in per_view]
+        if any(isinstance(v, str) for v in vals):
+            return UNAVAILABLE
+        return float(np.mean(vals))
+
+    first = per_view[0]
+    return SceneScores(
+        pl=float(avg("pl")), psnr=float(avg("psnr")), ssim=float(avg("ssim")),
+        edge_f1=float(avg("edge_f1")), n_clip=avg("n_clip"), lpips=avg("lpips"),
+        resized=any(s.resized for s in per_view), size=first.size,
+        unavailable={k: v for s in per_view for k, v in s.unavailable.items()},
+        views=len(per_view),
     )

@@ -7,6 +7,10 @@ The cache is `$TETHER_CACHE/scene` (else `~/.cache/tether/scene`):
   empty factory file, and the worker saves the result into its work directory.
 - `renders/<sha256>.png`: a program's render on a base, keyed by (base key, program
   text, render settings, bpy version).
+- `views/<base sha256>.json`: the cameras a task renders (see views()), and
+  `bases/<sha256>.blend` of each camera's view base: the task's base with
+  `scene.camera` set to that camera, saved once, so every execution of that view (the
+  refiner's included) renders through it without the program being changed.
 
 One SceneExecutor runs every task, so a suite pays bpy's start-up once. Its bound base
 directory is a staging directory under the system temp dir, into which bases are copied
@@ -28,6 +32,8 @@ from tether.scene.executor import Execution, RenderSettings, SceneExecutor
 from tether.scene.tasks import SceneTask
 
 SAVE_NAME = "tether-base.blend"
+#: BlenderGym's cameras: a base holding them is rendered and scored once per view
+CAMERAS = ("Camera1", "Camera2")
 # Appended to base.py: the worker's work directory is the only place it may write.
 SAVE_SUFFIX = (
     "\n\nimport os as _tether_os\n"
@@ -80,8 +86,11 @@ class TaskScenes:
         saved.unlink()
         return data, result
 
-    def base(self, task: SceneTask) -> Path:
-        """The task's base .blend in the cache, built (or copied) on first use."""
+    def base(self, task: SceneTask, camera: str | None = None) -> Path:
+        """The task's base .blend in the cache, built (or copied) on first use; with a
+        camera, the view base that renders through it."""
+        if camera is not None:
+            return self._view_base(task, camera)
         path = self.bases / f"{task.base_key}.blend"
         if not path.is_file():
             if task.base_blend is not None:
@@ -92,38 +101,83 @@ class TaskScenes:
                 self.built += 1
         return path
 
+    def views(self, task: SceneTask) -> list[str | None]:
+        """The cameras the task is rendered through: those of CAMERAS its base holds
+        (BlenderGym's convention: each view is rendered and scored, the scores averaged),
+        else [None], the base's own `scene.camera`. Found once per base and cached."""
+        path = self.root / "views" / f"{task.base_key}.json"
+        if path.is_file():
+            return list(json.loads(path.read_text()))
+        result = self.executor.execute("", base=self.staged(task), trace=False)
+        if not result.ok:
+            error = result.error or {}
+            raise ConfigError(f"{task.dir}: the base scene does not open ({error.get('kind')}: "
+                              f"{error.get('message', '')})")
+        objects = ((result.state or {}).get("structure") or {}).get("objects") or {}
+        found: list[str | None] = [c for c in CAMERAS
+                                   if (objects.get(c) or {}).get("type") == "CAMERA"]
+        views = found or [None]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, json.dumps(views).encode())
+        return views
+
+    def _view_base(self, task: SceneTask, camera: str) -> Path:
+        key = hashlib.sha256(f"{task.base_key}\0camera\0{camera}".encode()).hexdigest()
+        path = self.bases / f"{key}.blend"
+        if path.is_file():
+            return path
+        program = (f"import bpy\nbpy.context.scene.camera = bpy.data.objects[{camera!r}]\n"
+                   + SAVE_SUFFIX)
+        result = self.executor.execute(program, base=self.staged(task), trace=False,
+                                       filename="view.py")
+        saved = self.executor.worker.workdir / SAVE_NAME if self.executor._worker else None
+        if not result.ok or saved is None or not saved.is_file():
+            error = result.error or {"kind": "missing", "message": "no .blend was saved"}
+            raise ConfigError(f"{task.dir}: the view through {camera} did not save "
+                              f"({error['kind']}: {error.get('message', '')})")
+        _atomic_write(path, saved.read_bytes())
+        saved.unlink()
+        return path
+
     # --- programs ----------------------------------------------------------------------
 
     def run(self, task: SceneTask, source: str, *, render: RenderSettings | None = None,
-            trace: bool = True, filename: str = "program.py") -> Execution:
-        """Execute a program afresh on the task's base (uncached)."""
-        return self.executor.execute(source, base=self.staged(task), render=render,
+            trace: bool = True, filename: str = "program.py",
+            camera: str | None = None) -> Execution:
+        """Execute a program afresh on the task's base (uncached), through `camera`'s view."""
+        return self.executor.execute(source, base=self.staged(task, camera), render=render,
                                      trace=trace, filename=filename)
 
-    def staged(self, task: SceneTask) -> Path:
-        """The task's base copied into the executor's bound staging directory."""
-        cached = self.base(task)
+    def staged(self, task: SceneTask, camera: str | None = None) -> Path:
+        """The task's base (or a camera's view base) copied into the executor's bound
+        staging directory."""
+        cached = self.base(task, camera)
         path = self.stage / cached.name
         if not path.is_file():
             shutil.copyfile(cached, path)
             path.chmod(0o644)
         return path
 
-    def render_key(self, task: SceneTask, source: str, settings: RenderSettings) -> str:
-        blob = json.dumps([task.base_key, source, settings.__dict__, _bpy_version()])
-        return hashlib.sha256(blob.encode()).hexdigest()
+    def render_key(self, task: SceneTask, source: str, settings: RenderSettings,
+                   camera: str | None = None) -> str:
+        parts: list[object] = [task.base_key, source, settings.__dict__, _bpy_version()]
+        if camera is not None:
+            parts.append(camera)
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
     def render(self, task: SceneTask, source: str, settings: RenderSettings | None = None,
-               *, cached: bool = True) -> tuple[bytes | None, Execution | None]:
-        """(PNG, execution) of a program on the task's base; a cache hit has no execution.
+               *, cached: bool = True,
+               camera: str | None = None) -> tuple[bytes | None, Execution | None]:
+        """(PNG, execution) of a program on the task's base (through `camera`'s view); a
+        cache hit has no execution.
 
         A failed execution returns (None, execution) and is never cached.
         """
         settings = settings or task.render
-        path = self.renders / f"{self.render_key(task, source, settings)}.png"
+        path = self.renders / f"{self.render_key(task, source, settings, camera)}.png"
         if cached and path.is_file():
             return path.read_bytes(), None
-        result = self.run(task, source, render=settings, trace=False)
+        result = self.run(task, source, render=settings, trace=False, camera=camera)
         if not result.ok or result.render_png is None:
             return None, result
         _atomic_write(path, result.render_png)

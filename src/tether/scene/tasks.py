@@ -13,15 +13,23 @@ tether's own layout (the bundled suite, `data/tasks/<id>/`):
   contract both builds are held to, by `tether scene tasks check` and
   MiniBpyExecutor.for_task) and `digests` of the start and goal renders (digest() below).
 
-BlenderGym's layout (`blender_file.blend` instead of base.py, renders shipped under
-`renders/`) is read by blendergym.py into the same SceneTask.
+BlenderGym's layout (a `.blend` instead of base.py, renders shipped under `renders/`) is
+read by blendergym.py into the same SceneTask. A task is the paper's (B, p0, r0, y*): the
+goal may be a program (goal.py, rendered here) or only an image (`renders/goal/render1.png`,
+one per camera view: `render2.png` for Camera2), and the start image r0 is the shipped
+`renders/start/render<i>.png` when there is one, else start.py's cached render.
+
+The family is task.json's `family`, else `custom` (it groups the report's means; nothing
+else depends on it).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -31,8 +39,11 @@ import numpy as np
 from tether.errors import ConfigError
 from tether.scene.executor import RenderSettings
 
+#: the bundled suite's families (a user's task may name any family, default DEFAULT_FAMILY)
 FAMILIES = ("placement", "lighting", "material", "blendshape", "geometry")
+DEFAULT_FAMILY = "custom"
 LAYOUT = ("base.py", "start.py", "goal.py", "description.md", "task.json")
+_FAMILY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 THUMB = 8  # digest thumbnails are THUMB x THUMB, average-pooled
 RENDER_TOLERANCE_PL = 1e-4  # the issue's tolerance for stored renders (CPUs differ)
 
@@ -46,11 +57,14 @@ class SceneTask:
     family: str
     description: str
     start: str
-    goal: str
+    goal: str | None  # the goal program, or None when the goal is given as images only
     spec: dict[str, Any]
     base_source: str | None = None  # tether layout: the script that builds the base
     base_blend: Path | None = None  # BlenderGym layout: the shipped .blend
     notes: list[dict[str, Any]] = field(default_factory=list)  # e.g. 3.6 socket names
+    #: supplied images per view number (1 = Camera1 or scene.camera, 2 = Camera2, ...)
+    goal_images: dict[int, Path] = field(default_factory=dict)
+    start_images: dict[int, Path] = field(default_factory=dict)
 
     @property
     def render(self) -> RenderSettings:
@@ -58,7 +72,7 @@ class SceneTask:
         return RenderSettings(size=int(r.get("size", 64)), samples=int(r.get("samples", 8)),
                               seed=int(r.get("seed", 0)))
 
-    @property
+    @cached_property
     def base_key(self) -> str:
         """sha256 of what the base is made from: the script's text, or the .blend's bytes."""
         if self.base_source is not None:
@@ -96,10 +110,7 @@ def load_task(directory: Path) -> SceneTask:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{directory / 'task.json'}: invalid JSON at line {exc.lineno}: "
                           f"{exc.msg}") from None
-    family = spec.get("family")
-    if family not in FAMILIES:
-        raise ConfigError(f"{directory / 'task.json'}: family {family!r} is not one of "
-                          f"{', '.join(FAMILIES)}")
+    family = family_of(spec, directory / "task.json")
     return SceneTask(
         dir=directory, id=str(spec.get("id", directory.name)), family=family,
         description=_read(directory / "description.md").strip(),
@@ -108,14 +119,49 @@ def load_task(directory: Path) -> SceneTask:
     )  # fmt: skip
 
 
-def load_any_task(directory: Path) -> SceneTask:
-    """tether's layout, or BlenderGym's (a `blender_file.blend` and no base.py)."""
-    directory = Path(directory)
-    if (directory / "blender_file.blend").is_file() and not (directory / "base.py").is_file():
-        from tether.scene.blendergym import load_blendergym_task
+def family_of(spec: dict[str, Any], where: Path) -> str:
+    """task.json's family, else `custom`; a family is a short name (letters, digits, _.-)."""
+    family = spec.get("family", DEFAULT_FAMILY)
+    if not isinstance(family, str) or not _FAMILY.fullmatch(family):
+        raise ConfigError(f"{where}: family {family!r} is not a short name",
+                          hint="letters, digits, '_', '.', '-' (e.g. \"placement\"), "
+                               f"or leave it out for {DEFAULT_FAMILY!r}")
+    return family
 
-        return load_blendergym_task(directory)
+
+def shipped_images(directory: Path, which: str) -> dict[int, Path]:
+    """`renders/<which>/render<i>.png` by view number i (BlenderGym's names)."""
+    out = {}
+    for p in sorted((Path(directory) / "renders" / which).glob("render*.png")):
+        number = p.stem.removeprefix("render")
+        if number.isdigit() and int(number) >= 1 and p.is_file():
+            out[int(number)] = p
+    return out
+
+
+def load_any_task(directory: Path) -> SceneTask:
+    """tether's layout, or BlenderGym's (a `.blend` and no base.py)."""
+    directory = Path(directory)
+    if not (directory / "base.py").is_file():
+        from tether.scene.blendergym import blend_of, load_blendergym_task
+
+        if directory.is_dir() and blend_of(directory) is not None:
+            return load_blendergym_task(directory)
     return load_task(directory)
+
+
+def folder_hash(directory: Path) -> str:
+    """sha256 of a folder's content: every file's relative path and bytes, in path order
+    (names a folder's check results kept outside it: the same content, the same key)."""
+    h = hashlib.sha256()
+    root = Path(directory)
+    for p in sorted(q for q in root.rglob("*") if q.is_file()):
+        h.update(f"{p.relative_to(root).as_posix()}\0{p.stat().st_size}\0".encode())
+        with p.open("rb") as f:
+            for chunk in iter(lambda f=f: f.read(1 << 20), b""):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
 
 
 # --- render digests --------------------------------------------------------------------

@@ -33,8 +33,9 @@ MOVE = 'import bpy\nbpy.data.objects["Box"].location = (0.0, {y}, 0.5)\n'
 RAISES = 'import bpy\nbpy.data.objects["Nope"].location.x = 1.0\n'
 
 
-def edit(program: str) -> str:
-    return f"ACTION: edit\nTrying this.\n```python\n{program}```\n"
+def edit(program: str, verify: bool = True) -> str:
+    """An edit reply; `verify` asks for the verifier (the paper: when the tool requests it)."""
+    return f"ACTION: edit{' verify' if verify else ''}\nTrying this.\n```python\n{program}```\n"
 
 
 END = "ACTION: end\nDone."
@@ -97,7 +98,8 @@ def test_n4_votes_the_action_executes_only_that_type_and_the_judge_selects(scene
     assert [s["selected"] for s in f.submissions] == [False, True]
     assert result.artifact.text == MOVE.format(y=2.0)  # the judge's B
     assert f.valid and f.stop_reason == "end" and f.interactions == 2
-    assert f.executions == 3 and f.renders == 3  # z0 and the two candidates
+    # z0 is observed without a render (its render is the start image r0)
+    assert f.executions == 3 and f.renders == 2
     roles = {c.role for c in ctx.calls}
     assert roles == {"generator", "judge", "verifier"}
     assert set(ctx.ledger.spent) >= {"generator", "judge", "verifier"}
@@ -109,12 +111,20 @@ def test_n1_costs_a_quarter_of_the_generator_samples_and_no_judge_call(scenes) -
     ctx = context(BOX, lambda m, i: seen.append(m) or script(m, i))
     f = loop(scenes, n=1, modality="image").run(ctx).facts
     assert f.calls == {"generator": 2, "judge": 0, "verifier": 1}
-    assert f.executions == 2 and f.renders == 2
+    assert f.executions == 2 and f.renders == 1
     # as a VLM the generator saw the goal and start renders, then the delivered one
     kinds = [[p["type"] for p in m["content"] if isinstance(p, dict)]
              for m in seen[1] if isinstance(m["content"], list)]
     assert sum(k.count("image_url") for k in kinds) == 3
     assert f.modality == {"generator": "image", "verifier": "image", "judge": "image"}
+
+
+def test_the_verifier_runs_when_the_edit_asks_or_every_edit_when_configured(scenes) -> None:
+    script = per_round([[edit(MOVE.format(y=2.0), verify=False)]], 1)
+    f = loop(scenes).run(context(BOX, script)).facts
+    assert f.calls["verifier"] == 0 and f.rounds[0]["verify_requested"] is False
+    f = loop(scenes, verify="every_edit").run(context(BOX, script)).facts
+    assert f.calls["verifier"] == 1
 
 
 def test_only_the_selected_outcome_advances_the_previous_record(scenes) -> None:

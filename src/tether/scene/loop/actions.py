@@ -5,10 +5,13 @@ A reply names one action on a line of its own, then its content:
     ACTION: plan       then the plan in words (it stays pinned in the generator's window)
     ACTION: inspect    asks for a summary of the current delivered scene's state
     ACTION: edit       then the COMPLETE program in one ```python fenced block
+    ACTION: edit verify  the same, and the visual verifier compares the delivered render
+                       with the goal (the paper's verifier "when requested by the tool")
     ACTION: end        the generator is done; the last delivered program is the answer
 
 Tolerance: the action line may be decorated (`**Action:** Edit`, `action = edit`,
-`# ACTION - edit`), any case; a JSON object `{"action": "edit"}` works too. A reply
+`# ACTION - edit`), any case; a JSON object `{"action": "edit"}` works too (with
+`"verify": true` for the request). A reply
 that names no action but holds a complete python block is an edit (recorded as
 `inferred`). Everything else is invalid with a reason: no action, an edit without a
 complete block (an unclosed fence is `truncated`), an empty plan.
@@ -31,6 +34,8 @@ RENDERING = frozenset({"edit"})  # actions whose candidates are executed and ref
 _ACTION_LINE = re.compile(
     r"^[\s>#*_`-]*action[\s*_`]*[:=\-][\s*_`]*(plan|inspect|edit|end)\b", re.I | re.M)
 _ACTION_JSON = re.compile(r'"action"\s*:\s*"(plan|inspect|edit|end)"', re.I)
+_VERIFY_WORD = re.compile(r"\bverif(y|ication|ier)\b", re.I)
+_VERIFY_JSON = re.compile(r'"verify"\s*:\s*true', re.I)
 _FENCE = re.compile(r"```([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.S)
 _PYTHON_LANGS = ("", "python", "py", "python3", "py3")
 
@@ -40,6 +45,8 @@ REPLY_FORMAT = (
     "ACTION: inspect   asks for a summary of the current scene's state\n"
     "ACTION: edit      then the COMPLETE edited program in one ```python block; it runs "
     "afresh on the base scene and is rendered\n"
+    "ACTION: edit verify   the same, and a verifier compares the new render with the goal "
+    "and tells you what still differs\n"
     "ACTION: end       you are done; the last delivered program is your answer"
 )
 
@@ -53,6 +60,7 @@ class Action:
     program: str | None = None  # edit: the complete program
     text: str = ""  # plan: the plan
     inferred: bool = False  # edit recognised by its code block alone
+    verify: bool = False  # edit: the reply asks for the visual verifier's feedback
     error: str | None = None  # why the reply is invalid
 
     @property
@@ -85,7 +93,10 @@ def parse_reply(reply: str, finish_reason: str | None = None) -> Action:
             why = "truncated" if (open_fence or finish_reason == "length") else \
                 "edit without a complete ```python block"
             return Action(None, reply, error=why)
-        return Action("edit", reply, program=program)
+        line_end = body.find("\n", found.end())
+        rest = body[found.end():line_end if line_end >= 0 else len(body)]
+        verify = bool(_VERIFY_WORD.search(rest) or _VERIFY_JSON.search(body))
+        return Action("edit", reply, program=program, verify=verify)
     text = body[found.end():].strip()
     if kind == "plan" and not text:
         return Action(None, reply, error="plan without text")

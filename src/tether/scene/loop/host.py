@@ -1,14 +1,19 @@
 """The host loop: the seed's Algorithm 2 (Appendix D) over a Refiner.
 
-Per interaction j = 1..T: sample N candidate replies from the generator's window; parse
-them (actions.py) and take the most frequent valid action type; only candidates of that
-type go on. `edit` candidates are executed and refined, all against the same previous
-delivered record z-; a tournament of k - 1 judge comparisons picks one delivered outcome,
-which alone advances z-; the verifier (context reset each round) compares its render with
-the goal, and the render, any execution error and the verifier's words go back to the
-generator. `plan` pins the plan in the window, `inspect` answers with the current
-record's captured state: both use up an interaction and never reach the refiner. `end`
-stops. No valid candidate: the parse errors go back and the interaction is used up.
+z0 is the start program observed without a render, its render the task's start image r0
+(session.py): the generator is shown r0 and the goal. Per interaction j = 1..T: sample
+N candidate replies from the generator's window; parse them (actions.py) and take the
+most frequent valid action type; only candidates of that type go on. `edit` candidates
+are executed and refined, all against the same previous delivered record z-; a
+tournament of k - 1 judge comparisons picks one delivered outcome, which alone advances
+z-. The visual verifier (context reset each round) compares the delivered render with the
+goal when the selected reply asks for it (`ACTION: edit verify`: line 23 of Algorithm 2,
+"when requested by the selected tool"), or after every delivered edit with
+`verify = "every_edit"` (VIGA's runner, whose execute tool always evaluates). The render,
+any execution error and the verifier's words go back to the generator. `plan` pins
+the plan in the window, `inspect` answers with the current record's captured state:
+both use up an interaction and never reach the refiner. `end` stops. No valid
+candidate: the parse errors go back and the interaction is used up.
 
 The refiner's evidence (traces, displaced writes) stays internal unless `show_trace`
 (an ablation) adds the raw program's observed writes to the feedback.
@@ -58,6 +63,8 @@ class LoopConfig:
     ablation; verifier_memory: the verifier keeps its past rounds; persistent: the scene
     of the last delivered outcome is the next one's origin (session.py) instead of a
     fresh base; show_trace: the generator sees the raw program's observed writes.
+    verify: "requested" (the verifier runs when the selected edit asks for it) or
+    "every_edit" (after every delivered edit).
     temperature: None is 0 at N = 1 and 0.7 at N > 1 (N equal samples select nothing).
     """
 
@@ -65,6 +72,7 @@ class LoopConfig:
     max_interactions: int = 10
     history: int = 24
     verifier: bool = True
+    verify: str = "requested"
     verifier_memory: bool = False
     persistent: bool = False
     show_trace: bool = False
@@ -120,7 +128,7 @@ class HostLoop:
             {"role": "user", "content": content([
                 ("text", f"The edit: {session.task.description}"),
                 ("goal image", session.goal_png),
-                ("start render", session.initial.execution.render_png),
+                ("start image", session.start_png),
                 ("text", f"The start program:\n```python\n{session.task.start}```"),
             ], modality[GENERATOR_ROLE])},
         ], limit=cfg.history)
@@ -239,7 +247,9 @@ class HostLoop:
             note = ("The delivered scene's render" if selected.generated
                     else "The scene is unchanged; its render")
             feedback.append((note, png))
-            if self.config.verifier and png is not None:
+            asked = self.config.verify == "every_edit" or selected_action.verify
+            row["verify_requested"] = selected_action.verify
+            if self.config.verifier and asked and png is not None:
                 said = verifier.check(ctx, png, session.goal_png, session.task.description)
                 calls[VERIFIER_ROLE] += 1
                 feedback.append(("text", f"Verifier: {said}"))
@@ -260,7 +270,7 @@ def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: Sc
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders
     facts.wall_s = round(session.elapsed(), 3)
-    kept = {"start": session.initial.execution.render_png, "goal": session.goal_png}
+    kept = {"start": session.start_png, "goal": session.goal_png}
     if state.answer is not None:
         kept["delivered"] = state.answer.execution.render_png
     facts.renders_kept = {k: png_artifact(ctx, v) for k, v in kept.items() if v}

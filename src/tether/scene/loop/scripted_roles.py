@@ -76,7 +76,7 @@ def displacing_generator(messages: list[Message], info: CallInfo) -> str:
         return "ACTION: end"
     task_id, goal = _task_of(messages)
     program = DISPLACING.get(task_id, goal)
-    return f"ACTION: edit\n```python\n{program}```"
+    return f"ACTION: edit verify\n```python\n{program}```"
 
 
 def approving_verifier(messages: list[Message], info: CallInfo) -> str:

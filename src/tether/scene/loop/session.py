@@ -1,5 +1,11 @@
-"""One task's scene resources inside a trial: the warm executor, the base, the goal render,
+"""One task's scene resources inside a trial: the warm executor, the base, the goal image,
 z0, and the counts the report shows (executions, renders).
+
+z0 = (p0, r0, S0, tau0) as the paper defines it: the start program executed once on the
+base, traced and its state captured, WITHOUT a render; r0, the supplied start image
+(goals.start_image: the task's shipped start render, else start.py's cached render), is
+what the models are shown and is z0's render. The loop works in the task's first camera
+view (goals.py); the metric scores every view.
 
 Every execution of a trial (raw programs, the refiner's alternatives, the start program)
 goes through `CountingExecutor`, so the counts include what the refiner spends without
@@ -16,13 +22,14 @@ be). Error lines are reported relative to the submitted program.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.scene.executor import Execution, RenderSettings, SceneExecutor
+from tether.scene.goals import goal_views, start_image
 from tether.scene.record import Refinement, Refiner, SceneRecord
 from tether.scene.scenes import TaskScenes
 from tether.scene.tasks import SceneTask, load_any_task
@@ -81,21 +88,23 @@ class SceneSession:
         self.render = RenderSettings(size=size or base.size, samples=samples or base.samples,
                                      seed=base.seed)
         self.executor = CountingExecutor(scenes.executor)
-        self.base = scenes.staged(self.task)
         self.persistent = persistent
         self.started = time.monotonic()
-        goal, run = scenes.render(self.task, self.task.goal, self.render)
-        if goal is None:
-            error = (run.error if run else None) or {}
-            raise RuntimeError(f"the goal program did not render: {error.get('kind')}: "
+        self.view = goal_views(scenes, self.task, self.render)[0]  # GoalUnavailable
+        self.base = scenes.staged(self.task, self.view.camera)
+        self.goal_png: bytes = self.view.goal
+        # z0: the start program observed (traced, state captured) from the base, not
+        # rendered; its render is the supplied start image r0.
+        observed = self.executor.execute(self.task.start, render=None, base=self.base)
+        if not observed.ok:
+            error = observed.error or {}
+            raise RuntimeError(f"the start program did not run: {error.get('kind')}: "
                                f"{error.get('message')}")
-        self.goal_png: bytes = goal
-        # z0: the start program observed (traced, state captured, rendered) from the base.
-        self.initial = SceneRecord(self.task.start, self.execute(self.task.start))
-        if not self.initial.rendered:
-            error = self.initial.execution.error or {}
-            raise RuntimeError(f"the start program did not render: {error.get('kind')}: "
-                               f"{error.get('message')}")
+        r0 = start_image(scenes, self.task, self.render, self.view)
+        if r0 is None:
+            raise RuntimeError("the start program did not render (no start image r0)")
+        self.start_png: bytes = r0
+        self.initial = SceneRecord(self.task.start, replace(observed, render_png=r0))
 
     def execute(self, program: str) -> Execution:
         return self.executor.execute(program, render=self.render, base=self.base)

@@ -4,11 +4,14 @@
 (run at n = 1 as the seed does): refiner = "off", verifier_memory = true (shared verifier
 memory), history = 3 (3-message window), verifier = false, persistent = true (persistent
 scene instead of a fresh base), show_trace = true (the generator sees observed writes).
+verify = "requested" (the paper: the verifier runs when the selected edit asks for it) or
+"every_edit" (after every delivered edit, as VIGA's runner does).
 
 `viga`: VIGA's runner as the seed describes it: the same iterative loop with render-only
 visual feedback (no refiner, no trace), n = 1, saving successful scene updates
-(persistent scene). Its prompts are tether's, not VIGA's released ones (the seed's
-Appendix O control found no significant difference from swapping them).
+(persistent scene), its verifier after every delivered edit. Its prompts are tether's,
+not VIGA's released ones (the seed's Appendix O control found no significant
+difference from swapping them).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from tether.scene.scenes import TaskScenes
 from tether.strategies.base import StrategyResult, register_strategy
 
 ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
+VERIFY_WHEN = ("requested", "every_edit")
 
 
 @register_strategy("vetr")
@@ -33,7 +37,8 @@ class Vetr:
     name = "vetr"
 
     def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
-                 history: int = 24, verifier: bool = True, verifier_memory: bool = False,
+                 history: int = 24, verifier: bool = True, verify: str = "requested",
+                 verifier_memory: bool = False,
                  persistent: bool = False, show_trace: bool = False, max_tokens: int = 2048,
                  temperature: float | None = None, timeout_s: float = 7200.0,
                  size: int | None = None, samples: int | None = None,
@@ -43,11 +48,15 @@ class Vetr:
         if modality not in MODALITIES:
             raise ConfigError(f"unknown modality {modality!r}",
                               hint=f"one of {', '.join(MODALITIES)}")
+        if verify not in VERIFY_WHEN:
+            raise ConfigError(f"unknown verify {verify!r}",
+                              hint=f"one of {', '.join(VERIFY_WHEN)}")
         self.refiner_name = refiner
         resolve_refiner(refiner)  # fail at config time when the refiner is absent
         self.config = LoopConfig(
             n=n, max_interactions=max_interactions, history=history, verifier=verifier,
-            verifier_memory=verifier_memory, persistent=persistent, show_trace=show_trace,
+            verify=verify, verifier_memory=verifier_memory, persistent=persistent,
+            show_trace=show_trace,
             max_tokens=max_tokens, temperature=temperature, timeout_s=timeout_s, size=size,
             samples=samples, modality=modality)
         #: tests inject scripted refiners and their own TaskScenes here
@@ -77,7 +86,7 @@ class Viga:
                  samples: int | None = None, modality: str = "auto") -> None:
         self.config = LoopConfig(
             n=1, max_interactions=max_interactions, history=history, verifier=True,
-            persistent=True, max_tokens=max_tokens, temperature=temperature,
+            verify="every_edit", persistent=True, max_tokens=max_tokens, temperature=temperature,
             timeout_s=timeout_s, size=size, samples=samples, modality=modality)
         self.scenes: TaskScenes | None = None
 
