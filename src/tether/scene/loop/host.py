@@ -1,4 +1,4 @@
-"""The host loop: the seed's Algorithm 2 (Appendix D) over a Refiner.
+"""The host loop: the paper's Algorithm 2 (Appendix D) over a Refiner.
 
 Per interaction j = 1..T: sample N candidate replies from the generator's window; parse
 them (actions.py) and take the most frequent valid action type; only candidates of that
