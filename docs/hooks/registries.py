@@ -24,6 +24,8 @@ def _params(factory: Any) -> str:
         return ""
     parts = []
     for p in sig.parameters.values():
+        if p.kind == p.VAR_KEYWORD:
+            parts.append("keyword options (see its page)")
         if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         default = "" if p.default is p.empty else f" = {p.default!r}"
