@@ -10,6 +10,7 @@ demo: setup
 test: setup
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/lint-imports
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet -d site
 	.venv/bin/python -m pytest -q
 
 # The development loop: unit tests without llama.cpp, Chromium, Ray or the slow checks

@@ -1,4 +1,4 @@
-"""`tether compile`: a teacher compiles a harness for a frozen student (issue 14).
+"""`tether compile`: a teacher compiles a harness for a frozen student.
 
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B

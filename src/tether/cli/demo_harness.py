@@ -2,7 +2,7 @@
 
 The demo's model answers the first `docs` test items (rendered invoices and receipts,
 DocVQA-like, scored by ANLS) as a text student, twice: bare (the question alone) and
-with the bundled human recipe (the page's tesseract OCR under the seed's context frame,
+with the bundled human recipe (the page's tesseract OCR under the paper's context frame,
 a short-answer objective and a parser). It is a real run through the same runner, store
 and report as any study, in `RUN_DIR/harness/` with its own `report.html`; the demo
 prints per item both answers, their scores and the student's generated tokens (output

@@ -1,6 +1,6 @@
 """Harness compilation (System 3): the harness artifact, its runtime, admissibility.
 
-Part 1 (this package so far): `Setting` and its registry (setting.py), the artifact
+The package holds `Setting` and its registry (setting.py), the artifact
 `tether-harness/1` (harness.py), the one-item runtime with hooks in a sandboxed worker
 (runtime.py), the admissibility checks (admissibility.py, hook_ast.py,
 answer_audit.py) and the runtime manual handed to a teacher (manual/runtime-v1.md).

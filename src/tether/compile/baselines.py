@@ -4,7 +4,7 @@
   `temperature` (0.7) in one call; each sample's answer is its last "Answer:" line; the
   answer is the majority of the parsed answers (case and spacing folded; ties go to the
   earliest sample). Samples with no parsable answer do not vote.
-- `student_routed`: compiled control removed (the seed's student-routed arm). The student
+- `student_routed`: compiled control removed (the paper's student-routed arm). The student
   is shown a menu of the setting's resources and chooses which to request, with an
   optional size argument (`ocr 1500`, `cards 300`, `pages 2`); it then sees the raw
   content of what it asked for (raw JSON, raw signals) and answers. No code verdict,

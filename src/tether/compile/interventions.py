@@ -1,4 +1,4 @@
-"""The five decision interventions (the seed's Table 4 / Table 27) applied to a fixed harness.
+"""The five decision interventions (the paper's Table 4 / Table 27) applied to a fixed harness.
 
 Each changes how one decision is executed, as host-side configuration of the run: the
 harness document is kept (persist edits a copy of it), and an `ItemPolicy`
@@ -54,7 +54,7 @@ Ask = Callable[[str], str]
 
 
 class NotApplicable(ConfigError):
-    """The intervention changes nothing this harness does (the seed's n/a)."""
+    """The intervention changes nothing this harness does (the paper's n/a)."""
 
 
 def _empty(value: Any) -> Any:

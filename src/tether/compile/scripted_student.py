@@ -1,6 +1,6 @@
 """TEST DOUBLE: a scripted student with tunable per-decision accuracies. Not a model.
 
-It answers harness prompts the way the seed describes small students failing, one
+It answers harness prompts the way the paper describes small students failing, one
 decision at a time, each right with its own probability (a deterministic coin per
 (seed, question, decision), so reruns agree):
 

@@ -3,7 +3,7 @@
 `StudentSession` is the `student(prompt, image) -> reply` callable the harness runtime
 takes, made of `ctx.generate("student", ...)` calls (each a fresh context: one user
 message). It counts the student's generated tokens (output plus reasoning, prefill
-excluded, as the seed's Table 8) and its calls, for the trial's facts.
+excluded, as the paper's Table 8) and its calls, for the trial's facts.
 
 Modality: a text-only student gets no image. `modality="auto"` asks the model
 (`accepts_images` where a backend declares it), else treats the embedded local models,

@@ -5,7 +5,7 @@ scene_one_shot), read from their SceneFacts and their scene_render metric.
   (a trial with no successful generated render or a timeout is invalid: counted, never
   averaged as 0), with the invalid counts by reason;
 - cost per task: calls per role, executions, renders, wall time;
-- paired comparisons as the seed reports them (its Appendix J): for each pair of arms,
+- paired comparisons as the paper reports them (its Appendix J): for each pair of arms,
   on the (task, seed) pairs valid for both, the relative reduction of the first arm's
   mean error (PL; for PSNR the difference in dB, for SSIM and edge F1 the relative
   improvement), a 95% task bootstrap (5,000 resamples, seed 0), wins / losses / ties

@@ -1,1 +1,1 @@
-"""Scene programs (VETR, part 1): Blender execution, write traces, state, metrics."""
+"""Scene programs (VETR): Blender execution, write traces, state, metrics."""

@@ -141,7 +141,7 @@ class SceneExecutor:
         persistent: bool = False,
     ) -> None:
         site = bpy_site_packages()
-        # Persistent mode (the seed's scene-origin ablation, VIGA's convention): after a
+        # Persistent mode (the paper's scene-origin ablation, VIGA's convention): after a
         # successful, uncontaminated execution the scene is saved (before any render) and
         # the next execution opens it instead of its base. A failed program leaves the
         # saved scene as it was. The file lives on the host, so it survives a replaced

@@ -1,10 +1,10 @@
-"""Records of executed scene programs and the refiner's contract (VETR, the seed's z).
+"""Records of executed scene programs and the refiner's contract (VETR, the paper's z).
 
 A record z = (program, render, state, trace) is a program with the Execution it produced
 from the task's base. The host loop (Algorithm 2) keeps the previous delivered record z-
 and the initial one z0 (the observed start program); every submitted program goes through
 a Refiner, which returns what is delivered for it. "Refiner off" is the identity refiner
-(raw if it executed with a readable render, else the previous record); the seed's
+(raw if it executed with a readable render, else the previous record); the paper's
 Algorithm 1 is another Refiner. Both live behind this one signature so the loop, its
 ablations and `tether scene refine` share it.
 """
@@ -40,7 +40,7 @@ class Refinement:
     accepted: the name of the accepted alternative, or "raw" (the raw execution was
     delivered), "previous" (the previous delivered record was reused, with its own
     program and render), or "none" (nothing could be delivered).
-    executions: executions spent beyond the raw one (the seed caps them at 6).
+    executions: executions spent beyond the raw one (the paper caps them at 6).
     """
 
     raw: SceneRecord

@@ -1,4 +1,4 @@
-"""The harness compiler (issue 14): a teacher writes and revises a harness for a frozen
+"""The harness compiler: a teacher writes and revises a harness for a frozen
 student from its probe traces; a disjoint validation split decides what is deployed
 (strict gate, bare floor); the test split is touched once, after the freeze.
 

@@ -5,7 +5,7 @@
 
 Order (the test split is touched once, after every selection is frozen):
 1. each build runs its loop (loop.py) and freezes `selected.json`, then makes the
-   one-shot teacher harness (the seed's Table 22: one call under the manual with the
+   one-shot teacher harness (the paper's Table 22: one call under the manual with the
    guidance removed; no probe score, no examples, no restarts, no gate);
 2. each build's selection is audited against test gold (answer_audit, flagged in
    test.json and the result, never used to choose), and bare and the selection are

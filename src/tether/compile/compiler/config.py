@@ -5,7 +5,7 @@
     student = "local/smollm2-135m"
     probe = 50                  # split sizes (validation 50, test 200)
     rounds = 3                  # reflection rounds after round 0
-    protocol = "A"              # A (edit the latest, the seed's default) or B
+    protocol = "A"              # A (edit the latest, the paper's default) or B
     restarts = 2                # extra round-0 proposals when H0 is unusable
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too

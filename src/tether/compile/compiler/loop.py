@@ -3,7 +3,7 @@
     loop = BuildLoop(env, build_store, teacher)
     selected = loop.run()      # the frozen selection (also written to selected.json)
 
-The steps (the issue's "The loop"; the seed's Tables 15 and 25):
+The steps (the issue's "The loop"; the paper's Tables 15 and 25):
 1. The bare harness is scored on probe and validation: the first incumbent.
 2. Round 0: the teacher writes H0 from the manual, the setting with resource examples on
    3 probe items, and the bare probe score. While H0 is unparseable, inadmissible

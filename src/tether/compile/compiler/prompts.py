@@ -1,7 +1,7 @@
 """The teacher's prompts: round 0, the one-shot comparator, reflection A and B.
 
 Every prompt starts with the runtime manual (compile/manual/, versioned) and the
-setting's description. What each adds (the seed's Tables 15, 22 and 25):
+setting's description. What each adds (the paper's Tables 15, 22 and 25):
 
 - round 0: the observation on 3 probe items with every resource enabled, and the bare
   student's probe score;

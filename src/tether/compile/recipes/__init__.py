@@ -1,19 +1,19 @@
 """The human recipes: one bundled harness per setting, written by us (not compiled).
 
-They follow the seed's published recipes (its Tables 10 and 40) where they fit:
-- `docs`: page OCR (4,000 characters) in a context frame, the seed's DocVQA objective
+They follow the paper's published recipes (its Tables 10 and 40) where they fit:
+- `docs`: page OCR (4,000 characters) in a context frame, the paper's DocVQA objective
   ("a single word, number, or short phrase, copied from the page"), 96 decode tokens;
 - `flags`: InfoSeek's recognise-then-read: the student picks one of the linker's three
   candidates by number ("0. None of them", read as the linker's top 1), then reads the
-  picked card under the seed's card frame;
+  picked card under the paper's card frame;
 - `shapes`: BLINK's fixed verdict rule on measurements: the dominant colour mask answers
   colour questions when it covers at least 60% of the shape; every other item goes to
   the student with the measurements as text;
 - `slides`: SlideVQA's "read the three slides selected by the text ranker": the MiniLM
   ranker's top 3 slides (k = 3), each as "Slide N:" and its OCR text in rank order, under
   the docs context frame ("OCR text of the three slides ...; may contain errors"), with
-  the seed's short-answer objective and one line saying that a two-slide question
-  combines their values; 64 decode tokens (the seed prints no verbatim SlideVQA prompt);
+  the paper's short-answer objective and one line saying that a two-slide question
+  combines their values; 64 decode tokens (the paper prints no verbatim SlideVQA prompt);
 - `toy`: the toy test double's hint, for tests.
 All share one parser: the first non-empty line, a leading "Answer:" and a final period
 dropped. Each passes `tether harness check`.

@@ -1,4 +1,4 @@
-"""The four offline harness settings (issue 13): `docs` (DocVQA-like), `shapes`
+"""The four offline harness settings: `docs` (DocVQA-like), `shapes`
 (BLINK-like), `flags` (InfoSeek-like), `slides` (SlideVQA-like).
 
 Each is a class with the `tether.compile.setting.Setting` interface, registered here with

@@ -1,4 +1,4 @@
-"""VETR's host loop (the seed's Algorithm 2) and the scene baselines, as strategies.
+"""VETR's host loop (the paper's Algorithm 2) and the scene baselines, as strategies.
 
 actions: the generator's reply format and the vote; messages: modality, the bounded
 window, summaries; judges: the tournament and the verifier; session: a task's scene

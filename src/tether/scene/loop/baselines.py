@@ -1,10 +1,10 @@
-"""The seed's baselines besides VIGA: `scene_one_shot` and `blender_alchemy`.
+"""The paper's baselines besides VIGA: `scene_one_shot` and `blender_alchemy`.
 
 `scene_one_shot`: one generator call from the start program and the visual target (the
 goal image when the generator is a VLM), its program executed once afresh from the base;
 no feedback. Valid when it rendered.
 
-`blender_alchemy`: edit search, depth 2 x breadth 2 (the seed's Qwen configuration:
+`blender_alchemy`: edit search, depth 2 x breadth 2 (the paper's Qwen configuration:
 one try): at each depth the generator proposes `breadth` edits of the current program,
 each is executed afresh (no refiner: BlenderAlchemy sees only renders), and a VLM judge
 picks, by k - 1 pairwise comparisons, among the current program and the rendered edits;

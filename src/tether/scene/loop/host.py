@@ -1,4 +1,4 @@
-"""The host loop: the seed's Algorithm 2 (Appendix D) over a Refiner.
+"""The host loop: the paper's Algorithm 2 (Appendix D) over a Refiner.
 
 z0 is the start program observed without a render, its render the task's start image r0
 (session.py): the generator is shown r0 and the goal. Per interaction j = 1..T: sample

@@ -1,4 +1,4 @@
-"""Which Refiner a scene strategy uses, by name: "vetr" (the seed's Algorithm 1,
+"""Which Refiner a scene strategy uses, by name: "vetr" (the paper's Algorithm 1,
 `tether.scene.refine.refine`, imported lazily) or "off" (`refiner_off`, the ablation)."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Every execution of a trial (raw programs, the refiner's alternatives, the start 
 goes through `CountingExecutor`, so the counts include what the refiner spends without
 the refiner knowing about them.
 
-Persistent scene (the seed's scene-origin ablation, VIGA's convention "saving successful
+Persistent scene (the paper's scene-origin ablation, VIGA's convention "saving successful
 scene updates"): instead of reopening a saved .blend, each submission runs as the chain
 of the previously delivered programs followed by the new one, afresh from the base. For
 deterministic programs this is the scene a persistent runner would hold, and the chain

@@ -1,16 +1,16 @@
 """`vetr` and `viga`: the host loop as strategies of `tether run`.
 
-`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the seed's Table 7 switches
-(run at n = 1 as the seed does): refiner = "off", verifier_memory = true (shared verifier
+`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the paper's Table 7 switches
+(run at n = 1 as the paper does): refiner = "off", verifier_memory = true (shared verifier
 memory), history = 3 (3-message window), verifier = false, persistent = true (persistent
 scene instead of a fresh base), show_trace = true (the generator sees observed writes).
 verify = "requested" (the paper: the verifier runs when the selected edit asks for it) or
 "every_edit" (after every delivered edit, as VIGA's runner does).
 
-`viga`: VIGA's runner as the seed describes it: the same iterative loop with render-only
+`viga`: VIGA's runner as the paper describes it: the same iterative loop with render-only
 visual feedback (no refiner, no trace), n = 1, saving successful scene updates
 (persistent scene), its verifier after every delivered edit. Its prompts are tether's,
-not VIGA's released ones (the seed's Appendix O control found no significant
+not VIGA's released ones (the paper's Appendix O control found no significant
 difference from swapping them).
 """
 

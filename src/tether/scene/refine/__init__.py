@@ -1,5 +1,5 @@
-"""The VETR execution-evidence refiner (the seed's Algorithm 1); SPEC.md is its
-specification where the seed leaves choices open.
+"""The VETR execution-evidence refiner (the paper's Algorithm 1); SPEC.md is its
+specification where the paper leaves choices open.
 
     from tether.scene.refine import refine   # a tether.scene.record.Refiner
 """

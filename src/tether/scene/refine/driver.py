@@ -1,4 +1,4 @@
-"""The seed's Algorithm 1: alternatives in the fixed order, endpoint shortcuts, a cap of
+"""The paper's Algorithm 1: alternatives in the fixed order, endpoint shortcuts, a cap of
 six additional executions (failed ones included), then raw, then the previous record.
 
 The listing's branches are kept exactly: a light recovery whose endpoints the raw

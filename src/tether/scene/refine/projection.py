@@ -1,4 +1,4 @@
-"""Projection (the seed's Eq. 3): the light effect change between the previous delivered
+"""Projection (the paper's Eq. 3): the light effect change between the previous delivered
 state and the raw one, at full (alpha = 1) and half (alpha = 1/2) effect, compiled into
 the previous delivered program by the light channel's owner rule (light.compile_owners).
 """

@@ -1,4 +1,4 @@
-"""Non-light recovery: restore displaced writes (the seed's Eq. 7) in the raw program.
+"""Non-light recovery: restore displaced writes (the paper's Eq. 7) in the raw program.
 
 For a source execution s (the raw one, or the initial reference z0) and a supported
 non-light cell (a captured cell whose block is not a light's data), the displaced values

@@ -1,4 +1,4 @@
-"""tether's choices where the seed's Algorithm 1 leaves them open (mirrors SPEC.md).
+"""tether's choices where the paper's Algorithm 1 leaves them open (mirrors SPEC.md).
 
 Every constant here is named in SPEC.md with its reason; tests pin each one. Changing a
 value changes tether's refiner specification, so change both files together.
@@ -12,7 +12,7 @@ from typing import Any
 # The cap on additional executions per submitted program, failed ones included (the seed).
 MAX_EXTRA_EXECUTIONS = 6
 
-# The fixed order of alternatives (the seed's listing).
+# The fixed order of alternatives (the paper's listing).
 ALTERNATIVES = (
     "recovery_current", "recovery_initial", "light_recovery_current", "light_recovery_initial",
     "projection_full", "projection_half",
@@ -59,7 +59,7 @@ def agree(a: Any, b: Any) -> bool:
 
 
 def phi(energy: float, color: list[float]) -> list[float]:
-    """The effective-value map phi(E, c) = E c (the seed's light effect)."""
+    """The effective-value map phi(E, c) = E c (the paper's light effect)."""
     return [float(energy) * float(c) for c in color[:3]]
 
 
