@@ -32,10 +32,10 @@ def test_instruments_read_the_shared_typing_rule():
 
 def test_models_type_each_option_from_the_shared_parse():
     head, options = _split_options("openai/m;concurrency=4;timeout_s=3;reasoning=yes;"
-                                   "key_env=MY_KEY;n_ctx=04")
+                                   "key_env=MY_KEY;n_ctx=0512")
     assert head == "openai/m"
     assert options == {"concurrency": 4, "timeout_s": 3.0, "reasoning": True,
-                       "key_env": "MY_KEY", "n_ctx": 4}
+                       "key_env": "MY_KEY", "n_ctx": 512}
     assert isinstance(options["timeout_s"], float)
     assert _split_options("x/y;reasoning=false;key_env=123")[1] == {
         "reasoning": False, "key_env": "123"}

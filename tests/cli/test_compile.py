@@ -27,7 +27,7 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert {"selected_hash", "bare", "selected", "h0", "rounds", "teacher_tokens"} <= set(out)
     assert set(out["bare"]) >= {"validation", "test"}
     assert set(out["rounds"][0]) == {"round", "restart", "hash", "admissible", "violations",
-                                     "probe", "validation", "decision"}
+                                     "probe", "validation", "decision", "infra_errors"}
     assert [r["decision"] for r in out["rounds"]] == ["accept", "accept"]
     assert out["selected"]["validation"] > out["bare"]["validation"]
     assert out["teacher_tokens"] > 0

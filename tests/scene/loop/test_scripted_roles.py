@@ -18,7 +18,8 @@ def prompt(task_id: str) -> list[dict]:
 def test_a_shared_data_task_gets_the_displacing_edit_then_end() -> None:
     messages = prompt("material_right_red")
     reply = displacing_generator(messages, INFO)
-    assert reply.startswith("ACTION: edit\n```python\n")
+    # The scripted generator asks for the verifier on its one edit (verify on request).
+    assert reply.startswith("ACTION: edit verify\n```python\n")
     assert DISPLACING["material_right_red"] in reply
     follow_up = [*messages, {"role": "assistant", "content": reply},
                  {"role": "user", "content": "Here is the render."}]
