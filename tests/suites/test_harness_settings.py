@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tether.cli import main
-from tether.compile.settings import item_for_task_data
+from tether.compile import item_for_task_data
 from tether.errors import ConfigError
 from tether.suites.harness_settings import UNAVAILABLE, harness_tasks, suite_name
 from tether.suites.registry import load_suite, suite_names

@@ -24,8 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tether.cli.console import make_console
-from tether.compile.compiler.build import ARMS, Compiler
-from tether.compile.compiler.config import COMPARATORS, config_from_fields, load_compile_config
+from tether.compile import ARMS, COMPARATORS, Compiler, config_from_fields, load_compile_config
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",

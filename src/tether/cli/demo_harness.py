@@ -29,7 +29,7 @@ ARMS = ("bare", "human_recipe")
 
 def harness_demo_config(spec: str, setting: str, n_items: int, sandbox: str) -> dict[str, Any]:
     """bare vs human_recipe on the first `n_items` test items of `setting`."""
-    from tether.compile.tasks import suite_name
+    from tether.compile import suite_name
 
     return {"name": f"demo-harness-{setting}", "suites": [suite_name(setting, "test")],
             "limit": n_items, "strategies": [{"name": arm} for arm in ARMS],

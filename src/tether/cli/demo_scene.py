@@ -36,18 +36,14 @@ left.active_material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].def
 
 
 def _pl(png: bytes | None, goal: bytes) -> float | None:
-    from tether.scene.metrics import score
-    from tether.scene.tasks import png_rgb
+    from tether.scene import png_rgb, score
 
     return None if png is None else score(png_rgb(png), png_rgb(goal)).pl
 
 
 def scene_demo(store: RunStore) -> dict[str, Any]:
     """Run the example and refine it; store the renders as blobs."""
-    from tether.scene.record import SceneRecord
-    from tether.scene.refine import refine
-    from tether.scene.scenes import TaskScenes
-    from tether.scene.tasks import bundled_tasks_dir, load_task
+    from tether.scene import SceneRecord, TaskScenes, bundled_tasks_dir, load_task, refine
 
     task = load_task(bundled_tasks_dir() / TASK)
     row: dict[str, Any] = {"task": TASK, "program": EXAMPLE, "label": "example program "

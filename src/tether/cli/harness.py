@@ -20,10 +20,15 @@ from typing import Any
 
 import click
 
-from tether.compile.admissibility import check_harness
-from tether.compile.harness import load_harness, read_harness_document
-from tether.compile.setting import get_setting
-from tether.compile.tasks import parse_suite_spec, setting_tasks, suite_name
+from tether.compile import (
+    check_harness,
+    get_setting,
+    load_harness,
+    parse_suite_spec,
+    read_harness_document,
+    setting_tasks,
+    suite_name,
+)
 from tether.core.task import Task
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 
 from tether.cli.console import make_console
-from tether.scene import metrics
 
 
 @click.group()
@@ -32,9 +31,10 @@ def scene() -> None:
 def score(image: Path, goal: Path, clip_onnx: Path | None, lpips_onnx: Path | None,
           as_json: bool) -> None:
     """Appendix L metrics of IMAGE against GOAL (PL, PSNR, SSIM, edge F1, N-CLIP, LPIPS)."""
-    from tether.scene.learned import LearnedMetrics
+    from tether.scene import LearnedMetrics
+    from tether.scene import score as score_images
 
-    scores = metrics.score(image, goal, LearnedMetrics.configured(clip_onnx, lpips_onnx))
+    scores = score_images(image, goal, LearnedMetrics.configured(clip_onnx, lpips_onnx))
     if as_json:
         click.echo(json.dumps(scores.to_json(), indent=2))
         return
@@ -70,7 +70,7 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
               max_events: int, timeout_s: float, as_json: bool) -> None:
     """Run PROGRAM afresh on real Blender (sandboxed) and print its property writes."""
     from tether.errors import ConfigError
-    from tether.scene.executor import SceneExecutor
+    from tether.scene import SceneExecutor
 
     if not program.is_file():
         raise ConfigError(f"no program at {program}")
@@ -81,10 +81,10 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
         if base is not None:
             raise ConfigError("--backend minibpy cannot load a .blend (it is a test double)",
                               hint="use --task with a task directory, or --backend bpy")
-        from tether.scene.minibpy.executor import MiniBpyExecutor
+        from tether.scene import MiniBpyExecutor
 
         if task_dir is not None:
-            from tether.scene.tasks import load_any_task
+            from tether.scene import load_any_task
 
             executor = MiniBpyExecutor.for_task(load_any_task(task_dir))
         else:
@@ -92,8 +92,7 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
         with executor as mini:
             result = mini.execute(source, max_events=max_events, filename=program.name)
     elif task_dir is not None:
-        from tether.scene.scenes import TaskScenes
-        from tether.scene.tasks import load_any_task
+        from tether.scene import TaskScenes, load_any_task
 
         task = load_any_task(task_dir)
         with TaskScenes(timeout_s=timeout_s) as scenes:
@@ -136,7 +135,7 @@ def render_cmd(program: Path, task_dir: Path | None, out: Path, size: int, sampl
                timeout_s: float) -> None:
     """Render PROGRAM with Cycles on the CPU (fixed seed, no denoiser) to a PNG."""
     from tether.errors import ConfigError
-    from tether.scene.executor import RenderSettings, SceneExecutor
+    from tether.scene import RenderSettings, SceneExecutor
 
     if not program.is_file():
         raise ConfigError(f"no program at {program}")
@@ -145,8 +144,7 @@ def render_cmd(program: Path, task_dir: Path | None, out: Path, size: int, sampl
     settings = RenderSettings(size=size, samples=samples)
     source = program.read_text()
     if task_dir is not None:
-        from tether.scene.scenes import TaskScenes
-        from tether.scene.tasks import load_any_task
+        from tether.scene import TaskScenes, load_any_task
 
         task = load_any_task(task_dir)
         with TaskScenes(timeout_s=timeout_s) as scenes:
@@ -185,9 +183,7 @@ def tasks_check(dirs: tuple[Path, ...], bundled: bool, record: bool, as_json: bo
     failing task, 2 for bad input.
     """
     from tether.errors import ConfigError
-    from tether.scene.check import check_task
-    from tether.scene.scenes import TaskScenes
-    from tether.scene.tasks import bundled_task_dirs, load_any_task
+    from tether.scene import TaskScenes, bundled_task_dirs, check_task, load_any_task
 
     paths = list(bundled_task_dirs()) if bundled else []
     for d in dirs:

@@ -52,9 +52,7 @@ def refine_cmd(raw: Path, task_dir: Path | None, base: Path | None, previous: Pa
                timeout_s: float, as_json: bool) -> None:
     """Refine RAW.py from its execution evidence (no model calls)."""
     from tether.errors import ConfigError
-    from tether.scene.executor import RenderSettings, SceneExecutor
-    from tether.scene.record import SceneRecord
-    from tether.scene.refine import refine
+    from tether.scene import RenderSettings, SceneExecutor, SceneRecord, refine
 
     source = _read(raw, "raw")
     assert source is not None
@@ -67,8 +65,7 @@ def refine_cmd(raw: Path, task_dir: Path | None, base: Path | None, previous: Pa
         staged = None
         render = RenderSettings()
         if task_dir is not None:
-            from tether.scene.scenes import TaskScenes
-            from tether.scene.tasks import load_any_task
+            from tether.scene import TaskScenes, load_any_task
 
             task = load_any_task(task_dir)
             scenes = stack.enter_context(TaskScenes(timeout_s=timeout_s))

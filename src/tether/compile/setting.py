@@ -24,10 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from tether.compile.settings import SETTING_CLASSES, build_setting
 from tether.errors import ConfigError
 
 __all__ = ["DEFAULT_SIZES", "SPLITS", "Item", "Setting", "ToySetting", "get_setting",
-           "register_setting", "setting_names"]
+           "item_for_task_data", "register_setting", "setting_names"]
 
 #: the three splits every setting yields, disjoint
 SPLITS = ("probe", "validation", "test")
@@ -98,27 +99,43 @@ def register_setting(name: str) -> Callable[[SettingFactory], SettingFactory]:
 
 
 def setting_names() -> list[str]:
-    _load_builtins()
     return sorted(_REGISTRY)
 
 
 def get_setting(name: str) -> Setting:
     """The setting `name`; ConfigError with the known names otherwise."""
-    _load_builtins()
     if name not in _REGISTRY:
         raise ConfigError(f"unknown setting {name!r}",
                           hint=f"known: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]()
 
 
-def _load_builtins() -> None:
-    # The bundled settings register on import; absent while they are being built.
-    import importlib
-    try:
-        importlib.import_module("tether.compile.settings")
-    except ModuleNotFoundError as exc:
-        if exc.name != "tether.compile.settings":
-            raise
+def _bundled(name: str) -> SettingFactory:
+    return lambda: build_setting(name)
+
+
+# The bundled settings (tether.compile.settings), each built on first use.
+for _name in SETTING_CLASSES:
+    register_setting(_name)(_bundled(_name))
+
+
+def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
+    """(setting, item) named by a harness suite Task's `data` (`setting`, `split`,
+    `item_id`, `seed`, `sizes`; see tether.suites.harness_settings). The item is rebuilt
+    from the seed: item k of a split does not depend on the split sizes, so the bundled
+    settings rebuild just that item; another setting's splits are regenerated."""
+    setting = get_setting(str(data["setting"]))
+    split, wanted, seed = str(data["split"]), str(data["item_id"]), int(data["seed"])
+    index = wanted.rsplit("-", 1)[-1]
+    if hasattr(setting, "make_item") and index.isdigit():
+        item = setting.make_item(seed, split, int(index))
+        if item.item_id == wanted:
+            return setting, item
+    for item in setting.splits(seed, dict(data.get("sizes") or {})).get(split, []):
+        if item.item_id == wanted:
+            return setting, item
+    raise ConfigError(f"setting {data['setting']!r} has no item {wanted!r} "
+                      f"in split {split!r} (seed {seed})")
 
 
 # --- the toy setting: a test double -------------------------------------------------

@@ -24,10 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tether.compile.compiler.build import ARMS, summarise
-from tether.compile.compiler.store import BuildDir
+from tether.compile import ARMS, BuildDir, get_setting, summarise
 from tether.compile.paired import paired_change
-from tether.compile.setting import get_setting
 from tether.stats.bootstrap import PairedObservation, bootstrap_mean, paired_bootstrap
 from tether.stats.wilson import wilson_interval
 
@@ -162,7 +160,7 @@ def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str
 def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
     """For a run directory: per harness, its `compiled_harness` trials run with an
     intervention as paired changes against its trials without one on the same items."""
-    from tether.compile.strategy import HarnessFacts
+    from tether.compile import HarnessFacts
     from tether.core.facts import facts_of
 
     by_harness: dict[str, dict[str | None, dict[str, float]]] = {}

@@ -25,7 +25,7 @@ from itertools import combinations
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
-from tether.scene.loop.facts import SceneFacts, scene_facts_of
+from tether.scene import SceneFacts, scene_facts_of
 from tether.stats import PairedObservation, paired_bootstrap, sign_test
 
 if TYPE_CHECKING:  # report.data imports this module

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .base import ExecSpec, HeadTailBuffer, SandboxResult, classify
+from .invocation import ExecSpec, HeadTailBuffer, SandboxResult, classify
 
 if TYPE_CHECKING:
     from .cgroups import RunCgroup

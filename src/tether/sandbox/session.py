@@ -12,18 +12,14 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .base import (
-    ExecSpec,
-    Sandbox,
-    SandboxError,
-    SandboxResult,
-    as_bytes,
-    collect_files,
-    stage_files,
-    with_files,
-)
+from .invocation import ExecSpec, SandboxError, SandboxResult, as_bytes, with_files
 from .quota import DiskQuota
+from .workfiles import collect_files, stage_files
+
+if TYPE_CHECKING:  # the backend that runs each command (base.py builds sessions)
+    from .base import Sandbox
 
 
 class SandboxSession:

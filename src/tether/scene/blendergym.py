@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
-from tether.scene.tasks import SceneTask, family_of, shipped_images
+from tether.scene.tasks import SceneTask, family_of, load_task, shipped_images
 
 DEFAULT_DESCRIPTION = ("Edit the Blender Python program so that the scene it builds renders "
                        "like the goal render.")
@@ -139,3 +139,12 @@ def blendergym_task_dirs(root: Path) -> list[Path]:
         raise ConfigError(f"{root}: no scene task folders (a .blend, start.py, and goal.py or "
                           "renders/goal/render1.png) found")
     return found
+
+
+def load_any_task(directory: Path) -> SceneTask:
+    """tether's layout, or BlenderGym's (a `.blend` and no base.py)."""
+    directory = Path(directory)
+    if not (directory / "base.py").is_file():
+        if directory.is_dir() and blend_of(directory) is not None:
+            return load_blendergym_task(directory)
+    return load_task(directory)

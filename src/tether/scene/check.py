@@ -25,8 +25,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.scene.blendergym import DERIVED_KEYS
+from tether.scene.metrics import match_size, pl
+from tether.scene.minibpy.compare import differences
+from tether.scene.minibpy.executor import MiniBpyExecutor
 from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import RENDER_TOLERANCE_PL, SceneTask, digest, png_rgb, render_matches
+from tether.scene.spec_check import spec_problems
+from tether.scene.tasks import (
+    RENDER_TOLERANCE_PL,
+    SceneTask,
+    digest,
+    folder_hash,
+    png_rgb,
+    render_matches,
+)
 
 
 @dataclass
@@ -43,84 +55,14 @@ class TaskCheck:
         return {"task": self.task, "ok": self.ok, "problems": self.problems, **self.details}
 
 
-def spec_problems(spec: dict[str, Any], state: dict[str, Any]) -> list[str]:
-    """Where task.json's scene spec and the built base's state disagree."""
-    scene = spec.get("scene") or {}
-    built = state["structure"]["objects"]
-    data_of = {b["from"][1]: b["to"][1] for b in state["bindings"] if b["path"] == "data"}
-    mats = {b["from"][1]: b["to"][1] for b in state["bindings"]
-            if b["path"] == "material_slots[0].material"}
-    problems = []
-    want = scene.get("objects", {})
-    if set(want) != set(built):
-        problems.append(f"spec objects {sorted(want)} != built {sorted(built)}")
-    for name, (kind, data) in want.items():
-        if name in built and (built[name]["type"], data_of.get(name)) != (kind, data):
-            problems.append(f"spec says {name} is {kind} with data {data}, built "
-                            f"{built[name]['type']} with {data_of.get(name)}")
-    for name, mat in scene.get("materials", {}).items():
-        if mats.get(name) != mat:
-            problems.append(f"spec says {name} has material {mat}, built {mats.get(name)}")
-    problems += _modifier_problems(scene, state)
-    problems += _shape_key_problems(scene, state)
-    return problems
-
-
-def _modifier_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
-    """Modifiers [name, type, node group] per object, and each group's inputs
-    {name: [identifier, default]} as the modifiers using it hold them on the base."""
-    built = state["structure"]["objects"]
-    groups = {(b["from"][1], b["path"]): b["to"][1] for b in state["bindings"]
-              if b["path"].endswith(".node_group")}
-    problems = []
-    for name, mods in scene.get("modifiers", {}).items():
-        have = [[m, t, groups.get((name, f'modifiers["{m}"].node_group'))]
-                for m, t in built.get(name, {}).get("modifiers", [])]
-        if have != [list(m) for m in mods]:
-            problems.append(f"spec says {name} has modifiers {mods}, built {have}")
-    for group, spec in scene.get("node_groups", {}).items():
-        users = [(obj, path[: -len(".node_group")]) for (obj, path), g in groups.items()
-                 if g == group]
-        if not users:
-            problems.append(f"spec names node group {group}, which no modifier uses")
-        for input_name, (identifier, default) in spec.get("inputs", {}).items():
-            for obj, mod in users:
-                cell = f'bpy.data.objects["{obj}"].{mod}["{identifier}"]'
-                if state["cells"].get(cell) != default:
-                    problems.append(f"spec says {group} input {input_name} is {identifier} = "
-                                    f"{default}, built {obj} holds {state['cells'].get(cell)}")
-    return problems
-
-
-def _shape_key_problems(scene: dict[str, Any], state: dict[str, Any]) -> list[str]:
-    """Shape-key blocks per mesh: the state keys values by Key data block, not by mesh,
-    and sorts its cells, so each mesh's block names must be one built Key's (as a set)."""
-    prefix = 'bpy.data.shape_keys["'
-    keys: dict[str, list[str]] = {}
-    for cell in state["cells"]:
-        if cell.startswith(prefix):
-            key, rest = cell[len(prefix):].split('"].key_blocks["', 1)
-            keys.setdefault(key, []).append(rest.rsplit('"].value', 1)[0])
-    problems = []
-    for mesh, blocks in scene.get("shape_keys", {}).items():
-        if sorted(blocks) not in [sorted(b) for b in keys.values()]:
-            problems.append(f"spec says mesh {mesh} has shape keys {blocks}, built "
-                            f"{sorted(keys.values()) or 'none'}")
-    return problems
-
-
 class _MiniBpySide:
     """The task on minibpy, compared with bpy's states as check_task meets them."""
 
     def __init__(self, task: SceneTask) -> None:
-        from tether.scene.minibpy.executor import MiniBpyExecutor
-
         assert task.base_source is not None
         self.executor = MiniBpyExecutor(task.base_source, empty=True)
 
     def problems(self, which: str, source: str, bpy_state: dict[str, Any] | None) -> list[str]:
-        from tether.scene.minibpy.compare import differences
-
         try:
             run = self.executor.execute(source, trace=False, filename=f"{which}.py")
         except Exception as exc:  # noqa: BLE001 - a base the double cannot build
@@ -154,8 +96,6 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
     stored_digests = dict(task.spec.get("digests") or {})
     cache_file = None
     if not stored_digests and not record:
-        from tether.scene.tasks import folder_hash
-
         cache_file = scenes.root / "checks" / f"{folder_hash(task.dir)}.json"
         if cache_file.is_file():
             stored_digests = json.loads(cache_file.read_text()).get("digests", {})
@@ -192,14 +132,12 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
         if stored is None:
             out.problems.append(f"{which}: no stored digest in task.json (run with --record)")
             continue
-        ok, pl = render_matches(png, stored)
-        out.details[f"{which}_pl_vs_stored"] = pl
+        ok, stored_pl = render_matches(png, stored)
+        out.details[f"{which}_pl_vs_stored"] = stored_pl
         if not ok:
             out.problems.append(f"{which}: render differs from the stored digest "
-                                f"(pooled PL {pl:.3g} > {RENDER_TOLERANCE_PL:g})")
+                                f"(pooled PL {stored_pl:.3g} > {RENDER_TOLERANCE_PL:g})")
     if len(renders) == 2:
-        from tether.scene.metrics import match_size, pl
-
         goal_rgb = png_rgb(renders["goal"])
         gap = pl(match_size(png_rgb(renders["start"]), goal_rgb), goal_rgb)
         out.details["start_goal_pl"] = gap
@@ -208,8 +146,6 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
         digests = {k: digest(v) for k, v in renders.items()
                    if k == "start" or task.goal is not None}
         if record:
-            from tether.scene.blendergym import DERIVED_KEYS
-
             spec = {k: v for k, v in task.spec.items() if k not in DERIVED_KEYS}
             spec["digests"] = digests
             (task.dir / "task.json").write_text(json.dumps(spec, indent=2) + "\n")

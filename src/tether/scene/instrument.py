@@ -24,9 +24,10 @@ from tether.core.observation import Defect, Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
+from tether.scene.blendergym import load_any_task
 from tether.scene.executor import RenderSettings
 from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import RENDER_TOLERANCE_PL, load_any_task
+from tether.scene.tasks import RENDER_TOLERANCE_PL
 
 WORST_PL = 1.0
 _SCENES: TaskScenes | None = None

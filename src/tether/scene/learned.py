@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from tether.errors import ConfigError
+from tether.scene.opencv import opencv
 
 CLIP_ENV, LPIPS_ENV = "TETHER_CLIP_ONNX", "TETHER_LPIPS_ONNX"
 CLIP_SIZE = 224
@@ -98,9 +99,7 @@ def _fixed_hw(shape: list[Any]) -> tuple[int, int] | None:
 
 
 def _resize(rgb: np.ndarray, h: int, w: int, method: str) -> np.ndarray:
-    from tether.scene.metrics import _cv2
-
-    cv2 = _cv2()
+    cv2 = opencv()
     flag = {"cubic": cv2.INTER_CUBIC, "area": cv2.INTER_AREA, "linear": cv2.INTER_LINEAR}[method]
     out = cv2.resize(rgb.astype(np.float32), (w, h), interpolation=flag)
     return np.clip(out.astype(np.float64), 0.0, 1.0)

@@ -23,14 +23,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from tether.errors import ConfigError
-
-if TYPE_CHECKING:
-    from tether.scene.learned import LearnedMetrics
+from tether.scene.learned import LearnedMetrics, lpips, n_clip
+from tether.scene.opencv import opencv as _cv2
 
 PSNR_CAP_DB = 100.0
 PSNR_MSE_FLOOR = 1e-10
@@ -39,17 +38,6 @@ EDGE_TOLERANCE_KERNEL = 5  # 5x5 ones: two pixels either way
 UNAVAILABLE = "unavailable"
 
 ImageLike = str | Path | np.ndarray
-
-
-def _cv2() -> Any:
-    try:
-        import cv2
-    except ImportError as exc:  # the optional `blender` extra
-        raise ConfigError(
-            "scene metrics need opencv-python-headless",
-            hint="pip install -e '.[blender]' (or run scripts/setup.sh)",
-        ) from exc
-    return cv2
 
 
 def load_rgb(image: ImageLike) -> np.ndarray:
@@ -109,7 +97,7 @@ def psnr(image: np.ndarray, goal: np.ndarray) -> float:
 
 
 def ssim(image: np.ndarray, goal: np.ndarray) -> float:
-    from skimage.metrics import structural_similarity
+    from skimage.metrics import structural_similarity  # deferred: an optional extra, slow to import
 
     return float(structural_similarity(image, goal, channel_axis=2, data_range=1.0))
 
@@ -177,8 +165,6 @@ def score(image: ImageLike, goal: ImageLike,
           learned: LearnedMetrics | None = None) -> SceneScores:
     """Every metric of `image` against `goal`, at the goal's resolution; N-CLIP and LPIPS
     when `learned` names their networks, else "unavailable" with the reason."""
-    from tether.scene.learned import LearnedMetrics, lpips, n_clip
-
     learned = learned or LearnedMetrics()
     goal_rgb = load_rgb(goal)
     raw = load_rgb(image)

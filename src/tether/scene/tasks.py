@@ -38,6 +38,8 @@ import numpy as np
 
 from tether.errors import ConfigError
 from tether.scene.executor import RenderSettings
+from tether.scene.metrics import load_rgb
+from tether.scene.opencv import opencv
 
 #: the bundled suite's families (a user's task may name any family, default DEFAULT_FAMILY)
 FAMILIES = ("placement", "lighting", "material", "blendshape", "geometry")
@@ -139,17 +141,6 @@ def shipped_images(directory: Path, which: str) -> dict[int, Path]:
     return out
 
 
-def load_any_task(directory: Path) -> SceneTask:
-    """tether's layout, or BlenderGym's (a `.blend` and no base.py)."""
-    directory = Path(directory)
-    if not (directory / "base.py").is_file():
-        from tether.scene.blendergym import blend_of, load_blendergym_task
-
-        if directory.is_dir() and blend_of(directory) is not None:
-            return load_blendergym_task(directory)
-    return load_task(directory)
-
-
 def folder_hash(directory: Path) -> str:
     """sha256 of a folder's content: every file's relative path and bytes, in path order
     (names a folder's check results kept outside it: the same content, the same key)."""
@@ -169,9 +160,7 @@ def folder_hash(directory: Path) -> str:
 
 def png_rgb(png: bytes) -> np.ndarray:
     """PNG bytes as float64 RGB in [0, 1], read as metrics.load_rgb reads a file."""
-    from tether.scene.metrics import _cv2, load_rgb
-
-    cv2 = _cv2()
+    cv2 = opencv()
     raw = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
     if raw is None:
         raise ConfigError("not a PNG image")

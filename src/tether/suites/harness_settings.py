@@ -20,7 +20,7 @@ are written against it; keep the three in step):
                "sizes": {"probe": 50, "validation": 50, "test": 200}})
 
 `data` never holds gold, images or evidence: the item is rebuilt from the seed on the
-compile side (`tether.compile.settings.item_for_task_data(task.data)` -> (setting, item)),
+compile side (`tether.compile.item_for_task_data(task.data)` -> (setting, item)),
 and the score is `setting.score(answer, item)`. A setting whose optional packages are
 missing registers no suite (`UNAVAILABLE` says why) so the other suites still load.
 
@@ -33,9 +33,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from tether.compile.setting import SPLITS
-from tether.compile.settings import SETTING_CLASSES
-from tether.compile.tasks import suite_name
+from tether.compile import SETTING_CLASSES, SPLITS, setting_tasks, suite_name
 from tether.core.task import Task
 from tether.suites.registry import register_suite
 
@@ -51,8 +49,6 @@ def harness_tasks(setting: str, split: str = "test", seed: int = SEED,
                   sizes: dict[str, int] | None = None) -> list[Task]:
     """The Tasks of one split of one setting, in item order (`compile.tasks.setting_tasks`,
     the one builder of harness tasks)."""
-    from tether.compile.tasks import setting_tasks
-
     return setting_tasks(setting, split, seed=seed, sizes=sizes)
 
 

@@ -13,7 +13,6 @@ adding a suite or a format is adding a module here, with no edit of this file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,8 @@ from typing import Any
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.registry import import_modules
+from tether.suites.json_file import read_json_file
+from tether.suites.tether_format import load_tether_file
 
 SuiteLoader = Callable[[], list[Task]]
 FormatLoader = Callable[[Path], list[Task]]
@@ -109,8 +110,6 @@ def load_suite(spec: str) -> list[Task]:
 
 
 def _load_tether(path: str) -> list[Task]:
-    from tether.suites.tether_format import load_tether_file
-
     return load_tether_file(_existing_file(path, f"tether:{path}"))
 
 
@@ -147,19 +146,6 @@ def _existing_file(path: str, spec: str) -> Path:
         raise ConfigError(f"not a suite file: {p} (from spec {spec!r})",
                           hint="a tether suite file is a .json list or a .jsonl file")
     return p
-
-
-def read_json_file(path: Path) -> Any:
-    """Parse a JSON file; errors name the file, line and column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
-                          f"{exc.msg}", hint="fix the JSON syntax") from None
 
 
 def is_json_task_list(path: Path, accept: Callable[[dict[str, Any]], bool]) -> bool:

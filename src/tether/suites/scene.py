@@ -10,8 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.core.task import Task
-from tether.scene.blendergym import blendergym_task_dirs, load_blendergym_task
-from tether.scene.tasks import SceneTask, bundled_task_dirs, load_task
+from tether.scene import (
+    SceneTask,
+    blendergym_task_dirs,
+    bundled_task_dirs,
+    load_blendergym_task,
+    load_task,
+)
 from tether.suites.registry import register_format, register_suite
 
 SUITE = "scene"

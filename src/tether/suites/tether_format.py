@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from tether.core.task import Task
 from tether.errors import ConfigError
-from tether.suites.registry import read_json_file
+from tether.suites.json_file import read_json_file
 
 
 class CodeTaskData(BaseModel):

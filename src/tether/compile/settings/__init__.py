@@ -1,19 +1,18 @@
 """The four offline harness settings: `docs` (DocVQA-like), `shapes`
 (BLINK-like), `flags` (InfoSeek-like), `slides` (SlideVQA-like).
 
-Each is a class with the `tether.compile.setting.Setting` interface, registered here with
-`register_setting`, so `tether.compile.get_setting("docs")` builds one. A setting's module
-is imported only when it is built, so using one setting does not load the data (or need
-the optional packages) of the others; a missing package is a ConfigError with the fix.
+Each is a class with the `tether.compile.setting.Setting` interface, named here in
+SETTING_CLASSES; the setting registry (setting.py) builds them through `build_setting`, so
+`tether.compile.get_setting("docs")` builds one. A setting's module is imported only when
+it is built, so using one setting does not load the data (or need the optional packages)
+of the others; a missing package is a ConfigError with the fix.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
 from typing import Any
 
-from tether.compile.setting import Item, register_setting
 from tether.errors import ConfigError
 
 #: setting name -> (module, class) under this package.
@@ -29,6 +28,7 @@ def build_setting(name: str, **kwargs: Any) -> Any:
     """A new instance of one of this package's settings (kwargs: e.g. an OCR engine)."""
     module, cls = SETTING_CLASSES[name]
     try:
+        # deferred: each setting's module loads its data and optional packages
         mod = importlib.import_module(f"{__name__}.{module}")
     except ImportError as exc:
         raise ConfigError(
@@ -36,32 +36,3 @@ def build_setting(name: str, **kwargs: Any) -> Any:
             hint="pip install -e '.[harness]' (or run scripts/setup.sh)",
         ) from exc
     return getattr(mod, cls)(**kwargs)
-
-
-def _factory(name: str):
-    return lambda: build_setting(name)
-
-
-for _name in SETTING_CLASSES:
-    register_setting(_name)(_factory(_name))
-
-
-def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
-    """(setting, item) named by a harness suite Task's `data` (`setting`, `split`,
-    `item_id`, `seed`, `sizes`; see tether.suites.harness_settings). The item is rebuilt
-    from the seed: item k of a split does not depend on the split sizes, so the bundled
-    settings rebuild just that item; another setting's splits are regenerated."""
-    from tether.compile.setting import get_setting
-
-    setting = get_setting(str(data["setting"]))
-    split, wanted, seed = str(data["split"]), str(data["item_id"]), int(data["seed"])
-    index = wanted.rsplit("-", 1)[-1]
-    if hasattr(setting, "make_item") and index.isdigit():
-        item = setting.make_item(seed, split, int(index))
-        if item.item_id == wanted:
-            return setting, item
-    for item in setting.splits(seed, dict(data.get("sizes") or {})).get(split, []):
-        if item.item_id == wanted:
-            return setting, item
-    raise ConfigError(f"setting {data['setting']!r} has no item {wanted!r} "
-                      f"in split {split!r} (seed {seed})")

@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tether.compile.setting import get_setting
 from tether.compile.settings.base import Item
 
 
@@ -43,8 +44,6 @@ def hooks_only_score(setting, items: Sequence[Item]) -> HooksOnlyScore:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from tether.compile.setting import get_setting
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("settings", nargs="+")
     parser.add_argument("--seed", type=int, default=0)

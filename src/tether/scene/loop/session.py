@@ -28,11 +28,12 @@ from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
+from tether.scene.blendergym import load_any_task
 from tether.scene.executor import Execution, RenderSettings, SceneExecutor
 from tether.scene.goals import goal_views, start_image
 from tether.scene.record import Refinement, Refiner, SceneRecord
 from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import SceneTask, load_any_task
+from tether.scene.tasks import SceneTask
 
 CHAIN_SEPARATOR = "\n# --- tether: next saved scene update ---\n"
 

@@ -29,6 +29,7 @@ from tether.scene import state as scene_state
 from tether.scene import trace as scene_trace
 from tether.scene.executor import Execution, RenderSettings
 from tether.scene.minibpy import raster
+from tether.scene.spec_check import spec_problems
 from tether.scene.tasks import SceneTask
 
 BLOCKED_OPS = {  # as the Blender worker refuses them (scene/_child.py)
@@ -123,8 +124,6 @@ class MiniBpyExecutor:
         minibpy from the empty file. task.json's `scene` spec is what this double must
         build: a base that builds differently (or not at all) is a ConfigError here, not
         a silently different scene. BlenderGym tasks (a shipped .blend) cannot run here."""
-        from tether.scene.check import spec_problems
-
         if task.base_source is None:
             raise ConfigError(f"{task.dir}: the minibpy test double builds bases from base.py; "
                               "this task ships a .blend",

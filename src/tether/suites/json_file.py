@@ -1,0 +1,24 @@
+"""Reading a JSON task file: the one reader suite formats share, with errors that name
+the file, line and column (its own module so that formats and the registry both import
+it without importing each other)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tether.errors import ConfigError
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON file; errors name the file, line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
+                          f"{exc.msg}", hint="fix the JSON syntax") from None
