@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from tether.errors import ConfigError
 from tether.scene.executor import Execution, RenderSettings
-from tether.scene.tasks import SceneTask
+from tether.scene.metrics import mean_scores, score
+from tether.scene.tasks import SceneTask, png_rgb
 
 if TYPE_CHECKING:
     from tether.scene.learned import LearnedMetrics
@@ -77,9 +78,6 @@ def score_program(scenes: TaskScenes, task: SceneTask, program: str, settings: R
                   ) -> tuple[SceneScores | None, Execution | None, list[View]]:
     """(mean scores over the views, None or the failed execution, the views). A program
     that fails in any view fails: it has no score."""
-    from tether.scene.metrics import mean_scores, score
-    from tether.scene.tasks import png_rgb
-
     views = goal_views(scenes, task, settings)
     per_view = []
     for view in views:

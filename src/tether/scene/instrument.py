@@ -26,6 +26,8 @@ from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
 from tether.scene.blendergym import load_any_task
 from tether.scene.executor import RenderSettings
+from tether.scene.goals import score_program
+from tether.scene.learned import LearnedMetrics
 from tether.scene.scenes import TaskScenes
 from tether.scene.tasks import RENDER_TOLERANCE_PL
 
@@ -54,15 +56,11 @@ class SceneRenderInstrument:
     def __init__(self, size: int | None = None, samples: int | None = None,
                  tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None,
                  clip: str | None = None, lpips: str | None = None) -> None:
-        from tether.scene.learned import LearnedMetrics
-
         self.size, self.samples, self.tolerance = size, samples, float(tolerance)
         self._scenes = scenes
         self.learned = LearnedMetrics.configured(clip, lpips)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
-        from tether.scene.goals import score_program
-
         where = task.data.get("task_dir")
         if not where:
             raise ConfigError(f"task {task.key} names no task_dir for scene_render")

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
+from tether.scene.instrument import shared_scenes
 from tether.scene.loop.actions import parse_reply
 from tether.scene.loop.facts import SceneFacts
 from tether.scene.loop.host import GENERATOR_ROLE, LoopState, finish
@@ -35,8 +36,6 @@ EDIT_SYSTEM = ("You edit Blender Python (bpy 4.2) scene programs so that the sce
 
 def _session(ctx: TrialContext, scenes: TaskScenes | None, size: int | None,
              samples: int | None) -> SceneSession:
-    from tether.scene.instrument import shared_scenes
-
     return SceneSession(ctx.task, scenes or shared_scenes(), size=size, samples=samples)
 
 

@@ -32,6 +32,7 @@ from typing import Any
 from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
+from tether.scene.instrument import shared_scenes
 from tether.scene.loop.actions import REPLY_FORMAT, Action, parse_reply, vote
 from tether.scene.loop.facts import SceneFacts
 from tether.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE, Verifier, tournament
@@ -112,8 +113,6 @@ class HostLoop:
         self.config, self.refiner, self.name, self._scenes = config, refiner, name, scenes
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        from tether.scene.instrument import shared_scenes
-
         cfg = self.config
         session = SceneSession(ctx.task, self._scenes or shared_scenes(), size=cfg.size,
                                samples=cfg.samples, persistent=cfg.persistent)

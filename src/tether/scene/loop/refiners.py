@@ -1,10 +1,11 @@
 """Which Refiner a scene strategy uses, by name: "vetr" (the paper's Algorithm 1,
-`tether.scene.refine.refine`, imported lazily) or "off" (`refiner_off`, the ablation)."""
+`tether.scene.refine.refine`) or "off" (`refiner_off`, the ablation)."""
 
 from __future__ import annotations
 
 from tether.errors import ConfigError
 from tether.scene.record import Refiner, refiner_off
+from tether.scene.refine import refine
 
 REFINERS = ("vetr", "off")
 
@@ -14,6 +15,4 @@ def resolve_refiner(name: str) -> Refiner:
         return refiner_off
     if name != "vetr":
         raise ConfigError(f"unknown refiner {name!r}", hint=f"one of {', '.join(REFINERS)}")
-    from tether.scene.refine import refine  # lazily: it compiles alternatives, rarely needed
-
     return refine

@@ -25,6 +25,7 @@ import traceback
 from typing import Any
 
 from tether.errors import ConfigError
+from tether.scene import minibpy
 from tether.scene import state as scene_state
 from tether.scene import trace as scene_trace
 from tether.scene.executor import Execution, RenderSettings
@@ -45,8 +46,6 @@ class Unsupported(Exception):
 
 
 def _modules() -> dict[str, Any]:
-    from tether.scene import minibpy
-
     return {"bpy": minibpy, "mathutils": minibpy.mathutils, "bpy.types": minibpy.types,
             "bmesh": minibpy.bmesh}
 
@@ -147,8 +146,6 @@ class MiniBpyExecutor:
         self._saved = None
 
     def _fresh(self) -> None:
-        from tether.scene import minibpy
-
         if self.persistent and self._saved is not None:
             minibpy.data, minibpy.context = pickle.loads(self._saved)
             return
@@ -178,8 +175,6 @@ class MiniBpyExecutor:
         filename: str = "program.py",
         timeout_s: float | None = None,  # accepted for the interface; no deadline here
     ) -> Execution:
-        from tether.scene import minibpy
-
         start = time.monotonic()
         self._fresh()
         targets = [minibpy, minibpy.mathutils, minibpy.types,

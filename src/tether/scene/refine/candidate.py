@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.scene.record import SceneRecord
+from tether.scene.refine.spec import LIGHT_COLOR, LIGHT_ENERGY, phi
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,6 @@ def resolve(state: Mapping[str, Any] | None, e: Endpoint) -> tuple[str, str] | N
 
 def observed(state: Mapping[str, Any] | None, e: Endpoint) -> Any:
     """What a state realizes for an endpoint: its cell, or phi of the owner's light."""
-    from tether.scene.refine.spec import LIGHT_COLOR, LIGHT_ENERGY, phi
-
     block = resolve(state, e)
     if block is None:
         return None

@@ -30,6 +30,7 @@ from tether.scene.executor import Execution
 from tether.scene.patch import parse_cell
 from tether.scene.refine.candidate import Candidate, binding_to, cell_key, observed, resolve
 from tether.scene.refine.spec import FRAME_PATHS, LIGHT_PROPS, agree
+from tether.scene.tasks import png_rgb
 
 MAX_LISTED = 5  # mismatches listed per check (all are counted)
 
@@ -39,8 +40,6 @@ def readable(png: bytes | None) -> bool:
     if not png:
         return False
     try:
-        from tether.scene.tasks import png_rgb
-
         return png_rgb(png).size > 0
     except Exception:  # not a PNG, truncated, or no decoder: unreadable
         return False
