@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether.report.plots import _save, plt
+from tether.report.figure import plt
+from tether.report.figure import save as _save
 
 
 def _name(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:

@@ -29,7 +29,7 @@ from tether.report.values import arm_budget_groups
 from tether.stats import consistency_at_k, mean_pass_at_k
 
 if TYPE_CHECKING:
-    from tether.report.data import TrialEntry
+    from tether.report.section import TrialEntry
 
 #: excluded from pass@k: infrastructure or harness failures, never a fail
 _ERRORED = AgentEndState.AGENT_ERROR

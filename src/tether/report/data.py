@@ -15,10 +15,8 @@ from typing import Any
 
 from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
-from tether.report.agents import agent_numbers
-from tether.report.judged import judged_numbers
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
-from tether.report.scene import scene_numbers
+from tether.report.section import SectionInput, TrialEntry, sections
 from tether.report.values import (
     MetricMode,
     arm_budget_groups,
@@ -41,29 +39,6 @@ from tether.stats import (
     mean_sd,
     wilson_interval,
 )
-
-
-@dataclass
-class TrialEntry:
-    record: TrialRecord
-    strategy_arm: str  # the experiment's arm label
-    setup: str | None  # the model setup's name when the run had several, else None
-    budget: str
-    value: float | None
-    single_shot: float | None
-
-    @property
-    def arm(self) -> str:
-        """What tables group by: the strategy arm, with the model setup when several."""
-        return arm_label(self.record, self.setup)
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.record.spec.task_key, self.record.spec.seed)
-
-    @property
-    def page(self) -> str:
-        return f"trials/{self.record.trial_id}.html"
 
 
 @dataclass
@@ -322,9 +297,8 @@ def build_report(store: RunStore, *, baseline: str | None = None,
         "paired": paired_rows(entries, base, mode),
         "within_trial": within_trial_rows(entries, mode),
         "compare": None,
-        "agents": agent_numbers(entries, base),
-        "judged": judged_numbers(str(store.dir), entries, base),
-        "scene": scene_numbers(entries),  # None unless scene strategies ran
+        # each section's numbers (report/section.py), None where the run has none
+        **{s.name: s.numbers(SectionInput(store, entries, base)) for s in sections()},
         "trials": [{"trial_id": e.record.trial_id, "index": e.record.index, "arm": e.arm,
                     "budget": e.budget, "task": e.record.spec.task_key,
                     "seed": e.record.spec.seed, "status": e.record.status,

@@ -24,18 +24,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tether.compile import ARMS, BuildDir, get_setting, summarise
+from tether.compile import ARMS, BuildDir, HarnessFacts, get_setting, summarise
 from tether.compile.paired import paired_change
+from tether.core.facts import facts_of
+from tether.report.jinja import environment
 from tether.stats.bootstrap import PairedObservation, bootstrap_mean, paired_bootstrap
 from tether.stats.wilson import wilson_interval
 
-__all__ = ["ARMS", "hc_numbers", "intervention_rows", "is_build_dir", "paired_row",
-           "write_hc_report"]
+__all__ = ["ARMS", "build_dirs", "hc_numbers", "intervention_rows", "is_build_dir",
+           "paired_row", "run_interventions", "write_hc_report"]
 
 
 def is_build_dir(path: Path) -> bool:
     """True for a `tether compile` output directory."""
     return (path / "config.json").is_file() and (path / "builds").is_dir()
+
+
+def build_dirs(run_dir: Path) -> list[Path]:
+    """The `tether compile` build directories inside a run directory, by name."""
+    return sorted(p for p in run_dir.iterdir() if p.is_dir() and is_build_dir(p))
 
 
 def _interval(scores: Mapping[str, float], graded: bool) -> tuple[float | None, float | None]:
@@ -148,8 +155,6 @@ def hc_numbers(path: Path) -> dict[str, Any]:
 
 def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
     """Render the HC section of `path` to `out` (default DIR/report.html)."""
-    from tether.report.html import environment
-
     numbers = hc_numbers(path)
     target = (out or path / "report.html").resolve()
     html = environment().get_template("harness.html.j2").render(hc=numbers)
@@ -160,9 +165,6 @@ def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str
 def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
     """For a run directory: per harness, its `compiled_harness` trials run with an
     intervention as paired changes against its trials without one on the same items."""
-    from tether.compile import HarnessFacts
-    from tether.core.facts import facts_of
-
     by_harness: dict[str, dict[str | None, dict[str, float]]] = {}
     settings: dict[str, str] = {}
     for e in entries:
@@ -184,21 +186,3 @@ def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
         out.append({"harness": harness,
                     "rows": intervention_rows(reference, changed, graded=graded)})  # type: ignore[arg-type]
     return out
-
-
-def run_sections(run_dir: Path, entries: list[Any]) -> str:
-    """HTML for a run directory's report: the interventions of its harness trials and
-    the HC section of every build directory inside it ("" when there is neither)."""
-    from tether.report.html import environment
-
-    env = environment()
-    parts = []
-    for block in run_interventions(entries):
-        parts.append(f"<h2>Interventions on harness <code>{block['harness'][:12]}</code> "
-                     "(paired against it on matched items)</h2>")
-        parts.append(env.get_template("interventions_table.html.j2").render(
-            interventions=block["rows"]))
-    for sub in sorted(p for p in run_dir.iterdir() if p.is_dir() and is_build_dir(p)):
-        parts.append("<h2>Harness compilation</h2>")
-        parts.append(env.get_template("harness_section.html.j2").render(hc=hc_numbers(sub)))
-    return "\n".join(parts)

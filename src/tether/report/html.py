@@ -8,33 +8,20 @@ autoescape everything and fail on any undefined name (StrictUndefined).
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
-from tether.report.data import Report, TrialEntry
-from tether.report.fmt import effect, fmt, pvalue, score, value
+from tether.report.data import Report
+from tether.report.jinja import environment, to_json
 from tether.report.plots import draw_all
+from tether.report.section import TrialEntry, sections
 from tether.runs.store import RunStore
 
 ASSET_DIRS = ("plots", "trials", "blobs")  # the only folders a rerun clears
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
-
-
-def _tojson(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True, default=str)
-
-
-def environment() -> Environment:
-    env = Environment(loader=PackageLoader("tether.report", "templates"), autoescape=True,
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                      keep_trailing_newline=True)
-    env.filters.update(fmt=fmt, pvalue=pvalue, pretty=_tojson, score=score, effect=effect,
-                       value=value)
-    return env
 
 
 def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
@@ -54,7 +41,7 @@ def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
             ok = url.startswith("data:image/")
             parts.append({"kind": "image" if ok else "text", "text": url if ok else "[image]"})
         else:
-            parts.append({"kind": "text", "text": _tojson(part)})
+            parts.append({"kind": "text", "text": to_json(part)})
     return parts + calls
 
 
@@ -125,23 +112,22 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
         shutil.rmtree(assets / name, ignore_errors=True)
     numbers = report.numbers
     plots = draw_all(numbers, assets)
+    for section in sections():
+        plots[section.name] = section.draw(numbers.get(section.name), assets)
     env = environment()
     index_href = f"../../{out.name}"
     for entry in report.entries:
         _trial_page(env, entry, store, assets, index_href, numbers)
     pages = _measured_pages(numbers["run"].get("meta") or {}, store, assets)
-    from tether.report.scene import embed_renders, scene_demo_rows
-
-    if numbers.get("scene"):
-        embed_renders(numbers["scene"], store)
-    numbers["scene_demo"] = scene_demo_rows(numbers["run"].get("meta") or {}, store)
+    for section in sections():
+        if numbers.get(section.name):
+            section.finish(numbers[section.name], store)
     html = env.get_template("index.html.j2").render(
         n=numbers, plots=plots, assets=assets.name, entries=report.entries,
-        compare_values=report.compare_values, pages=pages)
-    # harness compilation (report/harness.py): interventions and build directories
-    from tether.report.harness import run_sections
-    extra = run_sections(Path(numbers["run"]["run_dir"]), report.entries)
-    if extra:
-        html = html.replace("</body>", extra + "\n</body>", 1)
+        compare_values=report.compare_values, pages=pages, sections=sections("body"))
+    ends = [section.render(env, numbers[section.name]) for section in sections("end")
+            if numbers.get(section.name)]
+    if ends:
+        html = html.replace("</body>", "\n".join(ends) + "\n</body>", 1)
     out.write_text(html)
     return out

@@ -43,7 +43,7 @@ from tether.runs.judge.reward_hacking import CHECK as RH_CHECK
 from tether.stats import PairedObservation, paired_bootstrap
 
 if TYPE_CHECKING:
-    from tether.report.data import TrialEntry
+    from tether.report.section import TrialEntry
 
 Key = tuple[str, int]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether.report.plots import _save, plt
+from tether.report.figure import plt
+from tether.report.figure import save as _save
 
 
 def flag_rates(b: dict[str, Any], path: Path) -> None:

@@ -11,23 +11,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")  # headless: never needs a display
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-from tether.report.paired import per_task_means  # noqa: E402
-from tether.report.values import budget_sort_key  # noqa: E402
-
-DPI = 100
-
-
-def _save(fig: Any, path: Path) -> None:
-    # Fixed margins instead of tight_layout, which draws the figure a second time.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})  # no version stamp: reproducible
-    plt.close(fig)
+from tether.report.figure import plt
+from tether.report.figure import save as _save
+from tether.report.paired import per_task_means
+from tether.report.values import budget_sort_key
 
 
 def _score_axis_label(metric: dict[str, Any]) -> str:
@@ -132,7 +119,8 @@ def tokens_vs_score(numbers: dict[str, Any], path: Path) -> None:
 
 
 def draw_all(numbers: dict[str, Any], assets: Path) -> dict[str, Any]:
-    """Write every plot under `assets`; returns their paths relative to `assets`."""
+    """Write the run's plots under `assets`; returns their paths relative to `assets`
+    (the sections draw their own: report/section.py)."""
     out: dict[str, Any] = {"scaling": "plots/scaling.png", "tokens": "plots/tokens.png",
                            "paired": [], "within_trial": [], "compare": []}
     scaling_curve(numbers, assets / out["scaling"])
@@ -144,10 +132,4 @@ def draw_all(numbers: dict[str, Any], assets: Path) -> dict[str, Any]:
             rel = f"plots/{name}_{i}.png"
             paired_dots(row, numbers["metric"], assets / rel)
             out[name].append(rel)
-    from tether.report.agent_plots import draw_agents  # its module imports this one
-
-    out["agents"] = draw_agents(numbers.get("agents"), assets)
-    from tether.report.judged_plots import draw_judged
-
-    out["judged"] = draw_judged(numbers.get("judged"), assets)
     return out

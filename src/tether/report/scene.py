@@ -19,6 +19,7 @@ scene_one_shot), read from their SceneFacts and their scene_render metric.
 
 from __future__ import annotations
 
+import base64
 import math
 from collections import Counter, defaultdict
 from itertools import combinations
@@ -28,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 from tether.scene import SceneFacts, scene_facts_of
 from tether.stats import PairedObservation, paired_bootstrap, sign_test
 
-if TYPE_CHECKING:  # report.data imports this module
-    from tether.report.data import TrialEntry
+if TYPE_CHECKING:
+    from tether.report.section import TrialEntry
     from tether.runs.store import RunStore
 
 METRICS = (("pl", "PL", False), ("psnr", "PSNR", True), ("ssim", "SSIM", True),
@@ -166,8 +167,6 @@ def embed_renders(numbers: dict[str, Any], store: RunStore) -> None:
 
 def scene_demo_rows(meta: dict[str, Any], store: RunStore) -> dict[str, Any] | None:
     """`tether demo`'s scene example (meta `scene_demo`) with its renders as data URLs."""
-    import base64
-
     row = meta.get("scene_demo")
     if not isinstance(row, dict):
         return None
