@@ -49,28 +49,35 @@ def _empty(directory, keep=()):
         path = os.path.join(directory, name)
         if name in keep and os.path.isfile(path) and not os.path.islink(path):
             continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            for root, dirs, _ in os.walk(path):  # a program may have locked dirs
-                for d in dirs:
-                    try:
-                        os.chmod(os.path.join(root, d), 0o700)
-                    except OSError:
-                        pass
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        _remove(path)
+
+
+def _remove(path):
+    """Remove a file, link or whole tree; a program may have locked its directories."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+        for root, dirs, _ in os.walk(path):  # top-down: each dir opened before entered
+            for d in dirs:
+                try:
+                    os.chmod(os.path.join(root, d), 0o700)
+                except OSError:
+                    pass
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def _fresh_tmp():
     """/tmp as the template found it: Blender's own temp dir kept, emptied."""
     tempdir = bpy.app.tempdir.rstrip("/") if bpy.app.tempdir else None
     keep = (os.path.basename(tempdir),) if tempdir and os.path.dirname(tempdir) == TMP else ()
-    for name in os.listdir(TMP):
-        if name not in keep:
-            _empty_one(os.path.join(TMP, name))
+    _empty(TMP, keep)
     if tempdir and os.path.isdir(tempdir):
         _empty(tempdir)
     for directory in SCRATCH:
@@ -91,20 +98,6 @@ def _close_fds(keep):
             continue
         if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
             os.close(fd)
-
-
-def _empty_one(path):
-    if os.path.isdir(path) and not os.path.islink(path):
-        _empty(path)
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
-    else:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
 
 
 def _ancestors():
