@@ -220,6 +220,9 @@ class SceneExecutor:
             "empty": empty,  # no base: the factory's empty file instead of its start-up scene
             "save": self.persistent, "resume": False,
             "keep": [RENDER_NAME, SAVE_NAME, *keep],
+            # bwrap gives the worker a private /tmp and PID namespace: only then does the
+            # worker empty /tmp and end every other process between executions
+            "isolated": isinstance(self.sandbox, BwrapSandbox),
         }  # fmt: skip
         worker = self.worker
         if self.persistent and self._saved is not None:
