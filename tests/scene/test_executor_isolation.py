@@ -180,3 +180,10 @@ def test_a_render_after_a_contaminating_program_is_clean_and_cached_clean(tmp_pa
     with TaskScenes(tmp_path / "clean") as clean:
         reference, _ = clean.render(task, task.goal, settings)
     assert png == reference
+
+
+def test_a_huge_allocation_is_a_memory_failure_that_names_the_limit(ex) -> None:
+    r = ex.execute("x = bytearray(30 * 2**30)\n")
+    assert not r.ok and r.error["kind"] == "memory", r.error
+    assert f"{ex.limits.memory_mb} MB" in r.error["message"]
+    assert ex.execute("import bpy\nbpy.data.objects['Cube'].location.x = 1\n").ok

@@ -94,16 +94,17 @@ class _Rewriter(ast.NodeTransformer):
         return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
 
     def _method_call(self, call: ast.Call) -> ast.expr:
-        """`chain.name(args)` made through the tracer: the bound method is fetched first
-        (Python's order), then the arguments are evaluated and the call made; what it
-        returns is remembered as requested through the object the chain was (so
-        `m = cube.modifiers.new(...)` is via cube)."""
+        """`chain.name(args)` with the method fetched through the tracer (Python's order:
+        the method, then the arguments) and called where the program calls it (a callee
+        that inspects its caller's frame sees the program's); what it returns is
+        remembered as requested through the object the chain was (so `m =
+        cube.modifiers.new(...)` is via cube)."""
         func = call.func
         assert isinstance(func, ast.Attribute)
         bound = self._call("bound", self._obj(func.value), ast.Constant(func.attr))
         args = [self.visit(a) for a in call.args]
         keywords = [self.visit(k) for k in call.keywords]
-        return ast.Call(self._tracer("call_bound"), [bound, *args], keywords)
+        return self._call("returned", ast.Call(bound, args, keywords))
 
     def _store(self, target: ast.expr, value: ast.expr, line: int, kind: str) -> list[ast.stmt]:
         """Statements that store `value` (an expression evaluated once) into target."""
@@ -264,7 +265,7 @@ class Tracer:
         self.truncated = False
         self._steps: list[tuple[Any, Any, str, Any, Any]] = []  # (result, parent, mode, key, via)
         self._aliases: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object)
-        self._pending: tuple[Any, Any] | None = None  # (bound method, via) until called
+        self._pending: list[Any] = []  # via of each method fetched by bound(), until called
         if bpy is None:
             try:
                 import bpy
@@ -307,19 +308,21 @@ class Tracer:
             del self._aliases[next(iter(self._aliases))]
 
     def bound(self, obj: Any, name: str) -> Any:
-        """A method fetched from obj, kept with the object obj was requested through."""
+        """A method fetched from obj; the object obj was requested through waits on a
+        stack for returned(). Calls nest, so the stack is LIFO; a call that raised leaves
+        its entry below the later ones, never above them (the statement is abandoned)."""
         method = getattr(obj, name)
-        self._pending = (method, self._via(obj))
+        self._pending.append(self._via(obj))
+        if len(self._pending) > _ALIASES:
+            del self._pending[0]
         return method
 
-    def call_bound(self, method: Any, /, *args: Any, **kwargs: Any) -> Any:
-        """Call a method fetched by bound(); a result requested through an object is
-        remembered as an alias of that object (the call itself runs exactly as written)."""
-        pending, self._pending = self._pending, None
-        result = method(*args, **kwargs)
-        if pending is not None and pending[0] is method and self._is_struct(result):
-            if not self._is_object(result):
-                self._hold(result, pending[1])
+    def returned(self, result: Any) -> Any:
+        """The result of the innermost call fetched by bound(): remembered as requested
+        through that call's object when it is a Blender value (not an Object)."""
+        via = self._pending.pop() if self._pending else None
+        if self._is_struct(result) and not self._is_object(result):
+            self._hold(result, via)
         return result
 
     def _remember(self, result: Any, parent: Any, mode: str, key: Any) -> None:
