@@ -138,6 +138,7 @@ def test_a_replaced_capture_forges_no_later_state(ex) -> None:
     forged = ex.execute(forge)
     assert not forged.ok and forged.error["kind"] == "contaminated"
     assert "tether_scene_state" in forged.contaminated and forged.state is None
+    assert forged.events == [] and forged.render_png is None
     assert forged.worker_replaced
     honest = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x = 3\n")
     assert honest.ok and honest.state["cells"][CUBE_X] == [3.0, 0.0, 0.0]

@@ -270,6 +270,7 @@ class SceneExecutor:
             # Its evidence is not used (a program that replaced the capture functions or
             # bpy's could have forged it), and a new process serves the next program.
             result.ok, result.state, result.render_png = False, None, None
+            result.events, result.unresolved = [], []
             result.error = {"kind": "contaminated", "type": "", "line": None, "traceback": "",
                             "message": "the program changed the worker's own state: "
                                        + ", ".join(result.contaminated)}

@@ -267,6 +267,7 @@ class MiniBpyExecutor:
         }))  # fmt: skip
         if contaminated:
             self.replacements += 1
+            payload["events"], payload["unresolved"] = [], []
         if kept is not None and out["ok"]:
             self._saved = kept
         return Execution(
