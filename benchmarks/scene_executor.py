@@ -3,7 +3,8 @@ subprocess per execution, without a render, on the scene suite's programs.
 
 Programs: start.py and goal.py of the bundled scene tasks (--tasks of them, 20 -> 40
 executions). Both sides open the task's base .blend, run the program traced and capture
-the state: the fresh side runs the worker's own source (trace.py, state.py, _child.py)
+the state: the fresh side runs the worker's own source (trace.py, state.py, _child.py,
+_template.py; one execution as its forked child makes it)
 once per execution in a bare subprocess, so it pays Python + bpy start-up each time.
 Printed: executions/s of both, the ratio warm/fresh (goal >= 10x), and whether the
 traces and states are identical on every program both sides ran (--fresh of them).
@@ -29,9 +30,11 @@ from tether.scene.tasks import bundled_task_dirs, load_task
 def fresh_execute(base: Path, source: str) -> dict:
     """One execution in a new `python -c` process: import bpy, open the base, run traced."""
     request = {"source": source, "filename": "program.py", "trace": True, "max_events": 10_000,
-               "base": str(base), "render": None}
+               "base": str(base), "render": None, "save": False}
+    # _run is one execution as the worker's forked child makes it (the template's
+    # execute() is for the sandbox only: it empties its directories between executions).
     script = (worker_program(str(bpy_site_packages()))
-              + f"\nimport json as _j\nprint('@@' + _j.dumps(execute({request!r})))\n")
+              + f"\nimport json as _j\nprint('@@' + _j.dumps(_run({request!r})))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True, cwd=tempfile.gettempdir())
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("@@"))

@@ -60,7 +60,8 @@ def test_renders_and_quits_are_unsupported_and_the_worker_lives(ex: SceneExecuto
 
 def test_a_registered_property_is_invisible_to_the_next_program(ex: SceneExecutor) -> None:
     r = ex.execute("import bpy\nbpy.types.Object.tether_x = bpy.props.FloatProperty()\n")
-    assert r.ok and r.worker_replaced and "type Object" in r.contaminated
+    assert not r.ok and r.error["kind"] == "contaminated" and r.worker_replaced
+    assert "type Object" in r.contaminated and r.state is None  # its evidence is not used
     after = ex.execute("import bpy\nassert not hasattr(bpy.types.Object, 'tether_x')\n")
     assert after.ok and not after.contaminated
     patched = ex.execute("import bpy\nbpy.path.abspath = lambda p, **k: 'patched'\n")

@@ -56,7 +56,9 @@ def test_failures_are_results_and_changes_to_minibpy_are_undone() -> None:
     for src in ("import bpy\nbpy.ops.render.render()\n", "import sys\nsys.exit(0)\n"):
         assert ex.execute(src).error["kind"] == "unsupported"
     patched = ex.execute("import bpy\nbpy.types.Object.extra = 1\nbpy.app = None\n")
-    assert patched.ok and patched.contaminated and patched.worker_replaced
+    assert not patched.ok and patched.error["kind"] == "contaminated"
+    assert patched.contaminated and patched.worker_replaced and patched.state is None
+    assert patched.events == []
     assert not hasattr(minibpy.types.Object, "extra") and minibpy.app is not None
     assert ex.execute("import bpy\nassert not hasattr(bpy.types.Object, 'extra')\n").ok
 

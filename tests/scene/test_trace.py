@@ -103,3 +103,13 @@ def test_events_are_bounded() -> None:
 def test_syntax_errors_are_raised() -> None:
     with pytest.raises(SyntaxError):
         trace.compile_traced("x.y = = 1\n")
+
+
+def test_a_method_call_is_made_from_the_program_s_own_frame() -> None:
+    """Method calls go through the tracer (for `via`), but the call itself stays in the
+    program: a callee that inspects its caller's frame sees the program's."""
+    env = {"__name__": "__main__", trace.TRACER_NAME: trace.Tracer(bpy=None)}
+    exec(trace.compile_traced("import sys\nname = sys._getframe(0).f_code.co_name\n"
+                              "class A:\n    pass\nA.who = sys._getframe(0).f_code.co_name\n"),
+         env)
+    assert env["name"] == "<module>" and env["A"].who == "<module>"

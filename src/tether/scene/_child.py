@@ -2,12 +2,23 @@
 
 The host prepends the modules `trace` and `state` (this package's files, as text) and
 the site-packages path; this text defines `execute(request)`, called once per program.
-Every execution starts from the base scene (the .blend reopened, or Blender's factory
-start-up scene) and runs the program in new globals. What a reload cannot undo
-(module attributes of bpy & co., registered RNA properties, handlers, new modules) is
-fingerprinted before and after: a difference is returned as `contaminated` and the host
-replaces the worker. Operators that would end or wedge a GL-less process (a render of
-the program's own, EEVEE / Workbench, quitting) are refused while the program runs.
+
+The worker process is a template that never runs program code: execute() forks, and the
+child resets to the base scene (the .blend reopened, or Blender's factory start-up
+scene), runs the program in new globals, captures the evidence (trace, state, render)
+and exits. Whatever a program replaces (bpy attributes, handlers, tether's own capture
+functions, modules) dies with its child, so no execution sees another's changes; the
+template also empties /tmp and the work dir and ends every process a program left
+before the next execution. Inside the child, what a program changed that would make its
+own evidence untrustworthy (module attributes of bpy & co., registered RNA properties,
+handlers, tether's evidence functions and modules, replaced or removed modules) is
+compared against identities taken before the program ran and returned as
+`contaminated`: the host then discards that execution's evidence. Operators that would
+end or wedge a GL-less process (a render of the program's own, EEVEE / Workbench,
+quitting) are refused while the program runs.
+
+Outputs have fixed names (RENDER_NAME, SAVE_NAME, chosen by the host too): the reply says
+only whether they were written, never where.
 """
 
 import builtins
@@ -18,8 +29,8 @@ import traceback
 
 import bpy
 
-# Loaded up front (after bpy, which bmesh needs) so that a program importing them does
-# not count as loading a new module.
+# Loaded up front (after bpy, which bmesh needs) so that the modules a program usually
+# imports are shared by every child instead of loaded again in each.
 for _name in ("bmesh", "mathutils", "colorsys", "math", "random", "numpy"):
     try:
         importlib.import_module(_name)
@@ -34,11 +45,18 @@ BLOCKED_OPS = {
     "wm.quit_blender": "quitting would end the worker",
     "wm.window_close": "there is no window",
 }
+# Module namespaces whose bindings the evidence depends on: bpy's, the builtins, and
+# tether's own (the worker's globals, the trace and state modules, json for the reply).
 FINGERPRINT_MODULES = ("bpy", "bpy.ops", "bpy.types", "bpy.utils", "bpy.props", "bpy.path",
-                       "bpy.app", "mathutils", "builtins", "bmesh")
+                       "bpy.app", "mathutils", "builtins", "bmesh", "json", "os",
+                       "tether_scene_trace", "tether_scene_state")
 FINGERPRINT_TYPES = ("ID", "Object", "Scene", "Mesh", "Material", "Light", "Camera", "World",
                      "NodeTree", "Node", "NodeSocket", "Collection", "ViewLayer")
 TEXT_TAIL = 4000
+RENDER_NAME = "tether-render.png"  # the host reads these names, never names from a reply
+SAVE_NAME = "tether-persist-out.blend"
+RESUME_NAME = "tether-persist-in.blend"
+WORKDIR = os.getcwd()  # the worker's own directory, where outputs are written
 
 
 class Unsupported(Exception):
@@ -52,25 +70,40 @@ def _reset(base, empty=False):
         bpy.ops.wm.read_factory_settings(use_empty=empty)
 
 
-def _fingerprint():
-    fp = {}
+def _ident(value):
+    """Identity of a binding; a function's code, defaults and closure too, since those
+    can be swapped while the function object stays the same."""
+    if type(value).__name__ == "function":
+        return (id(value), id(value.__code__), id(value.__defaults__),
+                id(value.__kwdefaults__), id(value.__closure__))
+    return id(value)
+
+
+def _fingerprint(space_of_worker):
+    fp = {"worker": {k: _ident(v) for k, v in list(space_of_worker.items())}}
     for name in FINGERPRINT_MODULES:
         mod = sys.modules.get(name)
         space = getattr(mod, "__dict__", None)
         if space is not None:  # (bpy.app, e.g., is a struct sequence: nothing to patch)
-            fp[name] = {k: id(v) for k, v in list(space.items())}
+            fp[name] = {k: _ident(v) for k, v in list(space.items())}
     for name in FINGERPRINT_TYPES:
         cls = getattr(bpy.types, name)
         props = sorted(p.identifier for p in cls.bl_rna.properties)
         fp["type " + name] = (sorted(vars(cls)), props)
-    fp["sys.modules"] = sorted(sys.modules)
+    # Modules replaced or removed (a new import is the program's own business: it dies
+    # with the child).
+    fp["sys.modules"] = {k: id(v) for k, v in list(sys.modules.items())}
     fp["handlers"] = {h: len(getattr(bpy.app.handlers, h)) for h in dir(bpy.app.handlers)
                       if isinstance(getattr(bpy.app.handlers, h), list)}
     return fp
 
 
 def _changes(before, after):
-    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    changed = [k for k in before if k != "sys.modules" and before[k] != after.get(k)]
+    mods_before, mods_after = before["sys.modules"], after.get("sys.modules", {})
+    if any(mods_after.get(k) != v for k, v in mods_before.items()):
+        changed.append("sys.modules")
+    return sorted(changed)
 
 
 def _error(kind, exc, filename):
@@ -113,21 +146,27 @@ def _render(settings, out):
     for prop in r.bl_rna.properties:
         if prop.identifier.startswith("use_stamp"):
             setattr(r, prop.identifier, False)
-    r.filepath = os.path.join(os.getcwd(), settings["name"])
+    r.filepath = os.path.join(WORKDIR, RENDER_NAME)
     bpy.ops.render.render(write_still=True)
-    out["render"] = settings["name"]
+    out["rendered"] = True
 
 
-def execute(request):
-    filename = request["filename"]
+def _run(request):
+    """One execution, in the forked child: reset, program, evidence."""
+    # Everything the evidence needs is bound here, before the program runs: the
+    # program may rebind module globals, not this frame's locals.
+    filename, want_render, want_save = request["filename"], request["render"], request["save"]
+    fingerprint, changes, capture = _fingerprint, _changes, state.capture  # noqa: F821
+    space = globals()
     base = request.get("base")
     if request.get("resume"):  # persistent mode: the scene the last program left, saved
-        base = os.path.abspath(request["resume"])
+        base = os.path.join(WORKDIR, RESUME_NAME)
     _reset(base, request.get("empty", False))
-    before = _fingerprint()
+    before = fingerprint(space)
     tracer = trace.Tracer(request["max_events"])  # noqa: F821 (prepended by the host)
     env = {"__name__": "__main__", "__builtins__": builtins, "__file__": filename}
-    out = {"ok": True, "error": None, "overrides": [], "render": None, "blocked": []}
+    out = {"ok": True, "error": None, "overrides": [], "rendered": False, "saved": False,
+           "blocked": []}
     try:
         if request["trace"]:
             env[trace.TRACER_NAME] = tracer  # noqa: F821
@@ -139,13 +178,15 @@ def execute(request):
         code = None
     ops = sys.modules["bpy.ops"]
     real_call = ops._op_call
+    blocked = out["blocked"]
 
     def guarded(idname, *args):
         if idname in BLOCKED_OPS:
-            out["blocked"].append(idname)
+            blocked.append(idname)
             raise Unsupported(f"bpy.ops.{idname} is not supported here: {BLOCKED_OPS[idname]}")
         return real_call(idname, *args)
 
+    patched = False
     if code is not None:
         ops._op_call = guarded
         try:
@@ -158,36 +199,38 @@ def execute(request):
         finally:
             patched = ops._op_call is not guarded
             ops._op_call = real_call
-        if out["blocked"]:  # refused even when the program caught the exception
+        if blocked:  # refused even when the program caught the exception
             error = out["error"] or {}
             out.update(ok=False, error={
                 "kind": "unsupported", "type": error.get("type", "Unsupported"),
                 "line": error.get("line"), "traceback": error.get("traceback", ""),
-                "message": f"bpy.ops.{out['blocked'][0]}: {BLOCKED_OPS[out['blocked'][0]]}",
+                "message": f"bpy.ops.{blocked[0]}: {BLOCKED_OPS[blocked[0]]}",
             })  # fmt: skip
-    else:
-        patched = False
+    out["blocked"] = list(blocked)
+    # Checked before any evidence is taken: a contaminated execution's evidence is not
+    # used, and a capture function the program replaced is not called.
+    contaminated = changes(before, fingerprint(space)) + (["bpy.ops._op_call"] if patched else [])
+    out["contaminated"] = contaminated
     out["events"], out["unresolved"] = tracer.events, tracer.unresolved
     out["truncated"] = tracer.truncated
+    out["state"] = None
+    if contaminated:
+        return out
     try:
-        out["state"] = state.capture(bpy)  # noqa: F821
+        out["state"] = capture(bpy)
     except Exception as exc:
-        out["state"] = None
         out["state_error"] = f"{type(exc).__name__}: {exc}"
-    if out["ok"] and request.get("save"):
+    if out["ok"] and want_save:
         # Persistent mode: saved before the render, whose settings are not the program's.
         try:
-            bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(request["save"]), copy=True,
+            bpy.ops.wm.save_as_mainfile(filepath=os.path.join(WORKDIR, SAVE_NAME), copy=True,
                                         compress=False)
-            out["saved"] = request["save"]
+            out["saved"] = True
         except Exception as exc:
             out["save_error"] = f"{type(exc).__name__}: {exc}"
-    if out["ok"] and request.get("render"):
+    if out["ok"] and want_render:
         try:
-            _render(request["render"], out)
+            _render(want_render, out)
         except Exception as exc:
             out.update(ok=False, error=_error("render", exc, filename))
-    changed = _changes(before, _fingerprint())
-    out["contaminated"] = changed + (["bpy.ops._op_call"] if patched else [])
     return out
-

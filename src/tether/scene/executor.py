@@ -1,18 +1,26 @@
 """Execute scene programs on real Blender (bpy 4.2) in a warm sandboxed worker.
 
 One SceneExecutor keeps one SandboxedWorker (bubblewrap, no network, read-only system)
-with bpy imported once; each execute() starts afresh from the base scene (the .blend
-reopened, or Blender's factory start-up scene: Cube, Camera, Light), runs the program,
-optionally traced (trace.py), captures the state (state.py) and optionally renders with
-Cycles on the CPU (fixed seed, denoiser and adaptive sampling off) to a PNG.
+with bpy imported once; each execute() runs in a process forked from that worker, which
+starts afresh from the base scene (the .blend reopened, or Blender's factory start-up
+scene: Cube, Camera, Light), runs the program, optionally traced (trace.py), captures the
+state (state.py) and optionally renders with Cycles on the CPU (fixed seed, denoiser and
+adaptive sampling off) to a PNG. The worker itself never runs program code: between
+executions it empties /tmp and the work dir and ends the processes a program left, so
+no execution sees another's files, processes or in-memory changes (_child.py).
 
 Failures are results, not exceptions: `raised` and `syntax` (with the line and the
 events before it), `unsupported` (the program called a render, a viewport render or a
-quit: refused, the worker lives), `render`, and `timeout` / `crash` / `memory` (the
-worker was killed and is replaced; no trace survives a dead process). A program that
-changed what reloading cannot undo (see _child.py: bpy module attributes, registered
-properties, handlers, new modules) is reported as `contaminated` and the worker is
-replaced before the next execution.
+quit: refused, the worker lives), `render`, `memory` (a MemoryError, or the execution
+killed by SIGKILL, the memory limit's signal), `crash` (the execution's process died),
+`timeout` / `worker` failures (the worker was killed and is replaced; no trace survives
+a dead process), `contaminated` (the program changed what the evidence depends on: bpy
+module attributes, registered properties, handlers, tether's own capture functions or
+modules; its state and render are dropped and the worker replaced), and `reply` (the
+worker's reply failed the schema in reply.py, or an output was not a plain file in the
+worker's directory: the program's failure, the worker replaced). The host never reads a
+path from a reply: the render and the saved scene have fixed names (RENDER_NAME,
+SAVE_NAME) read with reply.read_output.
 
 The sandbox runs the system /usr/bin/python3 (3.11 on Debian 12, the bpy wheel's
 version) with the host's site-packages bound read-only: the venv's own interpreter lives
@@ -32,14 +40,18 @@ from typing import Any
 
 from tether.errors import ConfigError
 from tether.sandbox import BwrapSandbox, Sandbox, SandboxedWorker, WorkerLimits
+from tether.scene.reply import UnsafeOutput, parse_reply, read_output, write_input
 
 HERE = Path(__file__).parent
 SITE_MOUNT = "/opt/tether-site"
 BASE_MOUNT = "/opt/tether-base"
 BASES_MOUNT = "/opt/tether-bases"  # a directory of bases chosen per execution (task caches)
 DEFAULT_MEMORY_MB = 3072  # Blender + Cycles; the worker default of 512 MB cannot import bpy
-SAVE_NAME = "tether-persist-out.blend"  # in the worker's directory (persistent mode)
-RESUME_NAME = "tether-persist-in.blend"
+# Fixed names in the worker's directory (the worker uses the same ones: _child.py); the
+# host never reads a name or path from a reply.
+RENDER_NAME = "tether-render.png"
+SAVE_NAME = "tether-persist-out.blend"  # persistent mode: the scene a program left
+RESUME_NAME = "tether-persist-in.blend"  # persistent mode: the scene the next one opens
 WORKER_FAILURES = ("timeout", "crash", "memory", "output_limit", "protocol")
 
 
@@ -90,7 +102,8 @@ def bpy_site_packages() -> Path:
 
 
 def worker_program(site: str) -> str:
-    """The worker's source: trace.py and state.py as modules, then _child.py."""
+    """The worker's source: trace.py and state.py as modules, then _child.py (one
+    execution) and _template.py (the process that forks one child per execution)."""
     sources = {name: (HERE / f"{name}.py").read_text() for name in ("trace", "state")}
     head = (
         "import sys, types\n"
@@ -104,7 +117,8 @@ def worker_program(site: str) -> str:
         "trace = _module('trace')\n"
         "state = _module('state')\n"
     )
-    return head + (HERE / "_child.py").read_text()
+    return head + "\n".join((HERE / f"{name}.py").read_text()
+                             for name in ("_child", "_template"))
 
 
 METADATA_CHUNKS = (b"tEXt", b"zTXt", b"iTXt", b"tIME", b"eXIf")
@@ -194,22 +208,26 @@ class SceneExecutor:
         timeout_s: float | None = None,
         base: Path | None = None,
         empty: bool = False,
+        keep: tuple[str, ...] = (),
     ) -> Execution:
+        """Run `source` afresh; `keep` names files the program writes into its working
+        directory that the host takes with take() after this call (else removed)."""
         self._count += 1
         request: dict[str, Any] = {
             "source": source, "filename": filename, "trace": trace, "max_events": max_events,
-            "base": self.base_inside if base is None else self._inside(base), "render": None,
+            "base": self.base_inside if base is None else self._inside(base),
+            "render": render.__dict__ if render is not None else None,
             "empty": empty,  # no base: the factory's empty file instead of its start-up scene
+            "save": self.persistent, "resume": False,
+            "keep": [RENDER_NAME, SAVE_NAME, *keep],
+            # bwrap gives the worker a private /tmp and PID namespace: only then does the
+            # worker empty /tmp and end every other process between executions
+            "isolated": isinstance(self.sandbox, BwrapSandbox),
         }  # fmt: skip
-        name = f"render-{self._count}.png"
-        if render is not None:
-            request["render"] = {**render.__dict__, "name": name}
         worker = self.worker
-        if self.persistent:
-            request["save"] = SAVE_NAME
-            if self._saved is not None:
-                shutil.copyfile(self._saved, worker.workdir / RESUME_NAME)
-                request["resume"] = RESUME_NAME
+        if self.persistent and self._saved is not None:
+            write_input(worker.workdir, RESUME_NAME, self._saved.read_bytes())
+            request["resume"] = True
         start = time.monotonic()
         reply = worker.call("execute", request, timeout_s=timeout_s)
         duration = time.monotonic() - start
@@ -224,38 +242,87 @@ class SceneExecutor:
             error = {"kind": kind, "type": reply.error_type, "line": None,
                      "message": reply.message, "traceback": reply.traceback}
             return Execution(ok=False, error=error, worker_replaced=replaced, duration_s=duration)
-        value = reply.value
-        png = None
-        if value.get("render"):
-            path = worker.workdir / value["render"]
-            png = strip_png_metadata(path.read_bytes())
-            path.unlink()
+        if isinstance(reply.value, dict) and "died" in reply.value:
+            return self._died(reply.value, duration)
+        value, why = parse_reply(reply.value)
+        if value is None:
+            return self._refused(why, duration)
+        try:
+            png = read_output(worker.workdir, RENDER_NAME) if value.rendered else None
+            saved = (read_output(worker.workdir, SAVE_NAME)
+                     if value.saved and self.persistent else None)
+        except UnsafeOutput as exc:
+            return self._refused(str(exc), duration)
+        if value.rendered and png is None:
+            return self._refused(f"the render {RENDER_NAME} is missing", duration)
         result = Execution(
-            ok=value["ok"], error=value["error"], events=value["events"],
-            unresolved=value["unresolved"], truncated=value["truncated"],
-            state=value["state"], render_png=png, overrides=value["overrides"],
-            contaminated=value["contaminated"], duration_s=duration,
+            ok=value.ok, error=value.error.model_dump() if value.error else None,
+            events=value.events, unresolved=value.unresolved, truncated=value.truncated,
+            state=value.state.model_dump() if value.state else None,
+            render_png=strip_png_metadata(png) if png is not None else None,
+            overrides=value.overrides, contaminated=value.contaminated, duration_s=duration,
         )  # fmt: skip
-        if value.get("saved"):
-            saved = worker.workdir / value["saved"]
-            if result.ok and not result.contaminated:
-                self._keep(saved)
-                result.persisted = True
-            else:
-                saved.unlink(missing_ok=True)
+        if result.error and result.error.get("type") == "MemoryError":
+            result.error["kind"] = "memory"
+            result.error["message"] = (f"MemoryError: the program reached the worker's memory "
+                                       f"limit ({self.limits.memory_mb} MB)")
         if result.contaminated:
-            # The next program must not see what this one changed: a new process.
-            self.replacements += 1
-            worker.close()
-            self._worker = None
+            # Its evidence is not used (a program that replaced the capture functions or
+            # bpy's could have forged it), and a new process serves the next program.
+            result.ok, result.state, result.render_png = False, None, None
+            result.events, result.unresolved = [], []
+            result.error = {"kind": "contaminated", "type": "", "line": None, "traceback": "",
+                            "message": "the program changed the worker's own state: "
+                                       + ", ".join(result.contaminated)}
+            self._replace()
             result.worker_replaced = True
+        elif saved is not None and result.ok:
+            self._keep(saved)
+            result.persisted = True
         return result
 
-    def _keep(self, saved: Path) -> None:
+    def take(self, name: str) -> bytes | None:
+        """A file the last execution kept (execute(keep=...)), read safely and removed."""
+        if self._worker is None:
+            return None
+        try:
+            return read_output(self._worker.workdir, name)
+        except UnsafeOutput:
+            return None
+
+    def _died(self, died: dict[str, Any], duration: float) -> Execution:
+        """The execution's process ended without a reply: killed (most often at the
+        memory limit) or crashed; the template lives on."""
+        if died.get("died") == "signal":
+            code = died.get("code")
+            message = (f"the execution was killed by signal {code}" + (
+                f" (the memory limit, {self.limits.memory_mb} MB, is the usual cause)"
+                if code == 9 else ""))
+            kind = "memory" if code == 9 else "crash"
+        else:
+            kind, message = "crash", f"the execution ended with status {died.get('code')}"
+        error = {"kind": kind, "type": "", "line": None, "message": message, "traceback": ""}
+        return Execution(ok=False, error=error, duration_s=duration)
+
+    def _refused(self, why: str, duration: float) -> Execution:
+        """A reply or output the host does not accept: the program's failure, and the
+        worker that sent it is not trusted with another program."""
+        self._replace()
+        error = {"kind": "reply", "type": "", "line": None, "traceback": "",
+                 "message": f"refused the worker's reply: {why}"}
+        return Execution(ok=False, error=error, worker_replaced=True, duration_s=duration)
+
+    def _replace(self) -> None:
+        self.replacements += 1
+        if self._worker is not None:
+            self._worker.close()
+        self._worker = None
+
+    def _keep(self, data: bytes) -> None:
         if self._saved_dir is None:
             self._saved_dir = Path(tempfile.mkdtemp(prefix="tether-scene-persist-"))
         self._saved = self._saved_dir / "scene.blend"
-        shutil.move(saved, self._saved)
+        self._saved.write_bytes(data)
 
     def forget(self) -> None:
         """Persistent mode: drop the saved scene, so the next execution starts afresh."""

@@ -76,14 +76,12 @@ class TaskScenes:
         if task.base_source is None:
             raise ConfigError(f"{task.dir}: task has no base.py to build")
         result = self.executor.execute(task.base_source + SAVE_SUFFIX, trace=False,
-                                       filename="base.py", empty=True)
-        saved = self.executor.worker.workdir / SAVE_NAME if self.executor._worker else None
-        if not result.ok or saved is None or not saved.is_file():
+                                       filename="base.py", empty=True, keep=(SAVE_NAME,))
+        data = self.executor.take(SAVE_NAME)
+        if not result.ok or data is None:
             error = result.error or {"kind": "missing", "message": "no .blend was saved"}
             raise ConfigError(f"{task.dir / 'base.py'}: the base scene did not build "
                               f"({error['kind']}: {error.get('message', '')})".strip())
-        data = saved.read_bytes()
-        saved.unlink()
         return data, result
 
     def base(self, task: SceneTask, camera: str | None = None) -> Path:
@@ -129,14 +127,13 @@ class TaskScenes:
         program = (f"import bpy\nbpy.context.scene.camera = bpy.data.objects[{camera!r}]\n"
                    + SAVE_SUFFIX)
         result = self.executor.execute(program, base=self.staged(task), trace=False,
-                                       filename="view.py")
-        saved = self.executor.worker.workdir / SAVE_NAME if self.executor._worker else None
-        if not result.ok or saved is None or not saved.is_file():
+                                       filename="view.py", keep=(SAVE_NAME,))
+        data = self.executor.take(SAVE_NAME)
+        if not result.ok or data is None:
             error = result.error or {"kind": "missing", "message": "no .blend was saved"}
             raise ConfigError(f"{task.dir}: the view through {camera} did not save "
                               f"({error['kind']}: {error.get('message', '')})")
-        _atomic_write(path, saved.read_bytes())
-        saved.unlink()
+        _atomic_write(path, data)
         return path
 
     # --- programs ----------------------------------------------------------------------
@@ -171,14 +168,16 @@ class TaskScenes:
         """(PNG, execution) of a program on the task's base (through `camera`'s view); a
         cache hit has no execution.
 
-        A failed execution returns (None, execution) and is never cached.
+        A failed execution returns (None, execution) and is never cached; so is a
+        contaminated one (failed too: executor.py), and each execution runs in its own
+        process (_child.py), so no render is made in a worker an earlier program changed.
         """
         settings = settings or task.render
         path = self.renders / f"{self.render_key(task, source, settings, camera)}.png"
         if cached and path.is_file():
             return path.read_bytes(), None
         result = self.run(task, source, render=settings, trace=False, camera=camera)
-        if not result.ok or result.render_png is None:
+        if not result.ok or result.contaminated or result.render_png is None:
             return None, result
         _atomic_write(path, result.render_png)
         self.rendered += 1

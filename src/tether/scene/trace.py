@@ -17,9 +17,14 @@ light that holds it. A store the tracer cannot attribute (a vector reached throu
 alias, a plain Python object) is an `unresolved` record with its line and the reason,
 never a guessed owner. Each event also names the object the store was requested
 through (`via`, ["objects", name]): the last Object along the target's chain, or the one
-a local alias was requested through (`bsdf = obj.active_material.node_tree.nodes[...]`
-then `bsdf.inputs[0].default_value = ...` is via obj); None when the chain passes a call
-or a value of unknown origin (a helper's parameter), never guessed. At most max_events
+a local alias was requested through, by attribute, subscript or method call, through
+any chain of aliases (`m = cube.modifiers.new(...)`, then `m.node_group.nodes[...]...`
+is via cube; `bsdf = obj.active_material.node_tree.nodes[...]`, then `bsdf.inputs[0]
+.default_value = ...` is via obj). An alias is the value, not its name, so it stays known
+when passed to a helper. None, never guessed, when no Object requested the value (a
+data block by its own name, `bpy.data....new()`, a call of a plain function), and for a
+data block (an ID other than an Object: one Python object however reached) requested
+through two different objects, or through one and through none. At most max_events
 events are kept (`truncated` says more were made). Recording never changes what the
 program does: the store itself runs exactly as untraced and raises the same errors; a
 failure inside the recording is itself recorded.
@@ -80,7 +85,26 @@ class _Rewriter(ast.NodeTransformer):
             return self._call("step_attr", self._obj(expr.value), ast.Constant(expr.attr))
         if isinstance(expr, ast.Subscript):
             return self._call("step_item", self._obj(expr.value), self.visit(expr.slice))
+        if self._method(expr):
+            return self._method_call(expr)
         return self.visit(expr)
+
+    @staticmethod
+    def _method(expr: ast.expr) -> bool:
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+
+    def _method_call(self, call: ast.Call) -> ast.expr:
+        """`chain.name(args)` with the method fetched through the tracer (Python's order:
+        the method, then the arguments) and called where the program calls it (a callee
+        that inspects its caller's frame sees the program's); what it returns is
+        remembered as requested through the object the chain was (so `m =
+        cube.modifiers.new(...)` is via cube)."""
+        func = call.func
+        assert isinstance(func, ast.Attribute)
+        bound = self._call("bound", self._obj(func.value), ast.Constant(func.attr))
+        args = [self.visit(a) for a in call.args]
+        keywords = [self.visit(k) for k in call.keywords]
+        return self._call("returned", ast.Call(bound, args, keywords))
 
     def _store(self, target: ast.expr, value: ast.expr, line: int, kind: str) -> list[ast.stmt]:
         """Statements that store `value` (an expression evaluated once) into target."""
@@ -123,6 +147,9 @@ class _Rewriter(ast.NodeTransformer):
                 # A local alias (`bsdf = obj.active_material...`): remember who it was
                 # requested through, so later stores through the alias name that object.
                 node.value = self._call("alias", self._obj(node.value))
+                return self._located([node], node)[0]
+            if self._method(node.value):  # `m = cube.modifiers.new(...)`: the same
+                node.value = self._method_call(node.value)  # type: ignore[arg-type]
                 return self._located([node], node)[0]
             node.value = self.visit(node.value)
             return node
@@ -238,6 +265,7 @@ class Tracer:
         self.truncated = False
         self._steps: list[tuple[Any, Any, str, Any, Any]] = []  # (result, parent, mode, key, via)
         self._aliases: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, its object)
+        self._pending: list[Any] = []  # via of each method fetched by bound(), until called
         if bpy is None:
             try:
                 import bpy
@@ -259,12 +287,43 @@ class Tracer:
     def alias(self, value: Any) -> Any:
         """A value bound to a local name: keep the object it was requested through."""
         via = self._via(value)
-        self._parent_of(value)  # its parent stays statement-local (a vector alias: unresolved)
-        if via is not None:
-            self._aliases[id(value)] = (value, via)  # holding value keeps its id unique
-            if len(self._aliases) > _ALIASES:
-                del self._aliases[next(iter(self._aliases))]
+        self._steps.clear()  # steps stay statement-local (a vector alias: unresolved)
+        self._hold(value, via)
         return value
+
+    def _hold(self, value: Any, via: Any) -> None:
+        """Remember value as requested through `via`. A data block (an ID other than an
+        Object) is one Python object however it is reached, so one requested through
+        two different objects, or also through none (`bpy.data...`, a `new()`), is held
+        with no object: ambiguous, never guessed."""
+        is_block = self._is_id(value) and not self._is_object(value)
+        if is_block:
+            held = self._aliases.get(id(value))
+            if held is not None and held[0] is value and held[1] is not via:
+                via = None
+        elif via is None:
+            return
+        self._aliases[id(value)] = (value, via)  # holding value keeps its id unique
+        if len(self._aliases) > _ALIASES:
+            del self._aliases[next(iter(self._aliases))]
+
+    def bound(self, obj: Any, name: str) -> Any:
+        """A method fetched from obj; the object obj was requested through waits on a
+        stack for returned(). Calls nest, so the stack is LIFO; a call that raised leaves
+        its entry below the later ones, never above them (the statement is abandoned)."""
+        method = getattr(obj, name)
+        self._pending.append(self._via(obj))
+        if len(self._pending) > _ALIASES:
+            del self._pending[0]
+        return method
+
+    def returned(self, result: Any) -> Any:
+        """The result of the innermost call fetched by bound(): remembered as requested
+        through that call's object when it is a Blender value (not an Object)."""
+        via = self._pending.pop() if self._pending else None
+        if self._is_struct(result) and not self._is_object(result):
+            self._hold(result, via)
+        return result
 
     def _remember(self, result: Any, parent: Any, mode: str, key: Any) -> None:
         # The requesting object: the result itself when it is an Object, else whoever
@@ -314,6 +373,7 @@ class Tracer:
         except Exception:  # recording must never break the program
             via = None
         parent = self._parent_of(obj)
+        self._steps.clear()  # the statement's chain is spent: no later store inherits it
         if len(self.events) + len(self.unresolved) >= self.max_events:
             self.truncated = True
             return

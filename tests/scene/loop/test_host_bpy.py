@@ -306,3 +306,42 @@ def test_trace_summaries_and_shared_verifier_memory_switches(scenes) -> None:
     gen_seen.clear(), ver_seen.clear()
     loop(scenes).run(context(BOX, generator, verifier=verifier))
     assert "Observed writes" not in gen_seen[1] and [len(m) for m in ver_seen] == [2, 2]
+
+
+# A correct program that resets the box to its start position, then sets the goal one.
+RESET_THEN_SET = ('import bpy\nbox = bpy.data.objects["Box"]\n'
+                  "box.location = (0.0, 0.0, 0.5)\nbox.location = (0.0, 2.0, 0.5)\n")
+
+
+def test_reset_then_set_is_repaired_back_to_the_reset_value_at_n1(scenes) -> None:
+    """The recovery rule takes the latest write that differs from the final value as a
+    displaced request: the reset. At N = 1 no judge compares the repair with the raw
+    program, so the repair is delivered; the verifier is shown the repaired render and the
+    generator that resubmits the same program gets the same repair again."""
+    from tether.scene.refine import refine
+
+    seen: list[str] = []
+
+    def verifier(messages, info) -> str:
+        seen.append(str(messages))
+        return "The box is still at the front; move it back."
+
+    script = per_round([[edit(RESET_THEN_SET)], [edit(RESET_THEN_SET)]], 1)
+    ctx = context(BOX, script, verifier=verifier)
+    result = loop(scenes, refine, n=1).run(ctx)
+    f = result.facts
+    assert [s["accepted"] for s in f.submissions] == ["recovery_current"] * 2
+    assert all(s["selected"] for s in f.submissions)
+    assert f.calls == {"generator": 3, "judge": 0, "verifier": 2} and len(seen) == 2
+    delivered = result.artifact.text
+    assert delivered.startswith(RESET_THEN_SET) and "# tether refine: recovery_current" in delivered
+    assert delivered.rstrip().endswith("(0.0, 0.0, 0.5)")  # the goal edit undone
+    task = load_task(bundled_tasks_dir() / BOX)
+    raw = scenes.run(task, RESET_THEN_SET)
+    repaired = scenes.run(task, delivered)
+    cell = 'bpy.data.objects["Box"].location'
+    assert raw.state["cells"][cell] == [0.0, 2.0, 0.5]  # the goal, as written
+    assert repaired.state["cells"][cell] == [0.0, 0.0, 0.5]  # back at the start
+    # With the refiner off the same program is delivered as written.
+    off = loop(scenes, n=1).run(context(BOX, per_round([[edit(RESET_THEN_SET)]], 1)))
+    assert off.artifact.text == RESET_THEN_SET

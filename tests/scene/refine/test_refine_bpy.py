@@ -209,3 +209,20 @@ def test_shared_node_group_displacement_recovered_on_a_group_copy(scenes: TaskSc
     shared = 'bpy.data.node_groups["Stack"].nodes["Transform Geometry"].inputs[2].default_value'
     assert cells[shared] == pytest.approx([0.0, 0.0, 0.0])  # TowerA keeps the shared group
     assert all(c["ok"] for c in got.checks.values()) and got.delivered.rendered
+
+
+def test_shared_group_written_through_modifier_aliases_gets_a_copy(scenes: TaskScenes) -> None:
+    """The minibpy case of the same name, on Blender, from the factory scene."""
+    from tests.scene.refine.test_refine_minibpy import ALIASED_EDIT, SHARED_GROUP, lifted
+
+    ex = scenes.executor
+    z0 = SceneRecord(SHARED_GROUP, ex.execute(SHARED_GROUP))
+    raw = ex.execute(SHARED_GROUP + ALIASED_EDIT)
+    assert [e["via"] for e in raw.events if e["index"] == 2] == [["objects", "Cube"],
+                                                                  ["objects", "Twin"]]
+    assert lifted(raw.state) == {"Cube": 0.0, "Twin": 0.0}
+    got = refine(SHARED_GROUP + ALIASED_EDIT, executor=ex, previous=z0, initial=z0, render=R)
+    assert got.accepted == "recovery_current" and got.executions == 1
+    assert got.checks["bindings"]["rebound"] == [["Cube", 'modifiers["GN"].node_group']]
+    assert lifted(got.delivered.execution.state) == {"Cube": 1.0, "Twin": 0.0}
+    assert all(c["ok"] for c in got.checks.values()) and got.delivered.rendered

@@ -26,10 +26,16 @@ def resolve_modality(ctx: TrialContext, role: str, requested: str = "auto") -> s
     """"image" or "text" for `role`'s model in this trial."""
     if requested not in MODALITIES:
         raise ConfigError(f"unknown modality {requested!r}", hint=f"one of {', '.join(MODALITIES)}")
-    if requested != "auto":
-        return requested
     model = ctx.model(role)
     declared = getattr(model, "accepts_images", None)
+    if requested == "image" and declared is False:
+        # Refused before the run: the first image part would fail the call (HTTP 400).
+        raise ConfigError(
+            f"the {role} model {model.model_id} takes no images, and modality=image was asked",
+            hint="add ;modality=text to the strategy (renders become a text note)",
+        )
+    if requested != "auto":
+        return requested
     if declared is not None:
         return "image" if declared else "text"
     return "text" if str(model.model_id).startswith(_TEXT_ONLY_PREFIXES) else "image"

@@ -12,7 +12,8 @@ if one is loaded).
 Not a sandbox: programs run in this process with no deadline, so only programs the test
 author controls belong here; model-written code runs on SceneExecutor. What a program
 changes in minibpy's modules or classes is undone after it and reported as
-`contaminated`, as the Blender worker reports it.
+`contaminated`, as the Blender worker reports it: the execution fails (error kind
+`contaminated`) and its state is not captured.
 """
 
 from __future__ import annotations
@@ -223,10 +224,17 @@ class MiniBpyExecutor:
                     "message": f"bpy.ops.{idname}: {BLOCKED_OPS[idname]}",
                 })  # fmt: skip
         contaminated = _restore(targets, before)
-        try:
-            captured = scene_state.capture(minibpy)
-        except Exception:
-            captured = None
+        captured = None
+        if contaminated:  # as on the Blender worker: its evidence is not used
+            out["ok"] = False
+            out["error"] = {"kind": "contaminated", "type": "", "line": None, "traceback": "",
+                            "message": "the program changed the worker's own state: "
+                                       + ", ".join(contaminated)}
+        else:
+            try:
+                captured = scene_state.capture(minibpy)
+            except Exception:
+                captured = None
         kept = None
         if self.persistent and out["ok"] and not contaminated:
             try:  # before the render, as the Blender worker saves before rendering
@@ -253,6 +261,7 @@ class MiniBpyExecutor:
         }))  # fmt: skip
         if contaminated:
             self.replacements += 1
+            payload["events"], payload["unresolved"] = [], []
         if kept is not None and out["ok"]:
             self._saved = kept
         return Execution(
