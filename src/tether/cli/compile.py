@@ -30,12 +30,15 @@ from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
-           "teacher_temperature", "teacher_max_tokens")
+           "teacher_temperature", "teacher_max_tokens", "metric")
 
 
 @click.command("compile")
 @click.argument("config", required=False, type=click.Path(path_type=Path))
-@click.option("--setting", help="harness setting (docs, shapes, flags, slides, ...)")
+@click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
+                                 "jsonl:PATH, csv:PATH or module:attr")
+@click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
+                                "or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")
 @click.option("--student", help="frozen student model spec")
 @click.option("--probe", type=int, help="probe split size [50]")

@@ -43,7 +43,7 @@ from tether.compile.compiler.teacher import TeacherClient, extract_json
 from tether.compile.harness import Harness, bare_harness
 from tether.compile.interventions import INTERVENTIONS, NotApplicable
 from tether.compile.recipes import recipe, recipe_settings
-from tether.compile.setting import Item, get_setting
+from tether.compile.setting import Item, check_splits, get_setting
 from tether.errors import ConfigError, TetherError
 from tether.models import parse_model
 from tether.models.base import Model
@@ -94,6 +94,7 @@ class Compiler:
         student_model = student or parse_model(config.student)
         self.student = ModelStudent(student_model)
         self.splits = self.setting.splits(config.seed, config.sizes)
+        check_splits(self.setting, self.splits, config.sizes)
         self._testing: BuildStore | None = None
         self._before_item = before_item
         self.scorer = SplitScorer(self.setting, self.student, self.dir,

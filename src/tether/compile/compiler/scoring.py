@@ -39,6 +39,7 @@ from tether.compile.runtime import (
 )
 from tether.compile.setting import Item, Setting
 from tether.compile.student import student_message
+from tether.errors import ConfigError
 from tether.models.base import Completion, Model
 from tether.models.errors import ModelError
 
@@ -106,7 +107,12 @@ class SplitScore:
 
     @property
     def mean(self) -> float:
-        """Unrounded mean over scored items (0.0 when none was scored)."""
+        """Unrounded mean over scored items (0.0 when items ran but none was scored: the
+        infra errors and n/a items say why). A split of no items has no mean: an error,
+        so an empty split can never read as a score of 0."""
+        if not self.outcomes:
+            raise ConfigError(f"the {self.split} split has no items: nothing to score",
+                              hint="ask for a split size of at least 1")
         return sum(self.scores.values()) / len(self.scores) if self.scores else 0.0
 
     @property

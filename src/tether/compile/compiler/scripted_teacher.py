@@ -18,7 +18,8 @@ Plans map "0" (a list: one move per round-0 attempt, the last repeated), "1", "2
 (adds the contract and a parser), docs' `v3` reads a sentence reply (the fact it
 repeats, else the sentence's predicate), `tied` scores exactly as bare (another hash),
 `crash` has a route hook that raises (smoke-broken), `gold` hard-codes an inventory
-answer, `open` calls `open` (hook whitelist).
+answer, `open` calls `open` (hook whitelist). On a data setting (`jsonl:PATH`, rows
+with a `context` field) `v1` and `v2` read the context (`data_variants`).
 
     scripted:tether.compile.compiler.scripted_teacher:competent   (v1 then v2, then no-ops)
     scripted:tether.compile.compiler.scripted_teacher:competent_sentences   (docs: v1, v2, v3)
@@ -221,6 +222,16 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
 VARIANTS = {name: _variants(name) for name in ("toy", "shapes", "docs")}
 
 
+def data_variants(setting: str) -> dict[str, dict[str, Any]]:
+    """The variants on a data setting (`jsonl:PATH`) whose rows carry a `context` field:
+    `v1` shows the context as a `Fact:` line, `v2` adds the answer contract and parser."""
+    fact = "Fact: {context}\nQuestion: {question}"
+    return {**_variants(setting),
+            "v1": _doc(setting, {"answer": fact}, resources={"context": True}),
+            "v2": _doc(setting, {"answer": fact + "\nAnswer with one word."},
+                       resources={"context": True}, hooks={"parse": _PARSE})}
+
+
 class ScriptedTeacher:
     """TEST DOUBLE (see the module docstring); `script` is the ScriptedModel callable."""
 
@@ -261,7 +272,9 @@ class ScriptedTeacher:
             return "No change is supported by the evidence.\n```json\n" + json.dumps(
                 _edited(prompt)) + "\n```"
         setting = _SETTING.search(prompt)
-        variants = self.variants.get(setting.group(1) if setting else "", {})
+        name = setting.group(1) if setting else ""
+        variants = self.variants.get(name) or (
+            data_variants(name) if name.startswith(("jsonl:", "csv:")) else {})
         if move not in variants:
             return f"(scripted teacher has no variant {move!r} for this setting)"
         return "Here is the harness.\n```json\n" + json.dumps(variants[move], indent=1) + "\n```"
