@@ -51,7 +51,26 @@ class Item:
 
 @runtime_checkable
 class Setting(Protocol):
-    """The interface a setting implements (see the module docstring)."""
+    """The interface a setting implements (see the module docstring).
+
+    Optional attributes, read with `getattr` where present:
+
+    - `offered_resources: tuple[str, ...]`: the resources a harness may enable (the
+      teacher sees each in the examples; one it does not offer is a ConfigError);
+    - `resource_fields: Mapping[str, str]`: the observation field a resource fills when
+      it is not the resource's own name (flags: `cards` -> `candidates`);
+    - `aggregation: str`: `"mean_score"` for a graded metric (bootstrap intervals, the
+      sign test), otherwise a pass rate (Wilson intervals, exact McNemar);
+    - `description: str`: what the teacher reads as the task description; without it,
+      the class docstring (and a bundled setting's module docstring);
+    - `metric_text: str`: how the teacher prompt names the metric;
+    - `lookup(name, resources) -> dict | None`: a student-named entity looked up (the
+      `generate` intervention applies only to settings that have it);
+    - `make_item(seed, split, index) -> Item`: one item rebuilt without its split (a
+      deployed trial finds its item without regenerating the splits);
+    - `__len__()`: the number of items (named when split sizes are too large);
+    - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline.
+    """
 
     name: str
 

@@ -18,8 +18,9 @@ Plans map "0" (a list: one move per round-0 attempt, the last repeated), "1", "2
 (adds the contract and a parser), docs' `v3` reads a sentence reply (the fact it
 repeats, else the sentence's predicate), `tied` scores exactly as bare (another hash),
 `crash` has a route hook that raises (smoke-broken), `gold` hard-codes an inventory
-answer, `open` calls `open` (hook whitelist). On a data setting (`jsonl:PATH`, rows
-with a `context` field) `v1` and `v2` read the context (`data_variants`).
+answer, `open` calls `open` (hook whitelist). On any other setting that offers a
+`context` resource (a data setting whose rows have that field, a tutorial's own
+setting) `v1` and `v2` read the context (`data_variants`).
 
     scripted:tether.compile.compiler.scripted_teacher:competent   (v1 then v2, then no-ops)
     scripted:tether.compile.compiler.scripted_teacher:competent_sentences   (docs: v1, v2, v3)
@@ -273,8 +274,8 @@ class ScriptedTeacher:
                 _edited(prompt)) + "\n```"
         setting = _SETTING.search(prompt)
         name = setting.group(1) if setting else ""
-        variants = self.variants.get(name) or (
-            data_variants(name) if name.startswith(("jsonl:", "csv:")) else {})
+        offers_context = '"context": true' in prompt  # the resources line of the setting
+        variants = self.variants.get(name) or (data_variants(name) if offers_context else {})
         if move not in variants:
             return f"(scripted teacher has no variant {move!r} for this setting)"
         return "Here is the harness.\n```json\n" + json.dumps(variants[move], indent=1) + "\n```"
