@@ -8,7 +8,8 @@
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
-Exit 0 when the compile finished, 2 for a usage error (a bad config or spec, an unknown
+Exit 0 when the compile finished, 1 when every teacher call failed (the reason is
+printed; the build still holds the bare floor), 2 for a usage error (a bad config or spec, an unknown
 setting, an output directory that already holds a compile). `--json` prints the result
 object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
 """
@@ -16,6 +17,7 @@ object (tether.compile.compiler.build); otherwise a progress bar, then a summary
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tether.cli.console import make_console
-from tether.compile.compiler.build import ARMS, Compiler
+from tether.compile.compiler.build import ARMS, Compiler, teacher_failure
 from tether.compile.compiler.config import COMPARATORS, config_from_fields, load_compile_config
 from tether.errors import ConfigError
 
@@ -84,6 +86,10 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         click.echo(json.dumps(result, sort_keys=True))
     else:
         _summary(make_console(), result, compiler.dir.root)
+    failed = teacher_failure(result)
+    if failed is not None:
+        console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
+        sys.exit(1)
 
 
 class _progress:

@@ -39,8 +39,8 @@ from tether.compile.harness import SCHEMA
 from tether.compile.scripted_student import Accuracies, ScriptedStudent
 from tether.models.errors import ModelError
 
-__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "student",
-           "weak"]
+__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "data_variants",
+           "dead", "student", "weak"]
 
 _PLACE = re.compile(r"^# Harness compilation: (?:round (\d+), attempt (\d+)|(one-shot))", re.M)
 _SETTING = re.compile(r"^## The setting: (\S+)", re.M)
@@ -302,5 +302,7 @@ competent_sentences = ScriptedTeacher({"0": ["v1"], "1": "v2", "2": "v3", "defau
                                        "oneshot": "v1"}).script
 weak = ScriptedTeacher({"0": ["unparseable", "crash", "tied"], "default": "tied",
                         "oneshot": "unparseable"}).script
+#: a teacher at a dead endpoint: every call fails as an API error would
+dead = ScriptedTeacher({"0": ["error"], "default": "error", "oneshot": "error"}).script
 #: the scripted student (compile/scripted_student.py) as a model callable
 student = ScriptedStudent({}, Accuracies()).script
