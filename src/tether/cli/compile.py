@@ -9,9 +9,9 @@
     tether compile --resume DIR [--json]               # after a kill: continue
 
 Exit 0 when the compile finished, 1 when every teacher call failed (the reason is
-printed; the build still holds the bare floor), 2 for a usage error (a bad config or spec, an unknown
-setting, an output directory that already holds a compile). `--json` prints the result
-object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
+printed; the build still holds the bare floor), 2 for a usage error (a bad config or
+spec, an unknown setting, an output directory that already holds a compile). `--json`
+prints the result object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
 """
 
 from __future__ import annotations
