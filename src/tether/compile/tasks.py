@@ -108,6 +108,11 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
     items = _split_items(setting, seed, full)
     if split not in items:
         raise ConfigError(f"setting {setting!r} has no split {split!r}")
+    if not items[split]:  # a setting smaller than the sizes: never an empty run
+        count = sum(len(v) for v in items.values())
+        raise ConfigError(f"the {split} split of setting {setting!r} is empty: its "
+                          f"{count} items all went to earlier splits (sizes {dict(full)})",
+                          hint="use another --split, or a setting with more items")
     suite = suite_name(setting, split)
     if int(seed) != 0 or full != dict(DEFAULT_SIZES):
         suite += f"@seed{int(seed)}"  # other items under the same name would collide

@@ -135,3 +135,14 @@ def test_the_teacher_reads_a_description_of_the_file(tmp_path: Path) -> None:
     assert "d.jsonl (3 rows)" in text and "context, source" in text
     assert "exact (pass/fail per item)" in text
     assert "Quux" not in text  # no gold in the description
+
+
+def test_deployed_tasks_of_an_empty_split_are_refused(tmp_path: Path) -> None:
+    from tether.compile.tasks import parse_suite_spec, setting_tasks
+
+    spec = f"jsonl:{write_rows(tmp_path / 'd.jsonl', rows(12))}?metric=f1"
+    assert parse_suite_spec(f"harness-{spec}:probe") == (spec, "probe")
+    assert parse_suite_spec(f"harness-{spec}") == (spec, "test")
+    assert len(setting_tasks(spec, "probe")) == 12  # default sizes: all 12 rows in probe
+    with pytest.raises(ConfigError, match="the test split of setting .* is empty: its 12"):
+        setting_tasks(spec, "test")
