@@ -27,7 +27,8 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert {"selected_hash", "bare", "selected", "h0", "rounds", "teacher_tokens"} <= set(out)
     assert set(out["bare"]) >= {"validation", "test"}
     assert set(out["rounds"][0]) == {"round", "restart", "hash", "admissible", "violations",
-                                     "probe", "validation", "decision", "infra_errors"}
+                                     "probe", "validation", "decision", "infra_errors",
+                                     "error"}
     assert [r["decision"] for r in out["rounds"]] == ["accept", "accept"]
     assert out["selected"]["validation"] > out["bare"]["validation"]
     assert out["teacher_tokens"] > 0
@@ -79,3 +80,22 @@ def test_comparator_and_teacher_flags_override_the_file(tmp_path: Path) -> None:
     assert shown["student_routed"]["test"] is not None and shown["h0"]["test"] is None
     bad = _run([str(config), "--out", str(tmp_path / "d"), "--comparators", "bare,h0"])
     assert bad.exit_code == 2 and "always scored" in bad.output
+
+
+def test_a_teacher_that_never_answers_is_reported_and_exits_1(tmp_path: Path) -> None:
+    dead = "scripted:tether.compile.compiler.scripted_teacher:dead"
+    args = ["--setting", "toy", "--teacher", dead, "--student", STUDENT, *SMALL]
+    shown = _run([*args, "--out", str(tmp_path / "a")])
+    assert shown.exit_code == 1
+    assert "every teacher call failed: ModelError: scripted teacher: simulated API error" \
+        in " ".join(shown.output.split())
+    as_json = _run([*args, "--out", str(tmp_path / "b"), "--json"])
+    assert as_json.exit_code == 1
+    rows = json.loads(as_json.output.splitlines()[0])["rounds"]
+    assert rows and all(r["decision"] == "error" and "simulated API error" in r["error"]
+                        for r in rows)
+    fine = _run(["--setting", "toy", "--teacher", WEAK, "--student", STUDENT, *SMALL,
+                 "--out", str(tmp_path / "c"), "--json"])
+    assert fine.exit_code == 0
+    assert all(r["error"] is None for r in json.loads(fine.output)["rounds"]
+               if r["decision"] != "unparseable")

@@ -190,6 +190,29 @@ def test_short_numbers_are_not_answers_by_themselves():
     assert audit_texts(hook_texts(source), terms, exempt=[])
 
 
+def test_on_docs_short_numbers_pass_and_a_folded_receipt_number_is_caught():
+    from tether.compile.answer_audit import audit_findings
+    from tether.compile.harness import Harness
+
+    docs = get_setting("docs")
+    splits = docs.splits(0, {"probe": 50, "validation": 50, "test": 0})
+    known = [*splits["probe"], *splits["validation"]]
+    golds = {g for i in known for g in docs.gold(i)}
+    assert "3" in golds  # the case in point: a gold answer that is a short number
+    words = Harness.model_validate(doc("docs", prompts={
+        "answer": "{question}\nAnswer in 1 to 3 words. Amounts look like \\d{3}.\\d\\d."}))
+    assert audit_findings(words, docs, known) == []
+    number = next(g for i in splits["validation"] for g in docs.gold(i) if g.startswith("R-"))
+    digits = int(number.removeprefix("R-"))
+    folded = Harness.model_validate(doc("docs", hooks={
+        "route": ROUTE,
+        "parse": f"def parse(text, item):\n    return 'R-' + str({digits - 1}+1)\n"}))
+    [finding] = audit_findings(folded, docs, known)
+    assert finding.term.casefold() == number.casefold() and not finding.public
+    assert number.casefold() not in finding.teacher_text.casefold()
+    assert "validation" not in finding.teacher_text
+
+
 def test_short_codes_count_only_as_standalone_upper_case_tokens():
     terms = {"IN": "inventory", "NO": "inventory", "CAN": "inventory", "India": "inventory"}
     prose = [("p", "In India? no. You can answer in English. INDIANA")]

@@ -36,3 +36,107 @@ def test_toy_observation_has_no_gold_unless_a_resource_is_enabled():
     assert set(setting.observation(item, {"signals": True})) == {"item_id", "question", "signals"}
     assert setting.score(" " + setting.gold(item)[0] + " ", item) == 1.0
     assert setting.score("nope", item) == 0.0
+
+
+PLUGIN = '''
+import random
+from tether.compile import Item
+
+
+class CityQA:
+    """Made-up cities and their rivers (a user's setting, outside tether)."""
+
+    name = "cityqa"
+    offered_resources = ("context",)
+
+    def splits(self, seed, sizes):
+        items = [Item(f"c{k}", f"Which river runs through city {k}?", {"a": f"R{k}x"})
+                 for k in range(30)]
+        random.Random(seed).shuffle(items)
+        out, start = {}, 0
+        for split in ("probe", "validation", "test"):
+            out[split], start = items[start:start + sizes[split]], start + sizes[split]
+        return out
+
+    def observation(self, item, resources):
+        extra = {"context": item.data["a"]} if resources.get("context") else {}
+        return {"item_id": item.item_id, "question": item.question, **extra}
+
+    def image(self, item): return None
+    def score(self, answer, item): return float(answer.strip() == item.data["a"])
+    def gold(self, item): return [item.data["a"]]
+    def inventory(self): return []
+    def public_vocabulary(self): return []
+
+
+def make():
+    return CityQA()
+
+
+NOT_A_SETTING = 42
+'''
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "cityqa_mod.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "cityqa_mod"
+
+
+def test_module_attr_finds_a_class_a_factory_and_refuses_other_things(user_module):
+    assert get_setting(f"{user_module}:CityQA").name == "cityqa"
+    assert get_setting(f"{user_module}:make").name == "cityqa"
+    with pytest.raises(ConfigError, match="is not a setting: it has no name"):
+        get_setting(f"{user_module}:NOT_A_SETTING")
+    with pytest.raises(ConfigError, match="has no 'Nope'"):
+        get_setting(f"{user_module}:Nope")
+    with pytest.raises(ConfigError, match="cannot import 'no_such_mod_xyz'"):
+        get_setting("no_such_mod_xyz:Thing")
+
+
+def test_entry_points_of_the_settings_group_are_found(user_module, monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    import tether.compile.setting as setting_mod
+
+    declared = [EntryPoint("cityqa", f"{user_module}:CityQA", "tether.settings")]
+    monkeypatch.setattr("importlib.metadata.entry_points",
+                        lambda group=None: declared if group == "tether.settings" else [])
+    monkeypatch.setattr(setting_mod, "_REGISTRY", dict(setting_mod._REGISTRY))
+    assert "cityqa" in setting_names()
+    assert get_setting("cityqa").name == "cityqa"
+
+
+def test_every_command_finds_a_module_attr_setting(user_module, tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from tether.cli.main import main
+
+    doubles = "scripted:tether.compile.compiler.scripted_teacher:"
+    spec = f"{user_module}:CityQA"
+    out = tmp_path / "b"
+    run = CliRunner().invoke(main, [
+        "compile", "--setting", spec, "--teacher", doubles + "competent",
+        "--student", doubles + "student", "--probe", "6", "--validation", "6",
+        "--test", "8", "--rounds", "1", "--comparators", "none", "--out", str(out),
+        "--json"])
+    assert run.exit_code == 0, run.output
+    result = json.loads(run.output)
+    assert result["selected"]["test"] > result["bare"]["test"]
+    again = CliRunner().invoke(main, ["compile", "--resume", str(out), "--json"])
+    assert again.exit_code == 0 and json.loads(again.output) == result
+    report = CliRunner().invoke(main, ["report", str(out), "--json"])
+    assert report.exit_code == 0, report.output
+    harness = tmp_path / "h.json"
+    selected = json.loads((out / "builds" / "0" / "selected.json").read_text())
+    harness.write_text(json.dumps(selected["document"]))
+    check = CliRunner().invoke(main, ["harness", "check", str(harness), "--setting", spec])
+    assert check.exit_code == 0, check.output
+    deployed = CliRunner().invoke(main, [
+        "harness", "run", str(harness), "--setting", spec, "--split", "probe",
+        "--student", doubles + "student", "--limit", "3", "--sandbox", "subprocess",
+        "--out", str(tmp_path / "run")])
+    assert deployed.exit_code == 0, deployed.output

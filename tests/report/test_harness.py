@@ -85,3 +85,31 @@ def test_a_run_directory_pairs_intervention_trials_with_their_harness() -> None:
     assert rows["persist"]["n"] == 4 and rows["persist"]["delta"] == -50.0
     assert rows["decide"]["n"] == 0
     assert run_interventions(entries[:4]) == []  # no intervention trials: no table
+
+
+def test_the_selected_harness_is_in_the_report(built: Path) -> None:
+    from tether.compile.compiler.scripted_teacher import VARIANTS
+
+    path, hc = write_hc_report(built)
+    shown = hc["builds"][0]["harness"]
+    v2 = VARIANTS["toy"]["v2"]
+    assert shown["prompts"] == v2["prompts"] and shown["resources"] == v2["resources"]
+    assert shown["decode"]["max_tokens"] == v2["decode"]["max_tokens"]
+    assert set(shown["hooks"]) == {"route", "parse"}
+    html = path.read_text()
+    assert "The selected harness" in html and "hook <code>parse</code>" in html
+    assert "Answer with one word." in html
+    assert hc["across"] is None and "Across builds" not in html
+
+
+def test_several_builds_get_the_cross_build_table(tmp_path: Path) -> None:
+    compile_toy(tmp_path, {"0": "v1", "1": "v2"}, rounds=1, builds=2)
+    path, hc = write_hc_report(tmp_path)
+    across = hc["across"]
+    assert [r["build"] for r in across["rows"]] == [0, 1]
+    for row in across["rows"]:
+        assert row["h0_to_selected"] == pytest.approx(100 * (row["selected"] - row["h0"]))
+    assert across["mean"]["selected"] == pytest.approx(
+        sum(r["selected"] for r in across["rows"]) / 2)
+    html = path.read_text()
+    assert "Across builds" in html and "H0 → selected" in html

@@ -8,14 +8,16 @@
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
-Exit 0 when the compile finished, 2 for a usage error (a bad config or spec, an unknown
-setting, an output directory that already holds a compile). `--json` prints the result
-object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
+Exit 0 when the compile finished, 1 when every teacher call failed (the reason is
+printed; the build still holds the bare floor), 2 for a usage error (a bad config or
+spec, an unknown setting, an output directory that already holds a compile). `--json`
+prints the result object (tether.compile.compiler.build); otherwise a progress bar, then a summary.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +27,20 @@ from rich.table import Table
 
 from tether.cli.console import make_console
 from tether.compile import ARMS, COMPARATORS, Compiler, config_from_fields, load_compile_config
+from tether.compile.compiler.build import teacher_failure
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
-           "teacher_temperature", "teacher_max_tokens")
+           "teacher_temperature", "teacher_max_tokens", "metric")
 
 
 @click.command("compile")
 @click.argument("config", required=False, type=click.Path(path_type=Path))
-@click.option("--setting", help="harness setting (docs, shapes, flags, slides, ...)")
+@click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
+                                 "jsonl:PATH, csv:PATH or module:attr")
+@click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
+                                "or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")
 @click.option("--student", help="frozen student model spec")
 @click.option("--probe", type=int, help="probe split size [50]")
@@ -80,6 +86,10 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         click.echo(json.dumps(result, sort_keys=True))
     else:
         _summary(make_console(), result, compiler.dir.root)
+    failed = teacher_failure(result)
+    if failed is not None:
+        console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
+        sys.exit(1)
 
 
 class _progress:

@@ -26,12 +26,17 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from tether.compile.constant_fold import folded_values
 from tether.compile.harness import Harness
 from tether.compile.setting import Item, Setting
 
-__all__ = ["MIN_NUMBER_DIGITS", "Finding", "audit_answers", "audit_findings", "audit_texts"]
+__all__ = ["MIN_NUMBER_DIGITS", "REDACTED", "Finding", "audit_answers", "audit_findings",
+           "audit_texts", "redact_document"]
+
+#: what stands in an echoed harness where a held-out term was
+REDACTED = "[held-out term removed]"
 
 _CODE = re.compile(r"[A-Z]{1,3}")
 _NUMBER = re.compile(r"[\s$€£¥+\-.,:/%\d]*\d[\s$€£¥+\-.,:/%\d]*")
@@ -87,6 +92,23 @@ def audit_findings(harness: Harness, setting: Setting, items: Iterable[Item],
         texts += [(f"hooks.{hook} line {line}", text) for line, text in _literals(source)]
     return [Finding(place, term, reason, term.casefold() in public)
             for place, term, reason in _search(texts, terms, setting.public_vocabulary())]
+
+
+def redact_document(document: dict[str, Any], findings: Iterable[Finding]) -> dict[str, Any]:
+    """The harness document with every held-out term of `findings` (not probe gold)
+    replaced by REDACTED in its prompts and hook sources: an inadmissible proposal is
+    shown back to the teacher to edit, and must not carry validation gold with it."""
+    terms = sorted({f.term for f in findings if not f.public}, key=lambda t: (-len(t), t))
+    if not terms:
+        return document
+    pattern = re.compile(rf"(?<!\w)({'|'.join(map(re.escape, terms))})(?!\w)", re.I)
+    out = dict(document)
+    for key in ("prompts", "hooks"):
+        part = document.get(key)
+        if isinstance(part, dict):
+            out[key] = {name: pattern.sub(REDACTED, text) if isinstance(text, str) else text
+                        for name, text in part.items()}
+    return out
 
 
 def audit_texts(texts: list[tuple[str, str]], terms: dict[str, str],

@@ -27,6 +27,7 @@ invariant 8).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -135,6 +136,8 @@ class HookRunner:
                  deadline_s: float = DEFAULT_HOOK_DEADLINE_S) -> None:
         self.defined = frozenset(harness.hooks.present())
         self.deadline_s = deadline_s
+        # items scored concurrently share the worker: one hook call at a time on it
+        self._lock = threading.Lock()
         self._worker: SandboxedWorker | None = None
         if self.defined:
             self._worker = SandboxedWorker(
@@ -144,7 +147,8 @@ class HookRunner:
     def call(self, hook: str, *args: Any) -> Any:
         assert self._worker is not None and hook in self.defined
         try:
-            reply = self._worker.call(hook, *args, timeout_s=self.deadline_s, fresh=True)
+            with self._lock:
+                reply = self._worker.call(hook, *args, timeout_s=self.deadline_s, fresh=True)
         except SandboxError as exc:
             raise _InfraFault(f"sandbox: {exc}") from None
         if reply.ok:

@@ -24,11 +24,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from tether.compile.settings import SETTING_CLASSES, build_setting
+from tether.compile.settings import SETTING_CLASSES, build_data_setting, build_setting
 from tether.errors import ConfigError
 
-__all__ = ["DEFAULT_SIZES", "SPLITS", "Item", "Setting", "ToySetting", "get_setting",
-           "item_for_task_data", "register_setting", "setting_names"]
+__all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SPLITS", "Item", "Setting",
+           "ToySetting", "check_splits", "get_setting", "item_for_task_data",
+           "register_setting", "setting_names"]
 
 #: the three splits every setting yields, disjoint
 SPLITS = ("probe", "validation", "test")
@@ -52,7 +53,26 @@ class Item:
 
 @runtime_checkable
 class Setting(Protocol):
-    """The interface a setting implements (see the module docstring)."""
+    """The interface a setting implements (see the module docstring).
+
+    Optional attributes, read with `getattr` where present:
+
+    - `offered_resources: tuple[str, ...]`: the resources a harness may enable (the
+      teacher sees each in the examples; one it does not offer is a ConfigError);
+    - `resource_fields: Mapping[str, str]`: the observation field a resource fills when
+      it is not the resource's own name (flags: `cards` -> `candidates`);
+    - `aggregation: str`: `"mean_score"` for a graded metric (bootstrap intervals, the
+      sign test), otherwise a pass rate (Wilson intervals, exact McNemar);
+    - `description: str`: what the teacher reads as the task description; without it,
+      the class docstring (and a bundled setting's module docstring);
+    - `metric_text: str`: how the teacher prompt names the metric;
+    - `lookup(name, resources) -> dict | None`: a student-named entity looked up (the
+      `generate` intervention applies only to settings that have it);
+    - `make_item(seed, split, index) -> Item`: one item rebuilt without its split (a
+      deployed trial finds its item without regenerating the splits);
+    - `__len__()`: the number of items (named when split sizes are too large);
+    - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline.
+    """
 
     name: str
 
@@ -86,6 +106,32 @@ class Setting(Protocol):
         ...
 
 
+def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
+                 sizes: Mapping[str, int]) -> None:
+    """The splits a compile asked for, all there: each as large as asked (a setting with
+    fewer items than asked is refused with its item count, never scored as an empty or
+    short split) and no item in two splits."""
+    short = [s for s in SPLITS if len(splits.get(s, [])) < int(sizes.get(s, 0))]
+    if short:
+        asked = " + ".join(f"{s} {int(sizes.get(s, 0))}" for s in SPLITS)
+        total = sum(int(sizes.get(s, 0)) for s in SPLITS)
+        size = len(setting) if hasattr(setting, "__len__") else None  # type: ignore[arg-type]
+        have = f"has {size} items" if size is not None else \
+            "yields " + ", ".join(f"{len(splits.get(s, []))} {s}" for s in SPLITS)
+        raise ConfigError(f"setting {setting.name!r} {have}; {asked} = {total} asked",
+                          hint="ask for smaller --probe/--validation/--test sizes")
+    seen: dict[str, str] = {}
+    for split in SPLITS:
+        for item in splits.get(split, []):
+            if item.item_id in seen and seen[item.item_id] != split:
+                raise ConfigError(f"setting {setting.name!r}: item {item.item_id!r} is in "
+                                  f"both the {seen[item.item_id]} and the {split} split")
+            if item.item_id in seen:
+                raise ConfigError(f"setting {setting.name!r}: item {item.item_id!r} twice "
+                                  f"in the {split} split")
+            seen[item.item_id] = split
+
+
 SettingFactory = Callable[[], Setting]
 _REGISTRY: dict[str, SettingFactory] = {}
 
@@ -99,14 +145,26 @@ def register_setting(name: str) -> Callable[[SettingFactory], SettingFactory]:
 
 
 def setting_names() -> list[str]:
+    _load_plugins()
     return sorted(_REGISTRY)
 
 
 def get_setting(name: str) -> Setting:
-    """The setting `name`; ConfigError with the known names otherwise."""
+    """The setting `name`: a registered one, one an installed distribution declares under
+    the entry-point group `tether.settings`, a data file (`jsonl:PATH`, `csv:PATH`), or
+    `module:attr` (a Setting, a class or a factory); ConfigError otherwise."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]()
+    kind = name.partition(":")[0]
+    if kind in DATA_FORMATS:
+        return build_data_setting(name)
+    if ":" in name:
+        return _from_attr(name)
+    _load_plugins()
     if name not in _REGISTRY:
         raise ConfigError(f"unknown setting {name!r}",
-                          hint=f"known: {', '.join(sorted(_REGISTRY))}")
+                          hint=f"known: {', '.join(sorted(_REGISTRY))}; or jsonl:PATH, "
+                               "csv:PATH, module:attr")
     return _REGISTRY[name]()
 
 
@@ -136,6 +194,56 @@ def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
             return setting, item
     raise ConfigError(f"setting {data['setting']!r} has no item {wanted!r} "
                       f"in split {split!r} (seed {seed})")
+
+
+#: the data-file settings: `jsonl:PATH`, `csv:PATH` (compile/settings/data.py)
+DATA_FORMATS = ("jsonl", "csv")
+PLUGIN_GROUP = "tether.settings"
+
+
+def _as_setting(obj: Any, where: str) -> Setting:
+    """A Setting instance as is; a class or factory called with no arguments."""
+    made = obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "splits")) \
+        else obj
+    missing = [m for m in ("name", "splits", "observation", "image", "score", "inventory",
+                           "public_vocabulary", "gold") if not hasattr(made, m)]
+    if missing:
+        raise ConfigError(f"{where} is not a setting: it has no {', '.join(missing)}",
+                          hint="see docs/compile/settings.md for the Setting protocol")
+    return made
+
+
+def _from_attr(spec: str) -> Setting:
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except ImportError as exc:
+        raise ConfigError(f"setting {spec!r}: cannot import {module_name!r} ({exc})",
+                          hint="the module must be importable (on PYTHONPATH or installed)"
+                          ) from None
+    except AttributeError:
+        raise ConfigError(f"setting {spec!r}: {module_name} has no {attr!r}") from None
+    return _as_setting(obj, f"setting {spec!r}")
+
+
+def _load_plugins() -> None:
+    """Settings other distributions declare: `name = "module:factory"` registers the
+    factory as `name`; `name = "module"` imports a module that registers itself."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=PLUGIN_GROUP):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            loaded = ep.load()
+        except ImportError as exc:
+            raise ConfigError(f"setting plugin {ep.name!r} ({ep.value}) failed to import: "
+                              f"{exc}") from None
+        if ep.attr and ep.name not in _REGISTRY:
+            _REGISTRY[ep.name] = lambda obj=loaded, n=ep.name: _as_setting(
+                obj, f"setting plugin {n!r}")
 
 
 # --- the toy setting: a test double -------------------------------------------------

@@ -22,7 +22,14 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from tether.compile.setting import DEFAULT_SIZES, SPLITS, Item, Setting, get_setting
+from tether.compile.setting import (
+    DEFAULT_SIZES,
+    SPLITS,
+    Item,
+    Setting,
+    get_setting,
+    setting_names,
+)
 from tether.core.task import Task
 from tether.errors import ConfigError
 
@@ -45,11 +52,16 @@ def suite_name(setting: str, split: str = "test") -> str:
 def parse_suite_spec(spec: str) -> tuple[str, str]:
     """(setting, split) of `harness-SETTING[:SPLIT]` (or `harness:SETTING[:SPLIT]`)."""
     if spec.startswith("harness:"):
-        setting, _, split = spec.removeprefix("harness:").partition(":")
+        rest = spec.removeprefix("harness:")
     elif spec.startswith(SUITE_PREFIX):
-        setting, _, split = spec.removeprefix(SUITE_PREFIX).partition(":")
+        rest = spec.removeprefix(SUITE_PREFIX)
     else:
-        setting, split = "", ""
+        rest = ""
+    # a setting name may hold colons itself (jsonl:PATH, module:attr): the split is the
+    # last part, and only when it names a split
+    setting, _, split = rest.rpartition(":")
+    if split not in SPLITS and setting not in _registered():
+        setting, split = rest, ""  # `docs:bogus` is a bad split; `mod:attr` a setting
     split = split or "test"
     if not setting:
         raise ConfigError(f"not a harness suite spec: {spec!r}",
@@ -58,6 +70,10 @@ def parse_suite_spec(spec: str) -> tuple[str, str]:
         raise ConfigError(f"unknown split {split!r} in {spec!r}",
                           hint=f"splits: {', '.join(SPLITS)}")
     return setting, split
+
+
+def _registered() -> set[str]:
+    return set(setting_names())
 
 
 def _sizes_key(sizes: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
@@ -92,6 +108,11 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
     items = _split_items(setting, seed, full)
     if split not in items:
         raise ConfigError(f"setting {setting!r} has no split {split!r}")
+    if not items[split]:  # a setting smaller than the sizes: never an empty run
+        count = sum(len(v) for v in items.values())
+        raise ConfigError(f"the {split} split of setting {setting!r} is empty: its "
+                          f"{count} items all went to earlier splits (sizes {dict(full)})",
+                          hint="use another --split, or a setting with more items")
     suite = suite_name(setting, split)
     if int(seed) != 0 or full != dict(DEFAULT_SIZES):
         suite += f"@seed{int(seed)}"  # other items under the same name would collide

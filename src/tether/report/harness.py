@@ -31,8 +31,9 @@ from tether.report.jinja import environment
 from tether.stats.bootstrap import PairedObservation, bootstrap_mean, paired_bootstrap
 from tether.stats.wilson import wilson_interval
 
-__all__ = ["ARMS", "build_dirs", "hc_numbers", "intervention_rows", "is_build_dir",
-           "paired_row", "run_interventions", "write_hc_report"]
+__all__ = ["ARMS", "across_builds", "build_dirs", "harness_parts", "hc_numbers",
+           "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
+           "write_hc_report"]
 
 
 def is_build_dir(path: Path) -> bool:
@@ -129,6 +130,8 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "harness": harness_parts(selected.get("document")),
+        "h0_hash": (selected.get("h0") or {}).get("hash"),
         "arms": rows,
         "teacher": {"calls": len(calls),
                     "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
@@ -142,15 +145,50 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
     }
 
 
+def harness_parts(document: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The selected harness as the report shows it: its prompts, decode, resources and
+    hooks (sources), each as stored; None when there is no selection yet."""
+    if not document:
+        return None
+    return {"prompts": dict(document.get("prompts") or {}),
+            "decode": dict(document.get("decode") or {}),
+            "resources": dict(document.get("resources") or {}),
+            "answer_mode": document.get("answer_mode"),
+            "hooks": {k: v for k, v in (document.get("hooks") or {}).items() if v}}
+
+
+def across_builds(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """With several builds: each build's test scores of bare, H0 and the selection (and
+    H0 -> selected in points), and their mean over the builds; None for one build."""
+    if len(builds) < 2:
+        return None
+    rows = []
+    for b in builds:
+        arms = {a["arm"]: a.get("mean") for a in b["arms"]}
+        h0, sel = arms.get("h0"), arms.get("selected")
+        rows.append({"build": b["build"], "bare": arms.get("bare"), "h0": h0, "selected": sel,
+                     "h0_to_selected": None if h0 is None or sel is None else
+                     100 * (sel - h0),
+                     "selected_hash": b["selected_hash"],
+                     "selected_is_bare": b["selected_is_bare"]})
+
+    def mean(key: str) -> float | None:
+        values = [r[key] for r in rows if r[key] is not None]
+        return sum(values) / len(values) if values else None
+
+    return {"rows": rows, "mean": {k: mean(k) for k in ("bare", "h0", "selected",
+                                                         "h0_to_selected")}}
+
+
 def hc_numbers(path: Path) -> dict[str, Any]:
     """The HC section's numbers for a build directory (see the module docstring)."""
     dir_ = BuildDir(path)
     config = dir_.config() or {}
     setting = get_setting(str(config.get("setting")))
     graded = getattr(setting, "aggregation", "") == "mean_score"
-    return {"dir": str(path), "config": config, "graded": graded,
-            "builds": [_build_numbers(dir_, k, graded) for k in dir_.build_indices()],
-            "result": dir_.result() or summarise(dir_)}
+    builds = [_build_numbers(dir_, k, graded) for k in dir_.build_indices()]
+    return {"dir": str(path), "config": config, "graded": graded, "builds": builds,
+            "across": across_builds(builds), "result": dir_.result() or summarise(dir_)}
 
 
 def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str, Any]]:

@@ -102,3 +102,54 @@ def test_a_trace_request_is_answered_before_the_proposal(tmp_path: Path) -> None
     answered = store.teacher_call("r01-trace")["prompt"]
     assert f"## The probe trace you asked for ({record['trace_request']})" in answered
     assert len(teacher.prompts) == 4  # r00, r01, r01-trace, oneshot
+
+
+def test_no_teacher_prompt_names_a_held_out_item_or_its_gold(tmp_path: Path) -> None:
+    """A teacher that writes validation and test gold into its harness (in a prompt, in
+    a hook as a folded expression) never reads a validation/test id or gold back."""
+    import json
+
+    from tether.compile.compiler import CompileConfig, Compiler
+    from tether.compile.compiler.scripted_teacher import ScriptedTeacher, data_variants
+    from tether.compile.scripted_student import ScriptedStudent
+    from tether.compile.setting import get_setting
+    from tether.models.scripted import ScriptedModel
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps({
+        "id": f"item{k:02d}x", "question": f"Which harbour does ferry {k} sail to?",
+        "answer": f"Port{k}vale", "context": f"Port{k}vale"}) + "\n" for k in range(20)))
+    spec = f"jsonl:{data}"
+    sizes = {"probe": 6, "validation": 6, "test": 8}
+    splits = get_setting(spec).splits(0, sizes)
+    val, test = splits["validation"], splits["test"]
+    gold_v, gold_t = val[0].data["answers"][0], test[0].data["answers"][0]
+    k = gold_v.removeprefix("Port").removesuffix("vale")
+    base = data_variants(spec)["v1"]
+    variants = {spec: {
+        "goldval": {**base, "prompts": {"answer": base["prompts"]["answer"]
+                                        + f"\nPerhaps {gold_v}."}},
+        "goldhook": {**base, "hooks": {"parse": "def parse(text, item):\n"
+                                                f"    return 'Port' + str({k}) + 'vale'\n"}},
+        "goldtest": {**base, "prompts": {"answer": base["prompts"]["answer"]
+                                         + f"\nOr {gold_t}."}}}}
+    teacher = ScriptedTeacher({"0": ["goldval", "v1"], "1": "goldhook", "2": "goldtest",
+                               "default": "noop"}, variants)
+    config = CompileConfig(setting=spec, teacher="scripted:t", student="scripted:s",
+                           rounds=3, restarts=1, out=str(tmp_path / "b"), **sizes)
+    result = Compiler(config, teacher=ScriptedModel(teacher.script),
+                      student=ScriptedModel(ScriptedStudent({}).script)).run()
+    decisions = [r["decision"] for r in result["rounds"]]
+    assert decisions[0] == "inadmissible" and decisions[2] == "inadmissible"
+    prompts = [c["prompt"] for c in BuildDir(tmp_path / "b").build(0).teacher_calls()]
+    assert len(prompts) == len(teacher.prompts) >= 4
+    # The test gold the teacher wrote itself comes back verbatim as its own admissible
+    # proposal: test gold is never read before the freeze, and removing it from the echo
+    # would tell the teacher that the string is a test answer. Nothing else may appear.
+    held = [*(i.item_id for i in val + test),
+            *(g for i in val + test for g in i.data["answers"] if g != gold_t)]
+    for prompt in prompts:
+        leaked = [term for term in held if term.casefold() in prompt.casefold()]
+        assert not leaked, leaked
+    # the build record keeps the full finding for the user
+    assert gold_v.casefold() in result["rounds"][0]["violations"][0]["finding"]

@@ -43,18 +43,18 @@ from tether.compile.compiler.teacher import TeacherClient, extract_json
 from tether.compile.harness import Harness, bare_harness
 from tether.compile.interventions import INTERVENTIONS, NotApplicable
 from tether.compile.recipes import recipe, recipe_settings
-from tether.compile.setting import Item, get_setting
+from tether.compile.setting import Item, check_splits, get_setting
 from tether.errors import ConfigError, TetherError
 from tether.models import parse_model
 from tether.models.base import Model
 
-__all__ = ["ARMS", "Compiler", "FreezeError"]
+__all__ = ["ARMS", "Compiler", "FreezeError", "teacher_failure"]
 
 _TEXT_ONLY = ("local/", "scripted", "replay:")
 #: the test arms in report order (compile/compiler/config.py: COMPARATORS)
 ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
-                "validation", "infra_errors", "decision")
+                "validation", "infra_errors", "decision", "error")
 
 
 class FreezeError(TetherError):
@@ -94,6 +94,7 @@ class Compiler:
         student_model = student or parse_model(config.student)
         self.student = ModelStudent(student_model)
         self.splits = self.setting.splits(config.seed, config.sizes)
+        check_splits(self.setting, self.splits, config.sizes)
         self._testing: BuildStore | None = None
         self._before_item = before_item
         self.scorer = SplitScorer(self.setting, self.student, self.dir,
@@ -271,6 +272,17 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         "test_audit": {"flagged": (store.test() or {}).get("flagged"),
                        "findings": (store.test() or {}).get("audit", [])},
     }
+
+
+def teacher_failure(result: dict[str, Any]) -> str | None:
+    """Why no teacher call of any build succeeded (the first call's error), or None when
+    some call got a reply: a compile whose teacher never answered selected bare for no
+    reason of the student's, and says so instead of reporting a result."""
+    builds = result.get("builds") or [result]
+    rounds = [r for b in builds for r in b["rounds"]]
+    if not rounds or any(r["decision"] != "error" for r in rounds):
+        return None
+    return str(rounds[0].get("error") or "the teacher call failed")
 
 
 def _setting_of(selected: dict[str, Any]) -> str:

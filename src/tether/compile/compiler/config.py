@@ -1,6 +1,8 @@
 """What a `tether compile` is asked to do: flags or a TOML file, validated.
 
-    setting = "docs"            # any registered setting
+    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, module:attr
+    metric = "f1"               # data settings only: exact (default), anls, f1, numeric,
+                                # choice or module:function (folded into the setting spec)
     teacher = "anthropic/claude-sonnet-4-5"
     student = "local/smollm2-135m"
     probe = 50                  # split sizes (validation 50, test 200)
@@ -27,6 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from tether.compile.setting import DATA_FORMATS
+from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
 
 __all__ = ["COMPARATORS", "CompileConfig", "load_compile_config"]
@@ -52,6 +56,8 @@ class CompileConfig(BaseModel):
     builds: int = Field(default=1, ge=1)
     seed: int = 0
     out: str | None = None
+    #: a data setting's metric; folded into the setting spec (`jsonl:PATH?metric=f1`)
+    metric: str | None = None
     #: the student's modality: auto (text for local and scripted students), text, image
     modality: Literal["auto", "text", "image"] = "auto"
     teacher_temperature: float = Field(default=0.7, ge=0.0)
@@ -85,14 +91,28 @@ class CompileConfig(BaseModel):
         return {"probe": self.probe, "validation": self.validation, "test": self.test}
 
 
-def _config(fields: dict[str, Any], where: str) -> CompileConfig:
+def _config(fields: dict[str, Any], where: str, base: Path | None = None) -> CompileConfig:
     try:
-        return CompileConfig.model_validate(fields)
+        config = CompileConfig.model_validate(fields)
     except ValidationError as exc:
         err = exc.errors()[0]
         name = ".".join(str(p) for p in err["loc"]) or "config"
         raise ConfigError(f"{where}: {name}: {err['msg']}",
                           hint="fields: " + ", ".join(CompileConfig.model_fields)) from None
+    return _with_data_spec(config, base)
+
+
+def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
+    """A data setting's spec made absolute with its metric in it, so the stored config
+    names the same file and metric wherever the build is resumed or reported from."""
+    if config.setting.partition(":")[0] not in DATA_FORMATS:
+        if config.metric is not None:
+            raise ConfigError(f"--metric applies to data settings (jsonl:PATH, csv:PATH), "
+                              f"not {config.setting!r}",
+                              hint="a registered setting has its own metric")
+        return config
+    spec = canonical_spec(config.setting, base=base, metric=config.metric)
+    return config.model_copy(update={"setting": spec, "metric": None})
 
 
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
@@ -105,7 +125,7 @@ def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
         raise ConfigError(f"{path} is not TOML: {exc}") from None
     fields = dict(data.get("compile", data))
     fields.update({k: v for k, v in overrides.items() if v is not None})
-    return _config(fields, str(path))
+    return _config(fields, str(path), base=Path(path).parent)
 
 
 def config_from_fields(**fields: Any) -> CompileConfig:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether.compile.admissibility import check_harness
+from tether.compile.answer_audit import audit_findings, redact_document
 from tether.compile.compiler.evidence import paired_traces, probe_report, trace_of
 from tether.compile.compiler.gate import Incumbent, gate
 from tether.compile.compiler.prompts import (
@@ -224,6 +225,19 @@ class BuildLoop:
         return trace_of(item, probe.outcomes[item_id], self.env.setting.gold(item),
                         probe.scores.get(item_id))
 
+    def _redacted(self, document: dict[str, Any]) -> dict[str, Any]:
+        """An inadmissible proposal as the teacher will see it again (A edits the latest):
+        validation gold it hard-coded removed, so the echo names no held-out answer."""
+        try:
+            harness = Harness.model_validate(document)
+        except ValueError:
+            return document
+        probe = self.env.splits["probe"]
+        findings = audit_findings(harness, self.env.setting,
+                                  [*probe, *self.env.splits["validation"]],
+                                  [i.item_id for i in probe])
+        return redact_document(document, findings)
+
     # -- one proposal --------------------------------------------------------------
     def _propose(self, r: int, restart: int, reply: TeacherReply, *, parent: str,
                  parent_doc: dict[str, Any] | None,
@@ -257,6 +271,8 @@ class BuildLoop:
             self.documents[verdict["hash"]] = document
             record["changed"] = changed_components(parent_doc, document)
         self.latest, self.latest_doc = record, document
+        if any(v.get("check") == "hardcoded" for v in verdict["violations"]):
+            self.latest_doc = self._redacted(document)
         if (self.env.protocol == "B" and r > 0 and verdict["hash"] == self.incumbent.hash):
             record["decision"] = "no-op"  # the incumbent returned unchanged
             return

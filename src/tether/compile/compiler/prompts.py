@@ -58,8 +58,12 @@ def setting_text(setting: Setting) -> str:
     if module is not None and module.__name__.startswith("tether.compile.settings."):
         about = inspect.getdoc(module) or ""
     own = inspect.getdoc(type(setting)) or ""
-    metric = ("graded (ANLS: partial credit for near matches)"
-              if getattr(setting, "aggregation", "") == "mean_score" else "pass/fail per item")
+    described = getattr(setting, "description", None)
+    if isinstance(described, str) and described.strip():
+        about, own = described.strip(), ""  # the setting says what it is itself
+    metric = getattr(setting, "metric_text", None) or (
+        "graded (ANLS: partial credit for near matches)"
+        if getattr(setting, "aggregation", "") == "mean_score" else "pass/fail per item")
     resources = json.dumps(resources_of(setting), sort_keys=True)
     return (f"## The setting: {setting.name}\n{about}\n{own}\n\n"
             f"Resources it offers (enable them under \"resources\"): {resources}\n"

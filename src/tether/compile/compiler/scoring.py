@@ -22,7 +22,9 @@ is the whole split `NotApplicable`. `score_baseline` scores a baseline with no h
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,8 +41,10 @@ from tether.compile.runtime import (
 )
 from tether.compile.setting import Item, Setting
 from tether.compile.student import student_message
+from tether.errors import ConfigError
 from tether.models.base import Completion, Model
 from tether.models.errors import ModelError
+from tether.models.fanout import sample_concurrency
 
 __all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
 
@@ -67,6 +71,16 @@ class ModelStudent:
         self.temperature = 0.0
         self.output_tokens = 0
         self.calls = 0
+        #: items scored at once: the endpoint's `concurrency` (in-process models: 1)
+        self.concurrency = sample_concurrency(model)
+        self._lock = threading.Lock()
+        # An item runs on one thread from start to end: its own calls and tokens are
+        # counted per thread, so concurrent items do not read each other's.
+        self._mine = threading.local()
+
+    def counts(self) -> tuple[int, int]:
+        """(student calls, generated tokens) made so far on this thread."""
+        return getattr(self._mine, "calls", 0), getattr(self._mine, "tokens", 0)
 
     def configure(self, harness: Harness) -> None:
         self.decode(max_tokens=harness.decode.max_tokens,
@@ -83,9 +97,12 @@ class ModelStudent:
             student_message(prompt, image), n=n, max_tokens=self.max_tokens,
             temperature=self.temperature if temperature is None else temperature,
             seed=self.seed, role="student")
-        self.calls += 1
-        self.output_tokens += sum(c.usage.output_tokens + c.usage.reasoning_tokens
-                                  for c in completions)
+        tokens = sum(c.usage.output_tokens + c.usage.reasoning_tokens for c in completions)
+        with self._lock:
+            self.calls += 1
+            self.output_tokens += tokens
+        self._mine.calls = getattr(self._mine, "calls", 0) + 1
+        self._mine.tokens = getattr(self._mine, "tokens", 0) + tokens
         return completions
 
     def __call__(self, prompt: str, image: bytes | None) -> str:
@@ -106,7 +123,12 @@ class SplitScore:
 
     @property
     def mean(self) -> float:
-        """Unrounded mean over scored items (0.0 when none was scored)."""
+        """Unrounded mean over scored items (0.0 when items ran but none was scored: the
+        infra errors and n/a items say why). A split of no items has no mean: an error,
+        so an empty split can never read as a score of 0."""
+        if not self.outcomes:
+            raise ConfigError(f"the {self.split} split has no items: nothing to score",
+                              hint="ask for a split size of at least 1")
         return sum(self.scores.values()) / len(self.scores) if self.scores else 0.0
 
     @property
@@ -158,8 +180,10 @@ class SplitScorer:
                                 student_modality=self.modality) as runtime:  # type: ignore[arg-type]
                 yield lambda item: self._one(runtime, harness, split, item, intervention)
 
+        # an intervention's policy may keep state across items: those run one at a time
         result = self._score(key, split, items, runner,
-                             f"{split} {key[:8]}" + (f" {intervention}" if intervention else ""))
+                             f"{split} {key[:8]}" + (f" {intervention}" if intervention else ""),
+                             workers=1 if intervention is not None else None)
         if intervention is not None and result.na and len(result.na) == len(result.outcomes):
             raise NotApplicable(next(iter(result.na.values())))
         return result
@@ -177,24 +201,37 @@ class SplitScorer:
         return self._score(baseline.key, split, items, runner, f"{split} {baseline.name}")
 
     def _score(self, key: str, split: str, items: Sequence[Item],
-               runner: Callable[[], Any], label: str) -> SplitScore:
+               runner: Callable[[], Any], label: str, *, workers: int | None = None
+               ) -> SplitScore:
         cached = self.store.split_score(split, key)
         if cached is not None and set(cached.outcomes) == {i.item_id for i in items}:
             return cached  # (a file for other items is not these items' scores)
-        result = SplitScore(key, split)
-        for row in self.store.partial_items(split, key):
-            _add(result, row)
-        todo = [item for item in items if item.item_id not in result.outcomes]
+        rows = {row["item_id"]: row for row in self.store.partial_items(split, key)}
+        todo = [item for item in items if item.item_id not in rows]
         if todo:
             with runner() as run_item:
-                for done, item in enumerate(todo, len(items) - len(todo)):
-                    if self.progress is not None:
-                        self.progress(label, done, len(items))
-                    row = run_item(item)
-                    self.store.append_partial(split, key, row)
-                    _add(result, row)
+                width = self.student.concurrency if workers is None else workers
+                for row in _run_items(run_item, todo, width, self._tick(label, len(items),
+                                                                         len(rows))):
+                    self.store.append_partial(split, key, row)  # item by item: resumable
+                    rows[row["item_id"]] = row
+        # split order, whatever order the items finished in: the same result as serial
+        result = SplitScore(key, split)
+        order = [i.item_id for i in items if i.item_id in rows]
+        for item_id in [*order, *(k for k in rows if k not in set(order))]:
+            _add(result, rows[item_id])
         self.store.write_split_score(result)
         return result
+
+    def _tick(self, label: str, total: int, done: int) -> Callable[[], None]:
+        count = [done]
+
+        def tick() -> None:
+            if self.progress is not None:
+                self.progress(label, count[0], total)
+            count[0] += 1
+
+        return tick
 
     def _policy(self, harness: Harness, item: Item, intervention: str | None,
                 student: StudentFn) -> ItemPolicy | None:
@@ -208,7 +245,7 @@ class SplitScorer:
              item: Item, intervention: str | None = None) -> dict[str, Any]:
         if self.before_item is not None:
             self.before_item(split, harness.hash, item)
-        before = self.student.output_tokens
+        before = self.student.counts()[1]
         shown: list[str] = []
 
         def student(prompt: str, image: bytes | None) -> str:
@@ -221,12 +258,12 @@ class SplitScorer:
                 item, call, self._policy(harness, item, intervention, call))
         except NotApplicable as exc:  # this item only: the split reports the others
             return {"item_id": item.item_id, "score": None, "na": str(exc),
-                    "tokens": self.student.output_tokens - before,
+                    "tokens": self.student.counts()[1] - before,
                     "outcome": {"status": "na", "answer": None, "error": str(exc),
                                 "step_limit": False, "calls": []}}
         value = score_outcome(self.setting, item, outcome)
         row = {"item_id": item.item_id, "score": value,
-               "tokens": self.student.output_tokens - before, "outcome": _compact(outcome)}
+               "tokens": self.student.counts()[1] - before, "outcome": _compact(outcome)}
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
@@ -235,7 +272,7 @@ class SplitScorer:
                       item: Item) -> dict[str, Any]:
         if self.before_item is not None:
             self.before_item(split, baseline.key, item)
-        before, calls = self.student.output_tokens, self.student.calls
+        calls, before = self.student.counts()
         image = self.setting.image(item) if self.modality == "image" else None
         answer: str | None
         try:
@@ -246,10 +283,45 @@ class SplitScorer:
             status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
         value = None if answer is None else self.setting.score(answer, item)
         return {"item_id": item.item_id, "score": value,
-                "tokens": self.student.output_tokens - before,
+                "tokens": self.student.counts()[1] - before,
                 "outcome": {"status": status, "answer": answer, "error": error,
-                            "step_limit": False, "student_calls": self.student.calls - calls,
+                            "step_limit": False,
+                            "student_calls": self.student.counts()[0] - calls,
                             "calls": [], **detail}}
+
+
+def _run_items(run_item: RunItem, items: Sequence[Item], workers: int,
+               tick: Callable[[], None]) -> Iterator[dict[str, Any]]:
+    """Each item's row as it finishes, up to `workers` items at once (1: in order). On
+    a failure nothing new starts, what runs finishes (its row is still yielded, so a
+    resume does not redo it), and the error is raised."""
+    if workers <= 1 or len(items) <= 1:
+        for item in items:
+            tick()
+            yield run_item(item)
+        return
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)),
+                              thread_name_prefix="tether-score")
+    failure: BaseException | None = None
+    try:
+        pending = {pool.submit(run_item, item) for item in items}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                tick()
+                if future.cancelled():
+                    continue
+                if future.exception() is not None:
+                    if failure is None:
+                        failure = future.exception()
+                        for rest in pending:
+                            rest.cancel()
+                    continue
+                yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if failure is not None:
+        raise failure
 
 
 def _add(result: SplitScore, row: dict[str, Any]) -> None:

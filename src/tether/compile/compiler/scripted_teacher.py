@@ -18,7 +18,9 @@ Plans map "0" (a list: one move per round-0 attempt, the last repeated), "1", "2
 (adds the contract and a parser), docs' `v3` reads a sentence reply (the fact it
 repeats, else the sentence's predicate), `tied` scores exactly as bare (another hash),
 `crash` has a route hook that raises (smoke-broken), `gold` hard-codes an inventory
-answer, `open` calls `open` (hook whitelist).
+answer, `open` calls `open` (hook whitelist). On any other setting that offers a
+`context` resource (a data setting whose rows have that field, a tutorial's own
+setting) `v1` and `v2` read the context (`data_variants`).
 
     scripted:tether.compile.compiler.scripted_teacher:competent   (v1 then v2, then no-ops)
     scripted:tether.compile.compiler.scripted_teacher:competent_sentences   (docs: v1, v2, v3)
@@ -37,8 +39,8 @@ from tether.compile.harness import SCHEMA
 from tether.compile.scripted_student import Accuracies, ScriptedStudent
 from tether.models.errors import ModelError
 
-__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "student",
-           "weak"]
+__all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "data_variants",
+           "dead", "student", "weak"]
 
 _PLACE = re.compile(r"^# Harness compilation: (?:round (\d+), attempt (\d+)|(one-shot))", re.M)
 _SETTING = re.compile(r"^## The setting: (\S+)", re.M)
@@ -221,6 +223,16 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
 VARIANTS = {name: _variants(name) for name in ("toy", "shapes", "docs")}
 
 
+def data_variants(setting: str) -> dict[str, dict[str, Any]]:
+    """The variants on a data setting (`jsonl:PATH`) whose rows carry a `context` field:
+    `v1` shows the context as a `Fact:` line, `v2` adds the answer contract and parser."""
+    fact = "Fact: {context}\nQuestion: {question}"
+    return {**_variants(setting),
+            "v1": _doc(setting, {"answer": fact}, resources={"context": True}),
+            "v2": _doc(setting, {"answer": fact + "\nAnswer with one word."},
+                       resources={"context": True}, hooks={"parse": _PARSE})}
+
+
 class ScriptedTeacher:
     """TEST DOUBLE (see the module docstring); `script` is the ScriptedModel callable."""
 
@@ -261,7 +273,9 @@ class ScriptedTeacher:
             return "No change is supported by the evidence.\n```json\n" + json.dumps(
                 _edited(prompt)) + "\n```"
         setting = _SETTING.search(prompt)
-        variants = self.variants.get(setting.group(1) if setting else "", {})
+        name = setting.group(1) if setting else ""
+        offers_context = '"context": true' in prompt  # the resources line of the setting
+        variants = self.variants.get(name) or (data_variants(name) if offers_context else {})
         if move not in variants:
             return f"(scripted teacher has no variant {move!r} for this setting)"
         return "Here is the harness.\n```json\n" + json.dumps(variants[move], indent=1) + "\n```"
@@ -288,5 +302,7 @@ competent_sentences = ScriptedTeacher({"0": ["v1"], "1": "v2", "2": "v3", "defau
                                        "oneshot": "v1"}).script
 weak = ScriptedTeacher({"0": ["unparseable", "crash", "tied"], "default": "tied",
                         "oneshot": "unparseable"}).script
+#: a teacher at a dead endpoint: every call fails as an API error would
+dead = ScriptedTeacher({"0": ["error"], "default": "error", "oneshot": "error"}).script
 #: the scripted student (compile/scripted_student.py) as a model callable
 student = ScriptedStudent({}, Accuracies()).script

@@ -36,3 +36,9 @@ def build_setting(name: str, **kwargs: Any) -> Any:
             hint="pip install -e '.[harness]' (or run scripts/setup.sh)",
         ) from exc
     return getattr(mod, cls)(**kwargs)
+
+
+def build_data_setting(spec: str) -> Any:
+    """The setting of a user's data file (`jsonl:PATH`, `csv:PATH`; see data.py)."""
+    # deferred like the bundled settings: setting.py names this package, never its modules
+    return importlib.import_module(f"{__name__}.data").DataSetting(spec)
