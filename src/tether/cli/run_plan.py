@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from tether.cli.console import make_console
@@ -67,7 +68,7 @@ def show_plan(req: RunRequest, tokens_per_s: float | None, as_json: bool) -> Non
     for c in cols:
         table.add_column(c, justify="left" if c in ("models", "arm", "cost covers") else "right")
     for r in numbers["arms"]:
-        table.add_row(*([r["models"]] if show_models else []), r["arm"], r["budget"],
+        table.add_row(*([r["models"]] if show_models else []), escape(r["arm"]), r["budget"],
                       str(r["trials"]), _tokens(r["worst_output_tokens_per_trial"]),
                       _tokens(r["worst_output_tokens"]), fmt_usd(r["worst_cost_usd"]),
                       r["cost_covers"])

@@ -143,5 +143,10 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
     extra = run_sections(Path(numbers["run"]["run_dir"]), report.entries)
     if extra:
         html = html.replace("</body>", extra + "\n</body>", 1)
+    from tether.report.spend_plots import spend_section  # costs and score vs tokens spent
+
+    spend = spend_section(numbers, assets, env)
+    if spend:
+        html = html.replace("</body>", spend + "\n</body>", 1)
     out.write_text(html)
     return out
