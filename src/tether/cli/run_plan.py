@@ -75,7 +75,9 @@ def show_plan(req: RunRequest, tokens_per_s: float | None, as_json: bool) -> Non
     console.print(table)
     console.print(f"worst case: {_tokens(numbers['worst_output_tokens'])} output tokens, "
                   f"{fmt_usd(numbers['worst_cost_usd'])} (no price: -)", highlight=False)
-    console.print(f"expected duration: at most {_duration(numbers['expected_duration_s'])} "
-                  f"({numbers['duration_basis']})", highlight=False)
+    seconds = numbers["expected_duration_s"]
+    console.print("expected duration: " + (f"at most {_duration(seconds)}" if seconds is not None
+                                           else "unknown") + f" ({numbers['duration_basis']})",
+                  highlight=False)
     if numbers["tasks_note"]:
         console.print(f"[yellow]note[/]: {numbers['tasks_note']}", highlight=False)
