@@ -35,6 +35,7 @@ from tether.report.values import (
 )
 from tether.runs.costs import META_KEY as COST_META
 from tether.runs.costs import book_for
+from tether.runs.judge import read_judgements
 from tether.runs.store import RunStore
 from tether.stats import (
     bootstrap_mean,
@@ -338,7 +339,8 @@ def build_report(store: RunStore, *, baseline: str | None = None,
         "interrupted": interrupted_rows(store),
     }
     numbers["spend"] = spend_numbers(entries, book_for(store.config(), prices,
-                                                       store.meta(COST_META)))
+                                                       store.meta(COST_META)),
+                                     read_judgements(str(store.dir)))
     for row in numbers["trials"]:
         row["cost_usd"] = numbers["spend"]["trial_costs"].get(row["trial_id"])
     report = Report(numbers, entries, mode)

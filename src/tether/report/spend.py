@@ -36,9 +36,25 @@ def _pass_at_k(group: Sequence[Any], tokens: float) -> list[dict[str, float]]:
             for k in range(1, kmax + 1)]
 
 
-def spend_numbers(entries: Sequence[Any], book: PriceBook) -> dict[str, Any]:
-    """`rows` per (arm, budget), `arms` totals, `trial_costs` by trial id, `priced`."""
+def _judge_costs(judgements: Sequence[Any], book: PriceBook) -> dict[str, float | None]:
+    """Dollars of `tether judge` calls per trial id (kept apart from the trial's own)."""
+    out: dict[str, float | None] = {}
+    for j in judgements:
+        price = book.price(j.judge_model)
+        cost = None if price is None else price.cost(j.input_tokens, j.output_tokens)
+        prev = out.get(j.trial_id, 0.0)
+        out[j.trial_id] = None if prev is None or cost is None else prev + cost
+    return out
+
+
+def spend_numbers(entries: Sequence[Any], book: PriceBook,
+                  judgements: Sequence[Any] = ()) -> dict[str, Any]:
+    """`rows` per (arm, budget), `arms` totals, `trial_costs` by trial id, `priced`.
+
+    `judgements` (tether.runs.judge) add `judge_cost_usd` per arm: what judging its
+    trials cost, apart from `cost_usd` (what running them cost)."""
     costs = {e.record.trial_id: trial_cost(e.record, book) for e in entries}
+    judge = _judge_costs(judgements, book)
     rows = []
     for (arm, budget), group in arm_budget_groups(entries).items():
         tokens = sum(_spent(e) for e in group) / len(group)
@@ -52,10 +68,17 @@ def spend_numbers(entries: Sequence[Any], book: PriceBook) -> dict[str, Any]:
                      "cost_per_trial_usd": None if cost is None else cost / len(group)})
     arms: dict[str, dict[str, Any]] = {}
     for r in rows:
-        a = arms.setdefault(r["arm"], {"arm": r["arm"], "n_trials": 0, "cost_usd": 0.0})
+        a = arms.setdefault(r["arm"], {"arm": r["arm"], "n_trials": 0, "cost_usd": 0.0,
+                                       "judge_cost_usd": None})
         a["n_trials"] += r["n_trials"]
         a["cost_usd"] = None if a["cost_usd"] is None or r["cost_usd"] is None \
             else a["cost_usd"] + r["cost_usd"]
+    judged: dict[str, list[float | None]] = {}
+    for e in entries:
+        if e.record.trial_id in judge:
+            judged.setdefault(e.arm, []).append(judge[e.record.trial_id])
+    for arm, cs in judged.items():
+        arms[arm]["judge_cost_usd"] = total(cs)
     return {"rows": rows, "arms": list(arms.values()), "trial_costs": costs,
             "priced": bool(book), "prices": book.to_json()}
 

@@ -41,7 +41,7 @@ def total(costs: Iterable[float | None]) -> float | None:
 
 
 def trial_cost(record: TrialRecord, book: PriceBook) -> float | None:
-    """Every call of the trial (metric and judge calls too: they are billed as well)."""
+    """Every call of the trial, metric calls too (`tether judge` calls are kept apart)."""
     return total(call_cost(c, book) for c in record.calls)
 
 
