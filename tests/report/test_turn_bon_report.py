@@ -103,3 +103,16 @@ def test_dollar_costs_of_every_arm_and_of_judging_it(run: Path, tmp_path: Path):
                for a in unpriced["spend"]["arms"])
     traj = _row(spend["rows"], "trajectory_bon")
     assert traj["tokens_mean"] > 0 and traj["pass_at_k"]
+
+
+def test_the_terminal_report_lists_raw_and_adjusted_p_per_rubric_and_arm(run: Path):
+    from click.testing import CliRunner
+
+    from tether.cli import main
+
+    res = CliRunner().invoke(main, ["report", str(run), "--out",
+                                    str(run.parent / "cli.html")], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "rubric rates vs baseline (p raw and benjamini-hochberg)" in res.output
+    title = res.output.split("rubric rates vs baseline")[1]
+    assert "p adjusted" in title and "turn_bon" in title and "trajectory_bon" in title

@@ -116,6 +116,26 @@ def cost_tables(spend: dict[str, Any] | None) -> list[Table]:
     return [table]
 
 
+def rubric_p_tables(b: dict[str, Any]) -> list[Table]:
+    """Each rubric x arm difference against the baseline with its raw p-value and the
+    Benjamini-Hochberg adjusted one (over the whole rubric x arm table of the file)."""
+    rows = [(rid, r, c) for r in b["arms"] if r["vs_baseline"]
+            for rid, c in r["vs_baseline"]["rates"].items()
+            if c is not None and c.get("p_value") is not None]
+    if not rows:
+        return []
+    table = Table(title=f"judged: {b['name']} rubric rates vs baseline "
+                        f"(p raw and {b.get('p_adjustment', 'adjusted')})")
+    for col in ("rubric", "arm", "budget", "Δ rate [95% CI]", "p", "p adjusted"):
+        table.add_column(col)
+    for rid, r, c in rows:
+        mark = " *" if c.get("significant") else ""
+        table.add_row(escape(b["titles"].get(rid, rid)), escape(r["arm"]), r["budget"],
+                      f"{c['estimate']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]",
+                      pvalue(c["p_value"]), pvalue(c.get("p_adjusted")) + mark)
+    return [table]
+
+
 def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
     """Mean rubrics flagged per attempt per arm, and reward-hacking labels (if judged)."""
     if not judged:
@@ -133,6 +153,7 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
                           str(r["n_judge_errors"]),
                           fmt(r["mean_flags"], 2), fmt(r["mean_flags_failed"], 2), delta)
         tables.append(table)
+        tables += rubric_p_tables(b)
     if judged["reward_hacking"]:
         table = Table(title="judged: reward hacking (passing attempts)")
         for col in ("arm", "budget", "passed", "judged", "reward hacking", "judge errors"):
