@@ -48,6 +48,10 @@ def test_costs_per_trial_and_arm_and_a_spend_plot_per_arm(run_dir: Path, tmp_pat
     assert row["pass_at_k"][2]["tokens"] == pytest.approx(3 * row["tokens_mean"])
     assert row["pass_at_k"][0]["pass_at_k"] == pytest.approx(2 / 3)  # t2 never passes
     assert row["pass_at_k"][2]["pass_at_k"] == pytest.approx(2 / 3)
+    calls = spend["call_costs"]
+    assert all(sum(calls[t["trial_id"]]) == pytest.approx(t["cost_usd"]) for t in trials)
+    page = next((tmp_path / "r_assets" / "trials").glob("*.html")).read_text()
+    assert "$0.0" in page  # each call's cost beside its usage
     html = out.read_text()
     assert 'id="spend"' in html and html.count("score against tokens spent:") == 2
     plots = sorted((tmp_path / "r_assets" / "plots").glob("spend_*.png"))

@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from tether.report.data import Report, TrialEntry
 from tether.report.fmt import effect, fmt, pvalue, score, value
 from tether.report.plots import draw_all
+from tether.runs.costs import fmt_usd
 from tether.runs.store import RunStore
 
 ASSET_DIRS = ("plots", "trials", "blobs")  # the only folders a rerun clears
@@ -103,9 +104,12 @@ def _trial_page(env: Environment, entry: TrialEntry, store: RunStore, assets: Pa
                      "images": _images(o.observation.raw, store, assets)}
                     for o in rec.observations]
     metric_images = _images(rec.metric.raw, store, assets) if rec.metric else []
+    costs = (numbers.get("spend") or {}).get("call_costs", {}).get(rec.trial_id)
     calls = [{"call": c, "messages": [{"role": m.get("role", "?"), "parts": _message_parts(m)}
                                       for m in c.messages],
-              "tool_calls": [tool_call_text(t) for t in c.tool_calls]} for c in rec.calls]
+              "tool_calls": [tool_call_text(t) for t in c.tool_calls],
+              "cost": fmt_usd(costs[i]) if costs else None}
+             for i, c in enumerate(rec.calls)]
     artifact_text = store.artifact_text(rec.artifact) if rec.artifact else None
     html = env.get_template("trial.html.j2").render(
         rec=rec, entry=entry, calls=calls, observations=observations,

@@ -14,7 +14,7 @@ from typing import Any
 
 from tether.models.pricing import PriceBook
 from tether.report.values import arm_budget_groups
-from tether.runs.costs import total, trial_cost
+from tether.runs.costs import call_cost, total, trial_cost
 from tether.stats import mean_pass_at_k
 
 
@@ -49,7 +49,8 @@ def _judge_costs(judgements: Sequence[Any], book: PriceBook) -> dict[str, float 
 
 def spend_numbers(entries: Sequence[Any], book: PriceBook,
                   judgements: Sequence[Any] = ()) -> dict[str, Any]:
-    """`rows` per (arm, budget), `arms` totals, `trial_costs` by trial id, `priced`.
+    """`rows` per (arm, budget), `arms` totals, `trial_costs` by trial id, `call_costs`
+    (trial id -> each call's cost in order; empty without prices), `priced`.
 
     `judgements` (tether.runs.judge) add `judge_cost_usd` per arm: what judging its
     trials cost, apart from `cost_usd` (what running them cost)."""
@@ -79,7 +80,10 @@ def spend_numbers(entries: Sequence[Any], book: PriceBook,
             judged.setdefault(e.arm, []).append(judge[e.record.trial_id])
     for arm, cs in judged.items():
         arms[arm]["judge_cost_usd"] = total(cs)
+    calls = {e.record.trial_id: [call_cost(c, book) for c in e.record.calls]
+             for e in entries} if book else {}
     return {"rows": rows, "arms": list(arms.values()), "trial_costs": costs,
+            "call_costs": calls,
             "priced": bool(book), "prices": book.to_json()}
 
 
