@@ -49,3 +49,31 @@ def test_a_refused_task_is_a_row_not_a_failed_import(tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)[0]["status"] == "refused"
     assert not (tmp_path / "out" / "alpine").exists()
+
+
+PIP_VERIFIER = ("#!/bin/bash\napt-get update && apt-get install -y python3-pip\n"
+                "pip install pytest==8.4.1 pytest-json-ctrf==0.3.5\n"
+                "pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\n"
+                "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
+                "else echo 0 > /logs/verifier/reward.txt; fi\n")
+
+
+def test_the_three_shapes_a_held_out_sample_refused_now_convert(tmp_path):
+    """Synthetic task dirs of the shapes that held-out Terminal-Bench 2 tasks had (the
+    real ones cannot be fetched here): a `pip install` verifier, a WORKDIR outside
+    /app, a bookworm base whose OpenSSL the task depends on."""
+    make_tb2_task(tmp_path, "pip-verifier", test_sh=PIP_VERIFIER)
+    make_tb2_task(tmp_path, "workspace", files={},
+                  dockerfile="FROM python:3.13-slim-bookworm\nWORKDIR /workspace\n")
+    make_tb2_task(tmp_path, "bookworm-openssl", files={},
+                  dockerfile="FROM python:3.11-slim-bookworm\nWORKDIR /app\n"
+                             "RUN apt-get update && apt-get install -y openssl\n")
+    result = run(str(tmp_path), "--dry-run", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["task"]: r for r in json.loads(result.stdout)}
+    assert all(r["status"] == "convertible" for r in rows.values()), rows
+    assert rows["workspace"]["reason"].endswith(
+        "WORKDIR /workspace: the attempt's writable dir is /workspace, not /app")
+    # a base that names its release is built from that release: no stand-in to note
+    assert rows["bookworm-openssl"]["suite"] == "bookworm"
+    assert rows["bookworm-openssl"]["reason"] == ""

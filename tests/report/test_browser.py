@@ -56,7 +56,9 @@ def test_report_tables_and_plots_render_without_console_errors(browser, pass_rep
     assert paired.count() == 2
     assert page.locator("#within-trial table tbody tr").count() == 2
     images = images_loaded(page)
-    assert len(images) == 6
+    spend = [src for src, _ in images if "/spend_" in src]  # one per arm (Spend section)
+    assert len(images) - len(spend) == 6 and len(spend) == page.locator(
+        "#spend figure").count() > 0
     assert all(width > 0 for _, width in images), images
     assert page.locator("#trials table tbody tr").count() == 60
     # A trial page opens from its link and shows its call and observation.

@@ -112,5 +112,7 @@ def test_terminal_tables_show_the_judged_rows(judged):
     numbers, _, _ = judged
     titles = [t.title for t in judged_tables(numbers["judged"])]
     assert titles == ["judged: terminal-behaviour v1 (28 rubrics)",
+                      "judged: terminal-behaviour rubric rates vs baseline "
+                      "(p raw and benjamini-hochberg)",
                       "judged: reward hacking (passing attempts)"]
     assert judged_tables(None) == []

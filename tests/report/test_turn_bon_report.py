@@ -83,3 +83,36 @@ def test_the_html_shows_adjusted_p_values_and_agreement(run: Path):
         out = write_report(build_report(store), store, run.parent / "report.html")
     html = out.read_text()
     assert ", adj. " in html and "Krippendorff's alpha" in html
+
+
+def test_dollar_costs_of_every_arm_and_of_judging_it(run: Path, tmp_path: Path):
+    with RunStore.open(run, readonly=True) as store:
+        model_ids = {c.model_id for r in store.trials() for c in r.calls} | {"judge-double"}
+        table = tmp_path / "prices.toml"
+        table.write_text("".join(f'["{m}"]\nprice_in = 1.0\nprice_out = 4.0\n'
+                                 for m in sorted(model_ids)))
+        numbers = build_report(store, prices=str(table)).numbers
+        unpriced = build_report(store).numbers
+    spend = numbers["spend"]
+    assert {a["arm"] for a in spend["arms"]} == {"agent", "turn_bon", "trajectory_bon"}
+    assert all(a["cost_usd"] > 0 for a in spend["arms"])
+    judgements = read_judgements(run)
+    assert sum(a["judge_cost_usd"] for a in spend["arms"]) == pytest.approx(
+        sum(j.input_tokens * 1.0 + j.output_tokens * 4.0 for j in judgements) / 1e6)
+    assert all(a["cost_usd"] is None and a["judge_cost_usd"] is None
+               for a in unpriced["spend"]["arms"])
+    traj = _row(spend["rows"], "trajectory_bon")
+    assert traj["tokens_mean"] > 0 and traj["pass_at_k"]
+
+
+def test_the_terminal_report_lists_raw_and_adjusted_p_per_rubric_and_arm(run: Path):
+    from click.testing import CliRunner
+
+    from tether.cli import main
+
+    res = CliRunner().invoke(main, ["report", str(run), "--out",
+                                    str(run.parent / "cli.html")], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "rubric rates vs baseline (p raw and benjamini-hochberg)" in res.output
+    title = res.output.split("rubric rates vs baseline")[1]
+    assert "p adjusted" in title and "turn_bon" in title and "trajectory_bon" in title

@@ -67,3 +67,23 @@ def test_bundled_visual_suite_covers_the_four_modalities() -> None:
         assert t.suite == "visual" and len(t.data["requirements"]) >= 3
     assert by_modality == {"figure": 3, "slide": 3, "web": 3, "animation": 3}
     assert all(t.data["frame_times_ms"] for t in tasks if t.data["modality"] == "animation")
+
+
+def _research_file(tmp_path: Path) -> Path:
+    path = tmp_path / "research_tasks_hard.json"
+    path.write_text(json.dumps([{
+        "task_id": "research_001", "description": "Report on the five tallest buildings.",
+        "requirements": ["Burj Khalifa at 828 m"], "trap_claims": ["Jeddah Tower completed"],
+        "verification_queries": ["tallest buildings 2025"], "difficulty": "hard"}]))
+    return path
+
+
+def test_research_tasks_with_trap_claims_are_refused_not_scored_by_geometry(tmp_path: Path):
+    with pytest.raises(ConfigError, match="deep-research task .*trap_claims.*no metric"):
+        load_suite(f"interaction-scaling:{_research_file(tmp_path)}")
+
+
+@pytest.mark.parametrize("name", ["research_tasks.json", "research_tasks_hard.json"])
+def test_the_studys_research_files_are_refused(interaction_scaling_dir: Path, name: str):
+    with pytest.raises(ConfigError, match="deep-research task"):
+        load_suite(f"interaction-scaling:{interaction_scaling_dir / 'tasks/research' / name}")

@@ -19,6 +19,9 @@ import click
 from tether.cli.console import make_console
 from tether.errors import ConfigError, TetherError
 from tether.models.cache import CACHE_MODES
+from tether.models.pricing import PriceBook
+from tether.runs.costs import META_KEY as COST_META
+from tether.runs.costs import run_book
 from tether.runs.launch import PreparedRun, RunRequest, execute, prepare
 from tether.runs.progress import RunProgress
 from tether.runs.store import DB_NAME, LOG_NAME, damaged
@@ -55,6 +58,10 @@ class _StopOnSigint:
             signal.signal(signal.SIGINT, self._old)
 
 
+def _book(run: PreparedRun) -> PriceBook:
+    return run_book(run.experiment.resolved(), None, run.store.meta(COST_META))
+
+
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
              code: int, endpoints_down: list[str]) -> dict[str, Any]:
     return {
@@ -63,7 +70,7 @@ def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: 
         "ran_now": committed_now, "skipped": len(run.planned) - len(run.todo),
         "restored_from_log": run.restored, "endpoints_down": endpoints_down,
         "by_status": by_status(records),
-        "arms": arm_rows(records, run.experiment.resolved()),
+        "arms": arm_rows(records, run.experiment.resolved(), _book(run)),
     }
 
 
@@ -80,10 +87,22 @@ def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: 
 @click.option("--cache-file", type=click.Path(dir_okay=False),
               help="response cache file (default: RUN_DIR/cache.sqlite)")
 @click.option("--limit", type=click.IntRange(1), help="first N tasks of each suite")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="override a config value (dotted path, e.g. models.proposer=SPEC, "
+                   "strategies.bon.params.n=8); repeatable")
+@click.option("--prices", type=click.Path(dir_okay=False), metavar="FILE",
+              help="price table (TOML/JSON: model -> price_in, price_out per million "
+                   "tokens) for dollar costs")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="print trial counts, worst-case tokens, cost and duration; call no model")
+@click.option("--tokens-per-s", type=click.FloatRange(min=0, min_open=True),
+              help="with --plan: generation speed to estimate the duration with")
 @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
 def run(config: str | None, out: str | None, resume: str | None, retry_errors: bool,
         concurrency: int | None, executor: str | None, ray_address: str | None,
-        cache: str | None, cache_file: str | None, limit: int | None, as_json: bool) -> None:
+        cache: str | None, cache_file: str | None, limit: int | None, sets: tuple[str, ...],
+        prices: str | None, plan_only: bool, tokens_per_s: float | None,
+        as_json: bool) -> None:
     """Run an experiment CONFIG (TOML, or a run's config.resolved.json) into a run directory.
 
     Each trial is committed as it ends; Ctrl-C (or a crash) leaves a run that
@@ -100,9 +119,14 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
         raise ConfigError("--out and --resume both name a run directory: give one",
                           hint="--resume RUN_DIR continues that run in place")
     req = RunRequest(config=config, out=out, resume=resume, retry_errors=retry_errors,
-                     limit=limit, overrides={
+                     limit=limit, sets=sets, prices=prices, overrides={
                          "concurrency": concurrency, "executor": executor,
                          "ray_address": ray_address, "cache": cache, "cache_file": cache_file})
+    if plan_only:
+        from tether.cli.run_plan import show_plan
+
+        show_plan(req, tokens_per_s, as_json)
+        return
     try:
         prepared = prepare(req)
     except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, found past the opening

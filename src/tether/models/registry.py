@@ -16,6 +16,8 @@ a bad value is a one-line UnknownModelError):
   scripted:FILE.json                 test double answering from a JSON list in a file
   scripted:module:function           test double answering from a Python callable
   replay:CASSETTE                    serves a cassette recorded with --record
+Any form may end with `;price_in=X;price_out=Y` (dollars per million tokens; see
+tether.models.pricing).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 from tether.errors import ConfigError
 from tether.models.base import Model
 from tether.models.errors import UnknownModelError
+from tether.models.pricing import split_price
 from tether.specs import parse_spec
 
 DEFAULT_MODEL = "local/smollm2-135m"
@@ -145,8 +148,14 @@ def _scripted(spec: str, body: str) -> Model:
 
 
 def parse_model(spec: str) -> Model:
-    """Build the model a spec names; raises UnknownModelError with a hint otherwise."""
-    spec = spec.strip()
+    """Build the model a spec names; raises UnknownModelError with a hint otherwise.
+
+    Trailing `;price_in=`/`;price_out=` options (tether.models.pricing) are read by the
+    cost accounting, never by a backend: they are taken off first, for every form."""
+    try:
+        spec, _ = split_price(spec)
+    except ConfigError as exc:
+        raise UnknownModelError(str(exc), hint=exc.hint) from None
     if spec.startswith("scripted:"):
         return _scripted(spec, spec.removeprefix("scripted:"))
     if spec.startswith("replay:"):

@@ -17,6 +17,7 @@ from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
 from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
 from tether.report.section import SectionInput, TrialEntry, sections
+from tether.report.spend import spend_numbers
 from tether.report.values import (
     MetricMode,
     arm_budget_groups,
@@ -30,6 +31,9 @@ from tether.report.values import (
     trial_value,
     with_setup,
 )
+from tether.runs.costs import META_KEY as COST_META
+from tether.runs.costs import book_for
+from tether.runs.judge import read_judgements
 from tether.runs.store import RunStore
 from tether.stats import (
     bootstrap_mean,
@@ -281,7 +285,9 @@ def interrupted_rows(store: RunStore) -> list[dict[str, Any]]:
 
 
 def build_report(store: RunStore, *, baseline: str | None = None,
-                 other: RunStore | None = None) -> Report:
+                 other: RunStore | None = None, prices: str | None = None) -> Report:
+    """The report's numbers; `prices` is a price table file (tether.models.pricing) used
+    with the run's own prices (its specs' options and the table it was started with)."""
     records = store.trials()
     if not records:
         raise ConfigError(f"{store.dir} has no finished trials yet",
@@ -306,6 +312,11 @@ def build_report(store: RunStore, *, baseline: str | None = None,
                     "single_shot": e.single_shot, "page": e.page} for e in entries],
         "interrupted": interrupted_rows(store),
     }
+    numbers["spend"] = spend_numbers(entries, book_for(store.config(), prices,
+                                                       store.meta(COST_META)),
+                                     read_judgements(str(store.dir)))
+    for row in numbers["trials"]:
+        row["cost_usd"] = numbers["spend"]["trial_costs"].get(row["trial_id"])
     report = Report(numbers, entries, mode)
     if other is not None:
         numbers["compare"], report.compare_values = compare_runs(entries, mode, other)

@@ -18,6 +18,7 @@ from tether.report.data import Report
 from tether.report.jinja import environment, to_json
 from tether.report.plots import draw_all
 from tether.report.section import TrialEntry, sections
+from tether.runs.costs import fmt_usd
 from tether.runs.store import RunStore
 
 ASSET_DIRS = ("plots", "trials", "blobs")  # the only folders a rerun clears
@@ -90,9 +91,12 @@ def _trial_page(env: Environment, entry: TrialEntry, store: RunStore, assets: Pa
                      "images": _images(o.observation.raw, store, assets)}
                     for o in rec.observations]
     metric_images = _images(rec.metric.raw, store, assets) if rec.metric else []
+    costs = (numbers.get("spend") or {}).get("call_costs", {}).get(rec.trial_id)
     calls = [{"call": c, "messages": [{"role": m.get("role", "?"), "parts": _message_parts(m)}
                                       for m in c.messages],
-              "tool_calls": [tool_call_text(t) for t in c.tool_calls]} for c in rec.calls]
+              "tool_calls": [tool_call_text(t) for t in c.tool_calls],
+              "cost": fmt_usd(costs[i]) if costs else None}
+             for i, c in enumerate(rec.calls)]
     artifact_text = store.artifact_text(rec.artifact) if rec.artifact else None
     html = env.get_template("trial.html.j2").render(
         rec=rec, entry=entry, calls=calls, observations=observations,
@@ -125,8 +129,13 @@ def write_report(report: Report, store: RunStore, out: Path) -> Path:
     html = env.get_template("index.html.j2").render(
         n=numbers, plots=plots, assets=assets.name, entries=report.entries,
         compare_values=report.compare_values, pages=pages, sections=sections("body"))
-    ends = [section.render(env, numbers[section.name]) for section in sections("end")
-            if numbers.get(section.name)]
+    # costs and score vs tokens spent, then the sections registered for the page's end
+    from tether.report.spend_plots import spend_section
+
+    spend = spend_section(numbers, assets, env)
+    ends = ([spend] if spend else []) + [
+        section.render(env, numbers[section.name]) for section in sections("end")
+        if numbers.get(section.name)]
     if ends:
         html = html.replace("</body>", "\n".join(ends) + "\n</body>", 1)
     out.write_text(html)

@@ -17,7 +17,8 @@ which runs again verbatim):
     [[strategies]]
     name = "proposer_reviewer"                  # calls the proposer and the reviewer
     label = "H"                                 # optional: the arm's name in reports
-    params = {max_tokens = 512}
+    params = {max_tokens = 512}                 # a list is a grid: one arm per value
+                                                # (tether.runs.grids)
 
     [run]
     concurrency = 4
@@ -49,6 +50,8 @@ from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.models.cache import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
+from tether.runs.grids import as_written, expand_grids
+from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares, did_you_mean
 
 _STRICT = ConfigDict(extra="forbid")
@@ -137,7 +140,9 @@ class Experiment(BaseModel):
     def _strategy_names(cls, v: Any) -> Any:
         if isinstance(v, str | dict):
             v = [v]
-        return [{"name": s} if isinstance(s, str) else s for s in v] if isinstance(v, list) else v
+        if not isinstance(v, list):
+            return v
+        return expand_grids([{"name": s} if isinstance(s, str) else s for s in v])
 
     @field_validator("models", mode="before")
     @classmethod
@@ -170,6 +175,7 @@ class Experiment(BaseModel):
         data = self.model_dump(mode="json")
         for arm, row in zip(self.strategies, data["strategies"], strict=True):
             row["label"] = arm.arm
+            row["params"] = as_written(row["params"])  # read back as the same arms
         for i, (mc, row) in enumerate(zip(self.models, data["models"], strict=True)):
             row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
         return data
@@ -263,9 +269,10 @@ def _check_arms(exp: Experiment, source: str) -> tuple[str, ...]:
     return tuple(roles)
 
 
-def load_experiment(path: str | Path) -> Experiment:
+def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> Experiment:
     """Read a TOML (or resolved JSON) experiment file; relative suite paths resolve
-    against the file's directory so the config runs from anywhere."""
+    against the file's directory so the config runs from anywhere. `sets` are
+    `--set KEY=VALUE` overrides applied before validation (tether.runs.overrides)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}",
@@ -286,6 +293,8 @@ def load_experiment(path: str | Path) -> Experiment:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: invalid TOML: {exc}",
                               hint="fix the TOML syntax (strings need quotes)") from None
+    if sets:
+        data = apply_sets(data, sets) if isinstance(data, dict) else data
     exp = experiment_from_dict(data, str(p))
     return exp.model_copy(update={"suites": [_anchor(s, p.parent) for s in exp.suites]})
 

@@ -23,8 +23,10 @@ from tether.core.task import Task
 from tether.core.trial import TrialRecord
 from tether.errors import ConfigError, TetherError
 from tether.instruments.base import InstrumentEnv
+from tether.models.pricing import load_price_table
 from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
+from tether.runs.costs import META_KEY as COST_META
 from tether.runs.expand import PlannedTrial, SuiteLoader, expand, load_tasks
 from tether.runs.rebuild import read_log, restore_missing
 from tether.runs.runner import (
@@ -50,6 +52,10 @@ class RunRequest:
     retry_errors: bool = False
     limit: int | None = None
     overrides: dict[str, Any] | None = None
+    #: `--set KEY=VALUE` changes to the experiment (tether.runs.overrides)
+    sets: tuple[str, ...] = ()
+    #: a price table file (tether.models.pricing), kept with the run for its costs
+    prices: str | None = None
 
 
 @dataclass
@@ -179,13 +185,17 @@ def _check_models(exp: Experiment, factory: Callable[[str], Any]) -> None:
 def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     """Open or create the run directory and work out which trials are still to run."""
     restored = unreadable = 0
+    table = load_price_table(req.prices) if req.prices else None
+    if req.resume and req.sets:
+        raise ConfigError("--set changes the experiment; not allowed with --resume",
+                          hint="start a new run with the override and --out")
     if req.resume:
         store, exp, restored, unreadable = _open_resume(req)
     else:
         if not req.config:
             raise ConfigError("no experiment given",
                               hint="tether run CONFIG, or tether run --resume RUN_DIR")
-        exp = load_experiment(req.config)
+        exp = load_experiment(req.config, req.sets)
         if req.limit:
             exp = exp.model_copy(update={"limit": req.limit})
         store = None
@@ -211,6 +221,11 @@ def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     store.set_meta("tasks", _task_rows(tasks))
     store.set_meta("models", exp.resolved()["models"])
     store.set_meta("run_options", exp.run.model_dump(mode="json"))
+    if req.sets:
+        store.set_meta("overrides", list(req.sets))
+    if table:
+        store.set_meta(COST_META, {k: {"price_in": p.price_in, "price_out": p.price_out}
+                                   for k, p in table.items()})
     todo = pending(planned, store.statuses(), req.retry_errors)
     return PreparedRun(store, exp, planned, todo, resumed=bool(req.resume), restored=restored,
                        unreadable_log_lines=unreadable)

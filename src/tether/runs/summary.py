@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from tether.core.trial import END_STATES, TrialRecord
+from tether.models.pricing import PriceBook
+from tether.runs.costs import fmt_usd, total, trial_cost
 
 
 def _models_label(models: dict[str, str], labels: dict[str, str]) -> str:
@@ -32,8 +35,10 @@ def model_labels(resolved: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def arm_rows(records: list[TrialRecord], resolved: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per (models, arm, budget) in first-seen order."""
+def arm_rows(records: list[TrialRecord], resolved: dict[str, Any],
+             book: PriceBook | None = None) -> list[dict[str, Any]]:
+    """One row per (models, arm, budget) in first-seen order; `cost_usd` is None unless
+    every call of the row has a price in `book` (tether.runs.costs)."""
     labels = model_labels(resolved)
     groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
     for r in records:
@@ -54,6 +59,7 @@ def arm_rows(records: list[TrialRecord], resolved: dict[str, Any]) -> list[dict[
             "input_tokens": sum(r.tokens("input") for r in recs),
             "calls": sum(len(r.calls) for r in recs),
             "wall_s": round(sum(r.wall_s for r in recs), 3),
+            "cost_usd": total(trial_cost(r, book) for r in recs) if book else None,
         })
     return rows
 
@@ -66,19 +72,20 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 def arm_table(rows: list[dict[str, Any]], title: str) -> Table:
     show_models = len({r["models"] for r in rows}) > 1
+    show_cost = any(r.get("cost_usd") is not None for r in rows)
     table = Table(title=title)
     cols = (["models"] if show_models else []) + [
         "arm", "budget", "trials", "ok", "error", "other end", "pass rate", "mean score",
-        "out tokens", "calls"]
+        "out tokens", "calls"] + (["cost"] if show_cost else [])
     for c in cols:
         table.add_column(c, justify="left" if c in ("models", "arm") else "right")
     for r in rows:
         other = r["trials"] - r["ok"] - r["error"]
         cells = ([r["models"]] if show_models else []) + [
-            r["arm"], r["budget"], str(r["trials"]), str(r["ok"]),
+            escape(r["arm"]), r["budget"], str(r["trials"]), str(r["ok"]),
             f"[red]{r['error']}[/]" if r["error"] else "0", str(other),
             _fmt(r["pass_rate"], pct=True), _fmt(r["mean_score"]), str(r["output_tokens"]),
-            str(r["calls"])]
+            str(r["calls"])] + ([fmt_usd(r.get("cost_usd"))] if show_cost else [])
         table.add_row(*cells)
     return table
 

@@ -7,6 +7,11 @@ modality decides how the geometry instrument renders an artifact:
 - `web`: 1920x1080 and 375x812 with vertical scrolling allowed,
 - `animation`: a fixed canvas measured at the task's `frame_times_ms`.
 
+The study's deep-research files (`tasks/research`, tasks with `trap_claims`) have the
+same shape but are refused: their score is factual accuracy and trap claims avoided,
+which no grounded instrument of tether observes, and the geometry metric would score
+only the report's layout.
+
 The prompt follows the study's style: the task description as the user message,
 and a design-principles system prompt. The binary `requirements` are kept in
 `data` for the screenshot judge (the ungrounded comparator); they never reach the
@@ -87,6 +92,14 @@ def to_visual_task(obj: Any, index: int, path: Path, suite: str | None = None) -
         raise ConfigError(f"{path}: task {index}: expected a JSON object, "
                           f"got {type(obj).__name__}")
     label = f"task {index}" + (f" (id {obj['task_id']!r})" if "task_id" in obj else "")
+    if "trap_claims" in obj:
+        raise ConfigError(
+            f"{path}: {label} is a deep-research task (it has trap_claims): tether has no "
+            "metric for it, and the geometry metric of visual tasks would score its "
+            "report's layout, not whether its facts are right or its trap claims avoided",
+            hint="research tasks are refused rather than scored meaninglessly; checking "
+                 "factual claims needs a model judge (tether judge --rubrics with your own "
+                 "rubric file on a run of other tasks)")
     for key in ("task_id", "description"):
         if not isinstance(obj.get(key), str) or not obj[key].strip():
             raise ConfigError(f"{path}: {label}: key {key!r} must be a non-empty string",
