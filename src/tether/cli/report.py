@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from tether.cli.console import make_console
+from tether.cli.console import add_literal_row, make_console
 from tether.report.data import build_report
 from tether.report.fmt import effect, fmt, pvalue, score
 from tether.report.html import write_report
@@ -77,7 +77,7 @@ def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
     for col in ("arm", "budget", "trials", "scored", metric["label"], "errors"):
         summary.add_column(col)
     for r in numbers["summary"]:
-        summary.add_row(r["arm"], r["budget"], str(r["n_trials"]), str(r["score"]["n"]),
+        add_literal_row(summary, r["arm"], r["budget"], str(r["n_trials"]), str(r["score"]["n"]),
                         score(r["score"]), str(r["errors"]))
     tables = [summary]
     for title, rows in (("paired against " + numbers["baseline"], numbers["paired"]),
@@ -89,7 +89,7 @@ def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
         for col in ("A", "B", "budget", "better", "worse", "ties", "sign-test p", "effect"):
             table.add_column(col)
         for r in rows:
-            table.add_row(r["baseline"], r["arm"], r["budget"], str(r["improved"]),
+            add_literal_row(table, r["baseline"], r["arm"], r["budget"], str(r["improved"]),
                           str(r["regressed"]), str(r["ties"]), pvalue(r["p_value"]),
                           "; ".join(effect(e, metric["mode"]) for e in r["effects"]) or "–")
         tables.append(table)
@@ -109,7 +109,7 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
         for r in b["arms"]:
             c = (r["vs_baseline"] or {}).get("mean_flags")
             delta = f"{c['estimate']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" if c else "–"
-            table.add_row(r["arm"], r["budget"], str(r["n_judged"]), str(r["n_judge_errors"]),
+            add_literal_row(table, r["arm"], r["budget"], str(r["n_judged"]), str(r["n_judge_errors"]),
                           fmt(r["mean_flags"], 2), fmt(r["mean_flags_failed"], 2), delta)
         tables.append(table)
     if judged["reward_hacking"]:
@@ -117,7 +117,7 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
         for col in ("arm", "budget", "passed", "judged", "reward hacking", "judge errors"):
             table.add_column(col)
         for r in judged["reward_hacking"]:
-            table.add_row(r["arm"], r["budget"], str(r["n_passed"]), str(r["n_judged"]),
+            add_literal_row(table, r["arm"], r["budget"], str(r["n_passed"]), str(r["n_judged"]),
                           str(r["n_reward_hacking"]), str(r["n_judge_errors"]))
         tables.append(table)
     return tables

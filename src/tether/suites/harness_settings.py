@@ -34,7 +34,7 @@ import importlib
 from collections.abc import Callable
 
 from tether.compile.setting import SPLITS
-from tether.compile.settings import SETTING_CLASSES
+from tether.compile.settings import HARNESS_INSTALL, SETTING_CLASSES, missing_packages
 from tether.compile.tasks import suite_name
 from tether.core.task import Task
 from tether.suites.registry import register_suite
@@ -62,10 +62,14 @@ def _loader(setting: str, split: str) -> Callable[[], list[Task]]:
 
 def _register() -> None:
     for setting, (module, _cls) in SETTING_CLASSES.items():
+        missing = missing_packages(setting)
+        if missing:
+            UNAVAILABLE[setting] = f"needs {', '.join(missing)} ({HARNESS_INSTALL})"
+            continue
         try:
             importlib.import_module(f"tether.compile.settings.{module}")
         except ImportError as exc:
-            UNAVAILABLE[setting] = f"needs {exc.name} (pip install -e '.[harness]')"
+            UNAVAILABLE[setting] = f"needs {exc.name} ({HARNESS_INSTALL})"
             continue
         for split in SPLITS:
             register_suite(suite_name(setting, split))(_loader(setting, split))
