@@ -11,9 +11,7 @@ import click
 from rich.table import Table
 
 from tether.cli.console import add_literal_row, make_console
-from tether.report.data import build_report
 from tether.report.fmt import effect, fmt, pvalue, score
-from tether.report.html import write_report
 from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
 
@@ -49,6 +47,11 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
     with RunStore.open(run_dir, readonly=True) as store:
         other = RunStore.open(other_dir, readonly=True) if other_dir is not None else None
         try:
+            # the report's plots and statistics (matplotlib, scipy) load only when a report
+            # is written, so `tether --help` and every other command start fast
+            from tether.report.data import build_report
+            from tether.report.html import write_report
+
             result = build_report(store, baseline=baseline, other=other)
             path = write_report(result, store, out or run_dir / "report.html")
         except sqlite3.DatabaseError as exc:  # a damaged page, found past the opening
