@@ -115,7 +115,8 @@ def test_unknown_strategy_and_bad_params(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"strategies\[0\]: unknown strategy 'nope'") as err:
         _load(tmp_path, f"suites = ['code']\nmodels = '{SCRIPTED}'\nstrategies = ['nope']\n")
     assert "single_shot" in (err.value.hint or "")
-    with pytest.raises(ConfigError, match=r"strategies\[0\]: strategy 'single_shot': bad param"):
+    with pytest.raises(ConfigError,
+                       match=r"strategies\[0\]: strategy 'single_shot': unknown parameter"):
         _load(tmp_path, f"suites = ['code']\nmodels = '{SCRIPTED}'\n[[strategies]]\n"
                         "name = 'single_shot'\nparams = {colour = 1}\n")
 
