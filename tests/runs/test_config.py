@@ -152,3 +152,16 @@ def test_top_level_must_be_a_table(tmp_path: Path) -> None:
     path.write_text("[1, 2]")
     with pytest.raises(ConfigError, match="expected a table"):
         load_experiment(path)
+
+
+def test_reading_back_a_stored_config_builds_no_strategy(tmp_path: Path) -> None:
+    """A finished run's config names a compiled harness file that has since moved: reading
+    it back (as `tether rescore` does) must not open that file; running it still refuses."""
+
+    gone = str(tmp_path / "moved" / "harness.json")
+    data = {"suites": ["code"], "models": {"proposer": SCRIPTED},
+            "strategies": [{"name": "compiled_harness", "params": {"harness": gone}}]}
+    exp = experiment_from_dict(data, "config.resolved.json", check_roles=False)
+    assert exp.strategies[0].params["harness"] == gone
+    with pytest.raises(ConfigError, match="harness file not found"):
+        experiment_from_dict(data, "exp.toml")
