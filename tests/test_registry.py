@@ -43,7 +43,7 @@ def test_unknown_name_lists_the_known_ones():
 
 def test_bad_parameters_are_config_errors_naming_them():
     reg, _ = make()
-    with pytest.raises(ConfigError, match=r"widget 'b': bad parameters \{'colour': 1\}"):
+    with pytest.raises(ConfigError, match=r"widget 'b': unknown parameter 'colour'"):
         reg.build("b", {"colour": 1})
 
 
@@ -76,3 +76,18 @@ def test_import_modules_tolerates_only_what_it_is_told_to(monkeypatch):
     assert list(failed) == ["tether.no_such_plugin_module"]
     with pytest.raises(ImportError):
         registry.import_modules("tether.stats", plugins="x")
+
+
+def test_a_misspelled_parameter_is_refused_before_the_factory_runs_with_a_suggestion() -> None:
+    built: list[dict] = []
+    reg: Registry = Registry("strategy")
+
+    @reg.register("best")
+    def best(n: int = 1, temperature: float = 0.0) -> dict:
+        built.append({"n": n})
+        return {"n": n, "temperature": temperature}
+
+    with pytest.raises(ConfigError, match="unknown parameter 'temprature'") as info:
+        reg.build("best", {"n": 2, "temprature": 0.5})
+    assert "did you mean 'temperature'?" in (info.value.hint or "") and built == []
+    assert reg.build("best", {"n": 2, "temperature": 0.5}) == {"n": 2, "temperature": 0.5}

@@ -15,7 +15,9 @@ another installed package can add strategies, instruments or suites the same way
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -73,11 +75,33 @@ class Registry(Generic[T]):
         factory = self.get(name, where=where)
         if not callable(factory):
             raise TypeError(f"{self.kind} {name!r} is not a factory")
+        self._check_names(name, factory, params or {}, where)
         try:
             return factory(**(params or {}))
         except TypeError as exc:
             raise ConfigError(f"{self.kind} {name!r}{where}: bad parameters {params}: "
                               f"{exc}") from None
+
+
+    def _check_names(self, name: str, factory: Callable[..., Any], params: dict[str, Any],
+                     where: str) -> None:
+        """An unknown parameter is a ConfigError naming the known ones (with "did you mean"),
+        raised before the factory runs; a factory taking **kwargs accepts any name."""
+        try:
+            sig = inspect.signature(factory)
+        except (TypeError, ValueError):  # a builtin without a signature: the call decides
+            return
+        kinds = {p.kind for p in sig.parameters.values()}
+        if inspect.Parameter.VAR_KEYWORD in kinds:
+            return
+        known = [p.name for p in sig.parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for key in params:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1)
+                guess = f"did you mean {close[0]!r}? " if close else ""
+                raise ConfigError(f"{self.kind} {name!r}{where}: unknown parameter {key!r}",
+                                  hint=f"{guess}its parameters: {', '.join(known) or 'none'}")
 
 
 def import_modules(package: str, *, skip: frozenset[str] = frozenset(),

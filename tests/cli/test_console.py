@@ -18,3 +18,34 @@ def test_stderr_console_writes_to_stderr(capsys):
     make_console(stderr=True).print("hint: tether run --resume /x")
     captured = capsys.readouterr()
     assert captured.err == "hint: tether run --resume /x\n" and captured.out == ""
+
+
+def test_bracketed_words_in_errors_and_hints_print_literally() -> None:
+    import click
+    from click.testing import CliRunner
+    from rich.table import Table
+
+    from tether.cli.console import add_literal_row
+    from tether.cli.group import TetherGroup
+    from tether.errors import ConfigError
+
+    @click.group(cls=TetherGroup)
+    def group() -> None:
+        pass
+
+    @group.command()
+    def fail() -> None:
+        raise ConfigError("no [[models]] table in [run]", hint="pip install 'tether[local]'")
+
+    result = CliRunner().invoke(group, ["fail"])
+    assert result.exit_code == 2
+    assert "error: no [[models]] table in [run]" in result.output
+    assert "hint: pip install 'tether[local]'" in result.output
+
+    table = Table()
+    table.add_column("needs")
+    add_literal_row(table, "extra [local]")
+    console = make_console()
+    with console.capture() as cap:
+        console.print(table)
+    assert "extra [local]" in cap.get()

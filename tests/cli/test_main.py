@@ -42,3 +42,16 @@ def test_record_then_replay_round_trip(tmp_path):
     assert json.loads(again.output)["text"] == "recorded answer"
     miss = run("models", "ping", f"replay:{cassette}", "--prompt", "something else")
     assert miss.exit_code == 2 and "no recording" in miss.output
+
+
+def test_importing_the_cli_loads_no_plotting_or_statistics_library() -> None:
+    """`tether --help` and every command's help start fast: matplotlib and scipy.stats load
+    only in the commands that use them (timed in benchmarks/cli_startup.py)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, tether.cli; "
+            "print(sorted(m for m in ('matplotlib', 'scipy.stats') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"

@@ -115,7 +115,8 @@ def test_unknown_strategy_and_bad_params(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"strategies\[0\]: unknown strategy 'nope'") as err:
         _load(tmp_path, f"suites = ['code']\nmodels = '{SCRIPTED}'\nstrategies = ['nope']\n")
     assert "single_shot" in (err.value.hint or "")
-    with pytest.raises(ConfigError, match=r"strategies\[0\]: strategy 'single_shot': bad param"):
+    with pytest.raises(ConfigError,
+                       match=r"strategies\[0\]: strategy 'single_shot': unknown parameter"):
         _load(tmp_path, f"suites = ['code']\nmodels = '{SCRIPTED}'\n[[strategies]]\n"
                         "name = 'single_shot'\nparams = {colour = 1}\n")
 
@@ -151,3 +152,16 @@ def test_top_level_must_be_a_table(tmp_path: Path) -> None:
     path.write_text("[1, 2]")
     with pytest.raises(ConfigError, match="expected a table"):
         load_experiment(path)
+
+
+def test_reading_back_a_stored_config_builds_no_strategy(tmp_path: Path) -> None:
+    """A finished run's config names a compiled harness file that has since moved: reading
+    it back (as `tether rescore` does) must not open that file; running it still refuses."""
+
+    gone = str(tmp_path / "moved" / "harness.json")
+    data = {"suites": ["code"], "models": {"proposer": SCRIPTED},
+            "strategies": [{"name": "compiled_harness", "params": {"harness": gone}}]}
+    exp = experiment_from_dict(data, "config.resolved.json", check_roles=False)
+    assert exp.strategies[0].params["harness"] == gone
+    with pytest.raises(ConfigError, match="harness file not found"):
+        experiment_from_dict(data, "exp.toml")

@@ -36,7 +36,7 @@ def test_plain_lines_off_a_terminal_with_running_numbers() -> None:
     assert progress.judged == 3 and progress.passed == 2 and progress.errors == 1
     assert "pass 67%" in progress.stats() and "1 error" in progress.stats()
     lines = buf.getvalue().splitlines()
-    assert lines[0].startswith("trials 2/4 | 10 tok | pass 50%")
+    assert lines[0].startswith("trials 2/4 | eta ") and "| 10 tok | pass 50%" in lines[0]
     assert lines[-1].startswith("trials 4/4")
 
 
@@ -91,3 +91,15 @@ def test_a_terminal_task_setup_is_a_long_step_while_it_runs(tmp_path, bwrap,  # 
         pass
     assert seen == [[("slow-build setup", 20.0)]]  # task.toml: build_timeout_sec = 20
     assert running_steps() == []
+
+
+def test_plain_lines_carry_an_eta_from_this_sessions_pace() -> None:
+    buf, now = io.StringIO(), [100.0]
+    progress = RunProgress(Console(file=buf, width=200), total=5, clock=lambda: now[0])
+    progress.absorb([record()])  # already done: not part of the pace
+    assert progress.eta() == "eta -"
+    with progress:
+        now[0] = 130.0
+        progress.update(record())  # 1 trial in 30 s, 3 left
+    assert progress.eta() == "eta 1m30s"
+    assert buf.getvalue().startswith("trials 2/5 | eta 1m30s | ")

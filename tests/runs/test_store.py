@@ -60,3 +60,26 @@ def test_recommit_replaces_and_never_duplicates(tmp_path: Path) -> None:
 def test_opening_a_directory_that_is_not_a_run_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a run directory"):
         RunStore.open(tmp_path)
+
+
+def test_tether_report_leaves_no_file_beside_the_store(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from tether.cli import main
+
+    config = tmp_path / "c.toml"
+    config.write_text('name = "ro"\nsuites = ["code"]\nlimit = 2\nseeds = 1\n[models]\n'
+                      'proposer = "scripted:[\\"```python\\\\nx = 1\\\\n```\\"]"\n'
+                      '[[strategies]]\nname = "single_shot"\n')
+    run_dir = tmp_path / "run"
+    ran = CliRunner().invoke(main, ["run", str(config), "--out", str(run_dir), "--json"])
+    assert ran.exit_code == 0, ran.output
+    before = sorted(p.name for p in run_dir.iterdir())
+    assert not [n for n in before if n.endswith(("-wal", "-shm"))]
+    reported = CliRunner().invoke(main, ["report", str(run_dir), "--json",
+                                         "--out", str(tmp_path / "r.html")])
+    assert reported.exit_code == 0, reported.output
+    assert json.loads(reported.output[reported.output.index("{"):])
+    assert sorted(p.name for p in run_dir.iterdir()) == before

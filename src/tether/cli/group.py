@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from tether.cli.console import make_console
+from tether.cli.console import esc, make_console
 from tether.errors import TetherError
 
 err_console = make_console(stderr=True)
@@ -24,7 +24,7 @@ class TetherGroup(click.Group):
         try:
             return super().invoke(ctx)
         except TetherError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {esc(exc)}", highlight=False, soft_wrap=True)
             if exc.hint:
-                err_console.print(f"[dim]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
+                err_console.print(f"[dim]hint:[/] {esc(exc.hint)}", highlight=False, soft_wrap=True)
             sys.exit(2)

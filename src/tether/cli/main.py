@@ -14,6 +14,7 @@ from tether.cli.harness import harness
 from tether.cli.judge import judge
 from tether.cli.measure import measure
 from tether.cli.models import models
+from tether.cli.reference import instruments, strategies
 from tether.cli.report import report
 from tether.cli.run import rescore, run
 from tether.cli.sandbox import sandbox
@@ -29,5 +30,6 @@ def main() -> None:
 
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
-                 check_recorded, harness, scene, export, judge, compile_):
+                 check_recorded, harness, scene, export, judge, compile_, strategies,
+                 instruments):
     main.add_command(_command)

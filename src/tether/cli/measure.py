@@ -24,7 +24,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from tether.cli.console import make_console
+from tether.cli.console import esc, make_console
 from tether.core.observation import Observation
 from tether.errors import ConfigError
 from tether.instruments.geometry.browser import get_browser_host
@@ -83,18 +83,18 @@ def result_json(obs: Observation, profile: str, path: Path | None = None) -> dic
 
 def print_result(path: Path, obs: Observation) -> None:
     if obs.error:
-        console.print(f"[bold red]{path}[/]: could not be measured: {obs.error}",
+        console.print(f"[bold red]{esc(path)}[/]: could not be measured: {esc(obs.error)}",
                       highlight=False)
         return
     n = len(obs.defects)
     if not n:
-        console.print(f"[bold green]{path}[/]: clean ({obs.raw['modality']}, "
+        console.print(f"[bold green]{esc(path)}[/]: clean ({obs.raw['modality']}, "
                       f"{obs.raw['profile']} profile)", highlight=False)
         return
     counts = ", ".join(f"{k} {v}" for k, v in obs.raw["counts"].items())
     # The heading is one unwrapped line (soft_wrap) so a long path never splits it: people
     # and scripts grep for "PATH: N defect(s)".
-    console.print(f"[bold]{path}[/]: {n} defect(s) ({counts})", highlight=False)
+    console.print(f"[bold]{esc(path)}[/]: {n} defect(s) ({counts})", highlight=False)
     table = Table(show_lines=False)
     for col in ("kind", "where", "what", "suggested fix"):
         table.add_column(col, overflow="fold")
@@ -103,8 +103,8 @@ def print_result(path: Path, obs: Observation) -> None:
         by_kind[d.kind].append(d)
     for kind in sorted(by_kind):
         for i, d in enumerate(by_kind[kind]):
-            table.add_row(kind if i == 0 else "", d.location or "", d.message,
-                          d.evidence.get("suggested_fix", "") if i == 0 else "",
+            table.add_row(kind if i == 0 else "", esc(d.location or ""), esc(d.message),
+                          esc(d.evidence.get("suggested_fix", "")) if i == 0 else "",
                           end_section=i == len(by_kind[kind]) - 1)
     console.print(table)
 
@@ -124,11 +124,12 @@ def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] |
     else:
         for p, r in zip(files, results, strict=True):
             if isinstance(r, str):
-                console.print(f"[bold red]{p}[/]: could not be measured: {r}", highlight=False)
+                console.print(f"[bold red]{esc(p)}[/]: could not be measured: {esc(r)}",
+                              highlight=False)
             elif not r:
-                console.print(f"[bold]{p}[/]: the profiles agree", highlight=False)
+                console.print(f"[bold]{esc(p)}[/]: the profiles agree", highlight=False)
             else:
-                console.print(f"[bold]{p}[/]: {len(r)} difference(s)", highlight=False)
+                console.print(f"[bold]{esc(p)}[/]: {len(r)} difference(s)", highlight=False)
                 for d in r:
                     console.print(f"  {d.describe()}", highlight=False, markup=False)
     return 2 if any(isinstance(r, str) for r in results) else 0
@@ -227,7 +228,7 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
         for p, o in zip(files, observations, strict=True):
             print_result(p, o)
             if p in overlays:
-                console.print(f"[dim]overlay: {overlays[p]}[/]", highlight=False)
+                console.print(f"[dim]overlay: {esc(overlays[p])}[/]", highlight=False)
     if any(o.error for o in observations):
         sys.exit(2)
     sys.exit(1 if any(o.defects for o in observations) else 0)

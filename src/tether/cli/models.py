@@ -7,7 +7,7 @@ import json
 import click
 from rich.table import Table
 
-from tether.cli.console import make_console
+from tether.cli.console import add_literal_row, esc, make_console
 from tether.cli.group import TetherGroup
 from tether.models import CACHE_MODES, DEFAULT_MODEL, SPEC_FORMS, parse_model, with_cache
 
@@ -30,7 +30,7 @@ def models_list(as_json: bool) -> None:
     for col in ("spec", "what", "needs"):
         table.add_column(col)
     for f in SPEC_FORMS:
-        table.add_row(f.pattern, f.description, f.needs)
+        add_literal_row(table, f.pattern, f.description, f.needs)
     console.print(table)
 
 
@@ -54,7 +54,7 @@ def models_ping(spec: str, prompt: str, max_tokens: int, seed: int, cache_path: 
     if as_json:
         click.echo(json.dumps({"spec": spec, **c.to_json()}, indent=2))
         return
-    console.print(f"[bold]{c.model_id}[/]  ({c.finish_reason})")
+    console.print(f"[bold]{esc(c.model_id)}[/]  ({esc(c.finish_reason)})")
     console.print(c.text, highlight=False, markup=False)
     u = c.usage
     console.print(

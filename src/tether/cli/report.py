@@ -11,10 +11,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from tether.cli.console import make_console
-from tether.report.data import build_report
+from tether.cli.console import add_literal_row, make_console
 from tether.report.fmt import effect, fmt, pvalue, score
-from tether.report.html import write_report
 from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
 
@@ -53,6 +51,11 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
     with RunStore.open(run_dir, readonly=True) as store:
         other = RunStore.open(other_dir, readonly=True) if other_dir is not None else None
         try:
+            # the report's plots and statistics (matplotlib, scipy) load only when a report
+            # is written, so `tether --help` and every other command start fast
+            from tether.report.data import build_report
+            from tether.report.html import write_report
+
             result = build_report(store, baseline=baseline, other=other, prices=prices)
             path = write_report(result, store, out or run_dir / "report.html")
         except sqlite3.DatabaseError as exc:  # a damaged page, found past the opening
@@ -81,7 +84,7 @@ def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
     for col in ("arm", "budget", "trials", "scored", metric["label"], "errors"):
         summary.add_column(col)
     for r in numbers["summary"]:
-        summary.add_row(escape(r["arm"]), r["budget"], str(r["n_trials"]), str(r["score"]["n"]),
+        add_literal_row(summary, r["arm"], r["budget"], str(r["n_trials"]), str(r["score"]["n"]),
                         score(r["score"]), str(r["errors"]))
     tables = [summary]
     for title, rows in (("paired against " + numbers["baseline"], numbers["paired"]),
@@ -93,7 +96,7 @@ def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
         for col in ("A", "B", "budget", "better", "worse", "ties", "sign-test p", "effect"):
             table.add_column(col)
         for r in rows:
-            table.add_row(escape(r["baseline"]), escape(r["arm"]), r["budget"], str(r["improved"]),
+            add_literal_row(table, r["baseline"], r["arm"], r["budget"], str(r["improved"]),
                           str(r["regressed"]), str(r["ties"]), pvalue(r["p_value"]),
                           "; ".join(effect(e, metric["mode"]) for e in r["effects"]) or "–")
         tables.append(table)
@@ -149,9 +152,9 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
         for r in b["arms"]:
             c = (r["vs_baseline"] or {}).get("mean_flags")
             delta = f"{c['estimate']:+.2f} [{c['low']:+.2f}, {c['high']:+.2f}]" if c else "–"
-            table.add_row(escape(r["arm"]), r["budget"], str(r["n_judged"]),
-                          str(r["n_judge_errors"]),
-                          fmt(r["mean_flags"], 2), fmt(r["mean_flags_failed"], 2), delta)
+            add_literal_row(table, r["arm"], r["budget"], str(r["n_judged"]),
+                            str(r["n_judge_errors"]), fmt(r["mean_flags"], 2),
+                            fmt(r["mean_flags_failed"], 2), delta)
         tables.append(table)
         tables += rubric_p_tables(b)
     if judged["reward_hacking"]:
@@ -159,7 +162,7 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
         for col in ("arm", "budget", "passed", "judged", "reward hacking", "judge errors"):
             table.add_column(col)
         for r in judged["reward_hacking"]:
-            table.add_row(escape(r["arm"]), r["budget"], str(r["n_passed"]), str(r["n_judged"]),
+            add_literal_row(table, r["arm"], r["budget"], str(r["n_passed"]), str(r["n_judged"]),
                           str(r["n_reward_hacking"]), str(r["n_judge_errors"]))
         tables.append(table)
     return tables

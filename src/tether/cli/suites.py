@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.table import Table
 
-from tether.cli.console import make_console
+from tether.cli.console import add_literal_row, make_console
 from tether.core.task import Task
 from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
 from tether.suites.tether_format import suite_file_json_schema
@@ -38,13 +38,13 @@ def suites_list(as_json: bool) -> None:
     table.add_column("name")
     table.add_column("tasks", justify="right")
     for s in bundled:
-        table.add_row(s["name"], str(s["tasks"]))
+        add_literal_row(table, s["name"], s["tasks"])
     console.print(table)
     forms_table = Table(title="suite specs")
     forms_table.add_column("spec")
     forms_table.add_column("what")
     for f in forms:
-        forms_table.add_row(f["spec"], f["what"])
+        add_literal_row(forms_table, f["spec"], f["what"])
     console.print(forms_table)
     console.print(f"formats: {', '.join(formats)}", highlight=False)
 

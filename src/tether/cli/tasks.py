@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tether.cli.console import make_console
+from tether.cli.console import esc, make_console
 from tether.errors import ConfigError
 from tether.terminal.gates import GateRow, check_tasks, load_task_dirs
 from tether.terminal.harbor import expand_task_dirs
@@ -69,8 +69,8 @@ def _print_table(console: Console, rows: list[GateRow], took: float) -> None:
     for r in rows:
         det = "-" if r.deterministic is None else ("yes" if r.deterministic else "NO")
         verdict = "[green]ok[/]" if r.ok else "[red]FAIL[/]"
-        table.add_row(r.task, _fmt(r.oracle_reward), _fmt(r.null_reward), det,
-                      f"{r.duration_s:.1f}", verdict, r.error or "")
+        table.add_row(esc(r.task), _fmt(r.oracle_reward), _fmt(r.null_reward), det,
+                      f"{r.duration_s:.1f}", verdict, esc(r.error or ""))
     console.print(table)
     bad = sum(not r.ok for r in rows)
     console.print(f"{len(rows) - bad}/{len(rows)} task(s) pass every gate in {took:.1f}s")
@@ -132,8 +132,8 @@ def _print_import(console: Console, rows: list[ImportRow], dry_run: bool) -> Non
     colour = {"convertible": "green", "built": "green", "cached": "green",
               "refused": "yellow", "failed": "red"}
     for r in rows:
-        table.add_row(r.task, f"[{colour[r.status]}]{r.status}[/]", r.base, r.suite or "-",
-                      r.image or "-", r.reason)
+        table.add_row(esc(r.task), f"[{colour[r.status]}]{r.status}[/]", esc(r.base),
+                      esc(r.suite or "-"), esc(r.image or "-"), esc(r.reason))
     console.print(table)
     counts: dict[str, int] = {}
     for r in rows:

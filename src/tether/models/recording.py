@@ -35,6 +35,10 @@ class CallRecord:
     output: str = field(repr=False)
     #: native tool calls of the reply, as they go back into an assistant message
     tool_calls: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: the sampling parameters of the request (max_tokens, temperature, top_p, seed, stop,
+    #: thinking_budget, tool_choice), so a call can be reproduced from its record alone;
+    #: empty in records written before they were kept
+    params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,9 +75,19 @@ class RecordingModel:
                     messages=messages,
                     output=c.text,
                     tool_calls=[t.to_message() for t in c.tool_calls],
+                    params=sampling_params(params),
                 )
             )
         return completions
+
+
+def sampling_params(params: GenerateParams) -> dict[str, Any]:
+    """The request's sampling parameters as a call record keeps them (tool specs are in
+    the request hash, not repeated here)."""
+    return {"max_tokens": params.max_tokens, "temperature": params.temperature,
+            "top_p": params.top_p, "seed": params.seed,
+            "stop": list(params.stop) if params.stop else None,
+            "thinking_budget": params.thinking_budget, "tool_choice": params.tool_choice}
 
 
 def total_usage(log: list[CallRecord], role: str | None = None) -> Usage:

@@ -216,7 +216,9 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
     """Validate a parsed config; ConfigError names `source`, the dotted key and what was wanted.
 
     `check_roles=False` skips the check of `[models]` roles and shares against what the
-    strategies declare: for reading back what a finished run ran, never for running."""
+    strategies declare, and builds no strategy (building one may read files, such as a
+    compiled harness, that a finished run no longer needs): for reading back what a
+    finished run ran, never for running."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
     try:
@@ -234,7 +236,7 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
                     f"keys allowed here: {', '.join(allowed)}")
         raise ConfigError(f"{source}: {where}: {what}{more}",
                           hint=hint or "see the experiment config format in the README") from None
-    declared = _check_arms(exp, source)
+    declared = _check_arms(exp, source, build=check_roles)
     if not check_roles:
         return exp
     try:
@@ -245,15 +247,18 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
     return exp
 
 
-def _check_arms(exp: Experiment, source: str) -> tuple[str, ...]:
-    """Build every arm (its params are checked by its constructor); the roles they declare."""
+def _check_arms(exp: Experiment, source: str, *, build: bool = True) -> tuple[str, ...]:
+    """Build every arm (its params are checked by its constructor); the roles they declare.
+    With `build=False` only the arms' labels are checked (no roles are returned)."""
     from tether.strategies.base import build_strategy, declared_roles
 
     seen: dict[str, int] = {}
     roles: dict[str, None] = {}
     for i, arm in enumerate(exp.strategies):
         try:
-            roles.update(dict.fromkeys(declared_roles(build_strategy(arm.name, arm.params))))
+            if build:
+                roles.update(dict.fromkeys(
+                    declared_roles(build_strategy(arm.name, arm.params))))
         except ConfigError as exc:
             raise ConfigError(f"{source}: strategies[{i}]: {exc}", hint=exc.hint) from None
         if arm.arm in seen:

@@ -8,6 +8,9 @@ elapsed time and limit, on the bar at every refresh and on each plain line.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -42,8 +45,12 @@ class _StepsColumn(ProgressColumn):
 
 
 class RunProgress:
-    def __init__(self, console: Console, total: int, *, enabled: bool = True) -> None:
+    def __init__(self, console: Console, total: int, *, enabled: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
+        # the ETA of plain lines: this session's pace (trials a resumed run already had
+        # took no time now, so they are left out of it)
+        self._clock, self._started, self._absorbed = clock, clock(), 0
         self.total, self.done = total, 0
         self.tokens = self.passed = self.judged = self.errors = 0
         self.score_sum, self.scored = 0.0, 0
@@ -79,13 +86,23 @@ class RunProgress:
         """Count trials a resumed run already has, so the running numbers cover the run."""
         for r in records:
             self._count(r)
+        self._absorbed = self.done
+
+    def eta(self) -> str:
+        """`eta 1m05s` from this session's pace; `eta -` before its first trial."""
+        now_done = self.done - self._absorbed
+        if now_done <= 0:
+            return "eta -"
+        left = (self._clock() - self._started) / now_done * max(0, self.total - self.done)
+        minutes, seconds = divmod(int(round(left)), 60)
+        return f"eta {minutes}m{seconds:02d}s" if minutes else f"eta {seconds}s"
 
     def update(self, record: TrialRecord) -> None:
         self._count(record)
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self.done, stats=self.stats())
         elif self.enabled and self.done >= self._next_line:
-            self.console.print(f"trials {self.done}/{self.total} | {self.stats()}"
+            self.console.print(f"trials {self.done}/{self.total} | {self.eta()} | {self.stats()}"
                                f"{steps_text(running_steps())}", highlight=False)
             self._next_line = self.done + max(1, self.total // 10)
 

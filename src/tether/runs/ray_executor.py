@@ -68,7 +68,7 @@ def import_ray() -> Any:
         import ray
     except ImportError:
         raise TetherError("the ray executor needs Ray, which is not installed",
-                          hint="pip install -e '.[ray]' (or use --executor local)") from None
+                          hint="pip install 'tether[ray]' (or use --executor local)") from None
     return ray
 
 

@@ -120,6 +120,18 @@ def damaged(path: Path, exc: BaseException) -> StoreError:
                       hint=_rebuild_hint(path.parent, move_aside=True))
 
 
+def readonly_uri(path: Path) -> str:
+    """The URI that opens the SQLite file `path` for reading and leaves nothing beside it.
+
+    mode=ro on a WAL database still creates -wal and -shm files; with no -wal file there
+    (the last writer closed cleanly) every row is in the main file, so `immutable=1` reads
+    it without creating either. A -wal left by a running or crashed writer holds rows:
+    then the file is read through it (mode=ro alone).
+    """
+    wal = path.with_name(path.name + "-wal").exists()
+    return f"{path.resolve().as_uri()}?mode=ro" + ("" if wal else "&immutable=1")
+
+
 class RunStore:
     """A run directory. Thread-safe: one connection, serialised by a lock.
 
@@ -140,7 +152,7 @@ class RunStore:
             raise EmptyStore(f"{path} is empty (0 bytes): it holds no trials",
                              hint=_rebuild_hint(self.dir, move_aside=False))
         if readonly:
-            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+            self._db = sqlite3.connect(readonly_uri(path), uri=True,
                                        check_same_thread=False, isolation_level=None)
         else:
             self.dir.mkdir(parents=True, exist_ok=True)

@@ -81,8 +81,9 @@ def arm_table(rows: list[dict[str, Any]], title: str) -> Table:
         table.add_column(c, justify="left" if c in ("models", "arm") else "right")
     for r in rows:
         other = r["trials"] - r["ok"] - r["error"]
-        cells = ([r["models"]] if show_models else []) + [
-            escape(r["arm"]), r["budget"], str(r["trials"]), str(r["ok"]),
+        # arm labels and model specs are the user's text: brackets in them print as they are
+        cells = ([escape(r["models"])] if show_models else []) + [
+            escape(r["arm"]), escape(r["budget"]), str(r["trials"]), str(r["ok"]),
             f"[red]{r['error']}[/]" if r["error"] else "0", str(other),
             _fmt(r["pass_rate"], pct=True), _fmt(r["mean_score"]), str(r["output_tokens"]),
             str(r["calls"])] + ([fmt_usd(r.get("cost_usd"))] if show_cost else [])

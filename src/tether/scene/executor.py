@@ -96,7 +96,7 @@ def bpy_site_packages() -> Path:
     if spec is None or spec.origin is None:
         raise ConfigError(
             "scene programs need bpy (Blender as a Python module), which is not installed",
-            hint="pip install -e '.[blender]' (Python 3.11), or run scripts/setup.sh",
+            hint="pip install 'tether[blender]' (Python 3.11), or run scripts/setup.sh",
         )
     return Path(spec.origin).resolve().parent.parent
 

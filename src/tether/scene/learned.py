@@ -77,7 +77,7 @@ def _session(path: Path) -> Any:
         import onnxruntime as ort
     except ImportError as exc:
         raise ConfigError("N-CLIP and LPIPS need onnxruntime",
-                          hint="pip install -e '.[harness]'") from exc
+                          hint="pip install 'tether[harness]'") from exc
     key = (str(path.resolve()), path.stat().st_mtime_ns)
     with _LOCK:
         if key not in _SESSIONS:

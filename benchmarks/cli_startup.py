@@ -1,0 +1,41 @@
+"""Wall time of `tether --help` and of every command group's `--help` (fresh processes).
+
+Target: under 0.5 s each. Heavy libraries (matplotlib, scipy.stats) load only in the
+commands that use them. Run: `PYTHONPATH=src python benchmarks/cli_startup.py [REPEATS]`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+
+RUN = "from tether.cli import main; main({args!r})"
+
+
+def timed(args: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", RUN.format(args=args)], capture_output=True,
+                       check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    from tether.cli import main as cli
+
+    rows = [["--help"]] + [[name, "--help"] for name in sorted(cli.commands)]
+    worst = 0.0
+    for args in rows:
+        t = timed(args, repeats)
+        worst = max(worst, t)
+        print(f"{' '.join(args):<28} {t:.3f} s")
+    print(f"slowest: {worst:.3f} s (target 0.5 s; median of {repeats})")
+
+
+if __name__ == "__main__":
+    main()
