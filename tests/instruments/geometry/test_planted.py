@@ -46,3 +46,30 @@ def test_default_animation_counts_land_on_the_expected_frames(browser_host):
 def test_every_planted_page_is_covered():
     pages = {p.name for p in PLANTED.glob("*.html")}
     assert pages == set(EXPECTED)
+
+
+def test_text_too_tall_for_its_box_is_vertical_overflow_with_a_height_fix(browser_host):
+    obs = _measure(browser_host, "default", ["tall_text.html"])["tall_text.html"]
+    (defect,) = obs.defects
+    assert defect.evidence["detail"]["reason"] == "own_box"
+    assert defect.evidence["detail"]["axis"] == "vertical"
+    assert "overflows vertically" in defect.message and "40px high" in defect.message
+    fix = defect.evidence["suggested_fix"]
+    assert "height" in fix and "nowrap" not in fix
+
+
+@pytest.mark.parametrize(("page", "n_cards"), [("shifted_card.html", 3),
+                                               ("shifted_pair.html", 2)])
+def test_a_card_shifted_out_of_its_row_is_misaligned(browser_host, page, n_cards):
+    (defect,) = _measure(browser_host, "default", [page])[page].defects
+    assert defect.kind == "misalignment"
+    assert len(defect.evidence["elements"]) == n_cards
+    findings = defect.evidence["detail"]["findings"]
+    assert [f["axis"] for f in findings] == ["row"]
+    assert "offset" in findings[0]["reasons"]
+    assert "shifted" in defect.message
+
+
+def test_the_aligned_control_has_no_misalignment(browser_host):
+    obs = _measure(browser_host, "default", ["aligned_cards.html"])["aligned_cards.html"]
+    assert obs.error is None and obs.defects == []

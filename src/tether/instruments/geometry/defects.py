@@ -26,11 +26,17 @@ FIXES = {
                 "shorten the text",
     "overflow/own_box": "let the text wrap (remove white-space: nowrap), widen the element, "
                         "or shorten the text",
+    "overflow/own_box/vertical": "give the box the height its lines need (remove the fixed "
+                                 "height or use min-height), or shorten the text",
+    "overflow/own_box/both": "let the box grow with its text (remove the fixed width and "
+                             "height, allow wrapping), or shorten the text",
     "overflow/clipped": "enlarge the clipping container or move the text inside it",
     "scrollbar": "make the page fit: constrain widths (max-width: 100%, box-sizing: "
                  "border-box) and remove fixed sizes larger than the canvas",
     "misalignment": "give the grouped cards one shared width/height, aligned edges and "
                     "equal gaps (a grid or flex row with gap)",
+    "misalignment/offset": "move the shifted card back into line (remove its own margin, top "
+                           "or transform offset, or align the row with align-items: start)",
     "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
                          "artifacts must not load anything from the network",
     "missing_resource": "add the file to the page's folder or fix the reference (paths are "
@@ -39,6 +45,11 @@ FIXES = {
                   "submissions): the artifact must stay this page; for steps or slides "
                   "change the URL hash or use history.pushState",
 }
+
+
+# What each misalignment criterion found, in words (see docs/pages.md for the rule).
+_REASONS = {"size": "unequal sizes", "edge": "unequal end edges", "gap": "unequal gaps",
+            "offset": "a card shifted out of line"}
 
 
 def _box(b: dict[str, Any]) -> str:
@@ -64,9 +75,7 @@ def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[s
     if kind == "overflow":
         e, reason = els[0], detail.get("reason", "container")
         if reason == "own_box":
-            sw, cw = detail.get("scroll") or ("?", "?")
-            return (f"{_name(e)} {_box(e['box'])} is {sw}px of text in a box {cw}px wide",
-                    FIXES["overflow/own_box"])
+            return _own_box_message(e, detail)
         if reason == "clipped":
             return (f"{_name(e)} {_box(e['box'])} is cut off by a clipping container",
                     FIXES["overflow/clipped"])
@@ -82,10 +91,30 @@ def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[s
     if kind == "misalignment":
         findings = detail.get("findings") or [
             {"axis": detail.get("axis"), "reasons": [detail.get("criterion")]}]
-        what = "; ".join(f"{f['axis']}: unequal {', '.join(f['reasons'])}" for f in findings)
+        what = "; ".join(f"{f['axis']}: " + ", ".join(_REASONS.get(r, f"unequal {r}")
+                                                      for r in f["reasons"])
+                         for f in findings)
         boxes = " ".join(_box(e["box"]) for e in els[:6])
-        return f"{len(els)} cards are misaligned ({what}): {boxes}", FIXES[kind]
+        shifted = any("offset" in (f.get("reasons") or []) for f in findings)
+        return (f"{len(els)} cards are misaligned ({what}): {boxes}",
+                FIXES["misalignment/offset" if shifted else kind])
     return f"{kind}: {detail}", FIXES.get(kind, "")
+
+
+def _own_box_message(e: dict[str, Any], detail: dict[str, Any]) -> tuple[str, str]:
+    """Text past its own box, said along the axis it overflows (no axis: older records)."""
+    axis = detail.get("axis") or "horizontal"
+    sw, cw = detail.get("scroll") or ("?", "?")
+    sh, ch = detail.get("scroll_y") or ("?", "?")
+    wide = f"{sw}px of text in a box {cw}px wide"
+    tall = f"{sh}px of text in a box {ch}px high"
+    if axis == "vertical":
+        return (f"{_name(e)} {_box(e['box'])} overflows vertically: {tall}",
+                FIXES["overflow/own_box/vertical"])
+    if axis == "both":
+        return (f"{_name(e)} {_box(e['box'])} overflows both ways: {wide}, {tall}",
+                FIXES["overflow/own_box/both"])
+    return f"{_name(e)} {_box(e['box'])} is {wide}", FIXES["overflow/own_box"]
 
 
 def defect_from_probe(d: dict[str, Any], run: ProbeRun) -> Defect:

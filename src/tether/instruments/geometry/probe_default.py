@@ -15,8 +15,10 @@ What it changes, each answering a weakness listed in geometry-probe.md:
 - Each element is counted once per kind: overlapping text forms connected groups
   (one defect each, the pairs kept as evidence); out-of-bounds counts outermost
   elements; misaligned groups sharing cards are one defect.
-- Clustering does not depend on element order: cards are grouped by parent, then
-  single-linkage on the key (sorted, split at gaps > 16 px).
+- Clustering does not depend on element order: cards are grouped by parent, then into
+  lines (keys within 16 px, or cross extents overlapping by half the larger card), so a
+  card shifted out of its row is judged with its row; a pair of cards is judged only on
+  a shift (equal cross size, start edges more than 14 px apart).
 - The document scrollbar is not counted where the root clips that axis (the cut-off
   content is out_of_bounds instead).
 - Cut-off content the reference never sees is out_of_bounds: painted boxes (cards,
@@ -216,9 +218,13 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     // an ellipsis, a fixed height). Compared with the text itself, not scrollWidth,
     // so an overflowing child element does not count against the text.
     const own = x.el.getBoundingClientRect();
-    if (BLOCKS.has(cs.display) && (x.ink.right > own.right + EPS || x.ink.left < own.left - EPS
-        || x.ink.bottom > own.bottom + EPS || x.ink.top < own.top - EPS)) {
+    const wide = x.ink.right > own.right + EPS || x.ink.left < own.left - EPS;
+    const tall = x.ink.bottom > own.bottom + EPS || x.ink.top < own.top - EPS;
+    let axis = null;
+    if (BLOCKS.has(cs.display) && (wide || tall)) {
       reason = 'own_box'; box = x.el;
+      // The axis decides the fix: too wide wants wrapping, too tall wants height.
+      axis = wide && tall ? 'both' : (wide ? 'horizontal' : 'vertical');
     } else if (x.clipped) {
       reason = 'clipped';
     } else {
@@ -250,9 +256,11 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     if (!reason) continue;
     const elements = [ev(x, x.ink)];
     if (box && box !== x.el) elements.push(evidence(box));
-    defects.push({kind: 'overflow', elements, detail: {reason,
+    defects.push({kind: 'overflow', elements, detail: {reason, axis: axis || undefined,
       scroll: reason === 'own_box' ? [Math.round(x.ink.right - x.ink.left),
-        Math.round(x.el.getBoundingClientRect().width)] : undefined}});
+        Math.round(own.width)] : undefined,
+      scroll_y: reason === 'own_box' ? [Math.round(x.ink.bottom - x.ink.top),
+        Math.round(own.height)] : undefined}});
   }
 
   // 4. scrollbar: the document is larger than the canvas in an axis the root scrolls.
@@ -280,7 +288,33 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
   }
   const cards = cand.filter((c) => !cand.some((o) => o !== c && o.el.contains(c.el)));
   const bad = [];
-  const check = (axis, keyOf, sizeOf, endOf, startOf, stopOf) => {
+  // Sibling cards share a line (a row, or a column) when their keys (tops, or lefts)
+  // are within TOL of each other, or when their cross extents overlap by at least half
+  // of the larger one: a card shifted 23 px down still sits in its row. Connected
+  // components of that relation, so the grouping does not depend on element order.
+  const sameLine = (p, q, keyOf, crossOf, crossEndOf) => {
+    if (Math.abs(keyOf(p.b) - keyOf(q.b)) <= TOL) return true;
+    const ovl = Math.min(crossEndOf(p.b), crossEndOf(q.b)) - Math.max(keyOf(p.b), keyOf(q.b));
+    return ovl >= 0.5 * Math.max(crossOf(p.b), crossOf(q.b));
+  };
+  const lines = (sibs, keyOf, crossOf, crossEndOf) => {
+    const seen = new Set(), groups = [];
+    for (const c of sibs) {
+      if (seen.has(c)) continue;
+      const g = [c];
+      seen.add(c);
+      for (let i = 0; i < g.length; i++) {
+        for (const o of sibs) {
+          if (!seen.has(o) && sameLine(g[i], o, keyOf, crossOf, crossEndOf)) {
+            seen.add(o); g.push(o);
+          }
+        }
+      }
+      groups.push(g);
+    }
+    return groups;
+  };
+  const check = (axis, keyOf, sizeOf, endOf, startOf, stopOf, crossOf) => {
     const byParent = new Map();
     for (const c of cards) {
       const k = c.el.parentElement;
@@ -288,17 +322,19 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       byParent.get(k).push(c);
     }
     for (const sibs of byParent.values()) {
-      const sorted = sibs.slice().sort((p, q) => keyOf(p.b) - keyOf(q.b)
-        || startOf(p.b) - startOf(q.b));
-      const groups = [];
-      for (const c of sorted) {
-        const last = groups[groups.length - 1];
-        if (last && keyOf(c.b) - keyOf(last[last.length - 1].b) <= TOL) last.push(c);
-        else groups.push([c]);
-      }
-      for (const g of groups) {
-        if (g.length < 3) continue;
+      for (const g of lines(sibs, keyOf, crossOf, endOf)) {
+        if (g.length < 2) continue;
+        // Shifted: cards of one cross size whose start edges disagree (one card moved).
+        const shifted = spread(g.map((c) => keyOf(c.b))) > 14
+          && spread(g.map((c) => crossOf(c.b))) <= 12;
+        // A pair is judged on that alone: two cards of unequal size or height side by
+        // side (a sidebar and its main panel) are a common deliberate layout.
+        if (g.length === 2) {
+          if (shifted) bad.push({axis, reasons: ['offset'], members: new Set(g.map((c) => c.el))});
+          continue;
+        }
         const reasons = [];
+        if (shifted) reasons.push('offset');
         const sizes = g.map((c) => sizeOf(c.b));
         if (spread(sizes) > Math.max(12, 0.06 * mean(sizes))) reasons.push('size');
         if (spread(g.map((c) => endOf(c.b))) > 14) reasons.push('edge');
@@ -314,8 +350,10 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       }
     }
   };
-  check('row', (b) => b.top, (b) => b.width, (b) => b.bottom, (b) => b.left, (b) => b.right);
-  check('column', (b) => b.left, (b) => b.height, (b) => b.right, (b) => b.top, (b) => b.bottom);
+  check('row', (b) => b.top, (b) => b.width, (b) => b.bottom, (b) => b.left, (b) => b.right,
+        (b) => b.height);
+  check('column', (b) => b.left, (b) => b.height, (b) => b.right, (b) => b.top, (b) => b.bottom,
+        (b) => b.width);
   const merged = [];
   for (const g of bad) {
     const hit = merged.filter((m) => Array.from(g.members).some((el) => m.members.has(el)));
