@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tether.compile.admissibility import check_harness
+from tether.compile.admissibility import check_harness, shuffled
 from tether.compile.answer_audit import _literals as hook_texts
 from tether.compile.answer_audit import audit_texts
 from tether.compile.harness import SCHEMA
@@ -137,6 +137,32 @@ def test_not_a_harness_has_no_hash(toy):
     ("def parse(text, item):\n    return text\ndef route(obs, state):\n    return {}\n",
      "another hook's name"),
     ("def parse(text, item) return", "syntax error"),
+    # ways around the names above: module internals, builtins, names built from text,
+    # format-string attribute access, code that runs where a reader does not look
+    ("import collections\ndef parse(text, item):\n"
+     "    return collections._sys.modules['os'].name\n", "attribute '_sys'"),
+    ("from collections import _sys\ndef parse(text, item):\n    return text\n",
+     "imported name '_sys'"),
+    ("def parse(text, item):\n    return builtins.eval(text)\n", "attribute 'eval'"),
+    ("import collections\ndef parse(text, item):\n    return collections.builtins\n",
+     "attribute 'builtins'"),
+    ("def parse(text, item):\n    return operator.attrgetter('__imp' + 'ort__')(text)\n",
+     "attribute 'attrgetter'"),
+    ("import string\ndef parse(text, item):\n"
+     "    return string.Formatter().get_field('0.x', [text], {})\n", "attribute 'Formatter'"),
+    ("def parse(text, item):\n    return '{0.__class__}'.format(text)\n",
+     "format string whose fields read attributes"),
+    ("def parse(text, item):\n    return '{0:{1.real}}'.format(text, 3)\n",
+     "format string whose fields read attributes"),
+    ("def parse(text, item):\n    return str.format('{0}', text)\n",
+     "'.format' on something other than a string literal"),
+    ("def parse(text, item):\n    return '{0}'.format_map(item)\n", "attribute 'format_map'"),
+    ("def deco(f):\n    return f\n@deco\ndef parse(text, item):\n    return text\n",
+     "decorator on 'parse'"),
+    ("def parse(text, item):\n    f = lambda x=len(text): x\n    return str(f())\n",
+     "a lambda with default values"),
+    ("import json\ndef parse(text, item):\n    json.seen = 1\n    return text\n",
+     "assignment to an attribute of the imported 'json'"),
 ])
 def test_hook_whitelist_rejects(toy, source, needle):
     problems = check_hook_sources({"parse": source})
@@ -149,6 +175,13 @@ def test_hook_whitelist_accepts_the_allowed_modules():
               "from collections import Counter\nimport itertools as it\n"
               "def parse(text, item):\n    return Counter(re.findall(r'\\w+', text)).most_common(1)"
               "[0][0] if text else ''\n")
+    assert check_hook_sources({"parse": source, "route": ROUTE}) == []
+
+
+def test_hook_whitelist_accepts_plain_format_strings_and_lambdas():
+    source = ("def parse(text, item):\n    key = lambda s: -len(s)\n"
+              "    words = sorted(text.split(), key=key)\n"
+              "    return '{0} {1[0]} {n:>3}'.format(text, words, n=len(words))\n")
     assert check_hook_sources({"parse": source, "route": ROUTE}) == []
 
 
@@ -269,13 +302,39 @@ def test_smoke_fails_on_half_empty_answers(toy):
 
 # --- 5. determinism ----------------------------------------------------------------------------
 
-def test_determinism_catches_state_kept_in_an_imported_module(toy):
-    # fresh globals do not reset imported modules: a counter hidden there shows
+def test_state_kept_in_an_imported_module_is_refused(toy):
+    # a counter hidden in an imported module is refused by the policy (and could not
+    # carry anyway: each hook call runs in a fork that keeps nothing, test_runtime.py)
     leaky = ("import json\ndef parse(text, item):\n    if not hasattr(json, 'seen'):\n"
              "        json.seen = []\n    json.seen.append(1)\n"
              "    return text + str(len(json.seen))\n")
     report = check_harness(doc(hooks={"route": ROUTE, "parse": leaky}), toy)
+    assert checks(report) == ["hooks"]
+
+
+def _aslr() -> bool:
+    try:
+        return open("/proc/sys/kernel/randomize_va_space").read().strip() != "0"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _aslr(), reason="needs address-space randomisation")
+def test_determinism_runs_a_fresh_worker_in_shuffled_order(toy):
+    # id(len) is fixed within one process (and its forks) and differs between
+    # processes (address-space randomisation): the same-worker pass cannot see it
+    per_process = "def parse(text, item):\n    return text + str(id(len) % 1000003)\n"
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": per_process}), toy)
     assert checks(report) == ["determinism"]
+    assert "a fresh worker, shuffled order" in report.violations[0].detail
+
+
+def test_the_shuffled_order_is_neither_the_given_one_nor_its_reverse(toy):
+    probe = toy.splits(0, {"probe": 50, "validation": 50, "test": 200})["probe"][:10]
+    for seed in range(20):
+        order = shuffled(probe, seed)
+        assert sorted(i.item_id for i in order) == sorted(i.item_id for i in probe)
+        assert order not in (probe, probe[::-1])
 
 
 def test_determinism_passes_a_pure_hook(toy):

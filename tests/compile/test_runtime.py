@@ -218,3 +218,60 @@ def test_a_large_or_deep_return_value_is_a_hook_error(items):
     outcome = run(make_harness(answer_mode="verdict", hooks={"route": deep}), items[0],
                   RecordingStudent())
     assert outcome.status == "hook_error" and "nested deeper" in outcome.error
+
+
+# --- the hook worker's bounds (real bwrap) --------------------------------------------------
+
+def test_state_hidden_in_sys_modules_does_not_reach_the_next_call(items):
+    # the runtime does not read the AST policy: the fork each call runs in is what holds
+    hidden = ("import sys\ndef route(obs, state):\n"
+              "    seen = sys.modules.setdefault('hidden_counter', [])\n"
+              "    seen.append(1)\n    return {'verdict': 'Paris' if len(seen) > 3 else 'x'}\n")
+    harness = make_harness(answer_mode="verdict", hooks={"route": hidden})
+    from tether.compile.setting import ToySetting
+    with HarnessRuntime(harness, ToySetting()) as rt:
+        answers = [rt.run_item(i, RecordingStudent()).answer for i in items * 3]
+    assert set(answers) == {"x"}
+
+
+def test_processes_a_hook_starts_end_with_its_call(items):
+    import time
+    import uuid
+
+    from tests.sandbox.conftest import processes_matching
+    from tether.compile.setting import ToySetting
+    token = f"tok{uuid.uuid4().hex[:10]}"
+    forker = ("import subprocess\ndef parse(text, item):\n"
+              f"    subprocess.Popen(['setsid', 'sh', '-c', 'sleep 1000; : {token}'])\n"
+              f"    subprocess.Popen(['sh', '-c', '(sleep 1000; : {token}) &'])\n"
+              "    return text\n")
+    harness = make_harness(hooks={"parse": forker})
+    with HarnessRuntime(harness, ToySetting()) as rt:
+        for item in items[:2]:
+            assert rt.run_item(item, RecordingStudent()).status == "answered"
+            deadline = time.monotonic() + 10  # SIGKILLed already; a poll for the reaping
+            while processes_matching(token) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not processes_matching(token)
+        worker = rt.hooks._worker
+        assert worker is not None and worker.strays_killed >= 4 and worker.starts == 1
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0, reason="mounting a quota needs root")
+def test_a_hook_filling_its_disk_is_a_hook_error(toy, items):
+    from tether.compile.runtime import HOOK_DISK_MB
+    # files just under the 1 MB file limit: only the disk quota stops them
+    filler = ("def parse(text, item):\n    for i in range(100):\n"
+              "        with open(f'f{i}', 'wb') as fh:\n"
+              "            fh.write(b'x' * ((1 << 20) - 1))\n    return text\n")
+    harness = make_harness(hooks={"parse": filler})
+    hooks = HookRunner(harness)
+    assert hooks._worker is not None and hooks._worker.disk_quota_mb == HOOK_DISK_MB
+    workdir = hooks._worker.workdir
+    with HarnessRuntime(harness, toy, hooks=hooks) as rt:
+        outcome = rt.run_item(items[0], RecordingStudent())
+        used = sum(p.stat().st_size for p in workdir.iterdir())
+    assert outcome.status == "hook_error" and "No space left" in outcome.error, outcome.error
+    assert score_outcome(toy, items[0], outcome) == 0.0
+    assert used <= HOOK_DISK_MB << 20
+    assert not workdir.exists()  # unmounted and removed with the worker

@@ -369,3 +369,94 @@ def test_read_only_binds_reach_the_program(bwrap, make_worker, tmp_path: Path) -
     )
     worker = make_worker(bwrap, program, ro_binds={str(lib): "/opt/lib"})
     assert worker.call("run", 5).value == 15
+
+
+# --- isolated calls: a fork per call, strays killed, a disk quota -------------------------
+
+ISOLATED = """
+import os, subprocess, sys, time
+
+def remember(key):
+    seen = sys.modules.setdefault("hidden_state", [])
+    seen.append(key)
+    return len(seen)
+
+def leave_children(token):
+    # a plain child, a double fork that leaves the tree, and one that leaves the group
+    subprocess.Popen(["sh", "-c", f"sleep 1000; : {token}"])
+    subprocess.Popen(["sh", "-c", f"(sleep 1000; : {token}) &"])
+    subprocess.Popen(["setsid", "sh", "-c", f"sleep 1000; : {token}"])
+    time.sleep(0.2)
+    return os.getpid()
+
+def exit_now(code):
+    os._exit(code)
+
+def fill_disk(n):
+    written = 0
+    for i in range(n):
+        with open(f"f{i}", "wb") as fh:
+            fh.write(b"x" * (1 << 20))
+        written += 1
+    return written
+
+def eat_memory():
+    chunks = []
+    while True:
+        chunks.append(bytearray(32 << 20))
+"""
+
+
+def test_an_isolated_call_keeps_no_interpreter_state(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap, ISOLATED, isolate_calls=True)
+    # sys.modules survives fresh globals; it does not survive the fork each call runs in
+    assert [worker.call("remember", k).value for k in "abc"] == [1, 1, 1]
+    plain = make_worker(bwrap, ISOLATED)
+    assert [plain.call("remember", k).value for k in "abc"] == [1, 2, 3]
+
+
+def test_children_of_an_isolated_call_do_not_outlive_it(bwrap, make_worker, token) -> None:
+    worker = make_worker(bwrap, ISOLATED, isolate_calls=True)
+    reply = worker.call("leave_children", token)
+    assert reply.ok
+    # killed before call() returned (SIGKILL lands at once; reaping is bwrap's init)
+    deadline = time.monotonic() + 10
+    while processes_matching(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not processes_matching(token)
+    assert worker.strays_killed >= 3
+    assert worker.call("remember", "x").value == 1  # the worker itself was spared
+    assert worker.starts == 1
+
+
+def test_an_isolated_call_that_dies_keeps_the_worker(bwrap, make_worker) -> None:
+    worker = make_worker(bwrap, ISOLATED, isolate_calls=True)
+    reply = worker.call("exit_now", 3)
+    assert not reply.ok and reply.kind == "crash" and "exited with status 3" in reply.message
+    assert worker.call("remember", "x").value == 1
+    assert worker.starts == 1  # the interpreter that forked the call is intact
+
+
+def test_a_memory_death_names_the_limit(bwrap, make_worker) -> None:
+    for isolate in (False, True):
+        worker = make_worker(bwrap, ISOLATED, isolate_calls=isolate,
+                             limits=WorkerLimits(memory_mb=128))
+        reply = worker.call("eat_memory")
+        assert not reply.ok and reply.kind == "memory", reply
+        assert "memory limit of 128 MB" in reply.message, reply.message
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a quota needs root")
+def test_the_work_dir_has_a_disk_quota(bwrap, make_worker) -> None:
+    from tether.sandbox.quota import is_mounted
+
+    worker = make_worker(bwrap, ISOLATED, isolate_calls=True,
+                         limits=WorkerLimits(disk_mb=8, max_file_mb=2))
+    assert worker.disk_quota_mb == 8 and is_mounted(worker.workdir)
+    reply = worker.call("fill_disk", 20)  # 20 files of 1 MB, each under max_file_mb
+    assert not reply.ok and reply.kind == "raised" and "No space left" in reply.message
+    used = sum(p.stat().st_size for p in worker.workdir.iterdir())
+    assert used <= 8 << 20
+    workdir = worker.workdir
+    worker.close()
+    assert not is_mounted(workdir) and not workdir.exists()

@@ -16,12 +16,16 @@ not run meaningfully):
 4. `smoke`: 10 probe items with the smoke student (a scripted test double: no model
    calls, it answers every call with the item's first gold answer): hook errors at
    most 20%, empty answers (abstentions included) below 50%.
-5. `determinism`: the smoke run again, items in reverse order on the same worker,
-   gives identical hook outputs, statuses and answers.
+5. `determinism`: the smoke run again, items in reverse order on the same worker, and
+   once more in a fresh worker with the items shuffled, gives identical hook outputs,
+   statuses and answers (each hook call runs in a fork that keeps nothing: runtime.py;
+   the passes catch what a fork still shares, such as what a process's history or
+   addresses decide).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -110,10 +114,23 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
     with HarnessRuntime(harness, setting) as runtime:
         first = _smoke(runtime, setting, probe)
         second = _smoke(runtime, setting, list(reversed(probe)))
+    with HarnessRuntime(harness, setting) as fresh:
+        third = _smoke(fresh, setting, shuffled(probe, seed))
     report.smoke = [o.to_json() for o in first]
     report.violations += _smoke_violations(first)
-    report.violations += _determinism(first, second)
+    report.violations += (_determinism(first, second, "reverse order, same worker")
+                          or _determinism(first, third, "a fresh worker, shuffled order"))
     return report
+
+
+def shuffled(items: list[Item], seed: int) -> list[Item]:
+    """items in a seeded order unlike both the given one and its reverse (when the
+    list is long enough to have such an order)."""
+    order = list(items)
+    random.Random(seed).shuffle(order)
+    if len(order) > 2 and order in (items, items[::-1]):
+        order = order[1:] + order[:1]
+    return order
 
 
 def _schema(harness: Harness, setting: Setting) -> list[Violation]:
@@ -163,11 +180,12 @@ def _smoke_violations(outcomes: list[ItemOutcome]) -> list[Violation]:
     return out
 
 
-def _determinism(first: list[ItemOutcome], second: list[ItemOutcome]) -> list[Violation]:
-    again = {o.item_id: o for o in second}
+def _determinism(first: list[ItemOutcome], again_: list[ItemOutcome],
+                 how: str) -> list[Violation]:
+    again = {o.item_id: o for o in again_}
     for a in first:
         b = again[a.item_id]
         if (a.status, a.answer, a.hook_trace) != (b.status, b.answer, b.hook_trace):
-            return [Violation("determinism", f"item {a.item_id}: the second smoke run "
-                              f"(reverse order) gave different hook outputs")]
+            return [Violation("determinism", f"item {a.item_id}: the smoke run again "
+                              f"({how}) gave different hook outputs")]
     return []

@@ -14,15 +14,17 @@ makes one call of the `answer` prompt. `parse(text, item)` turns the last reply 
 the answer (default: strip); a verdict skips it. runtime-v1.md (compile/manual/) is
 the full contract, written for the teacher.
 
-Hooks run in one long-lived SandboxedWorker per harness, each call in fresh globals
-with a fixed hash seed and a deadline (default 2 s). Whatever a hook can cause makes
-the item a `hook_error`, the harness's fault, scored 0: it raises, times out, crashes
-or kills its worker, returns a malformed or oversized value, writes anything but the
-worker's own reply on the reply channel, names an unknown prompt or a missing template
-field. Only what no hook can cause is an `infra_error` (recorded, never scored:
-DESIGN.md invariant 6): the sandbox failing to start a worker, the student's API
-failing. Otherwise a harness could hide its failures from its own score (DESIGN.md
-invariant 8).
+Hooks run in one long-lived SandboxedWorker per harness, each call in a fork of the
+loaded interpreter (fresh globals; nothing a call changes reaches the next one) with a
+fixed hash seed and a deadline (default 2 s); whatever processes a call leaves behind
+are killed after it, and the work dir is a filesystem of HOOK_DISK_MB.
+Whatever a hook can cause makes the item a `hook_error`, the harness's fault, scored 0:
+it raises, times out, crashes or kills its worker, returns a malformed or oversized
+value, writes anything but the worker's own reply on the reply channel, names an
+unknown prompt or a missing template field. Only what no hook can cause is an
+`infra_error` (recorded, never scored: DESIGN.md invariant 6): the sandbox failing to
+start a worker, the student's API failing. Otherwise a harness could hide its failures
+from its own score (DESIGN.md invariant 8).
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from tether.compile.setting import Item, Setting
 from tether.models.errors import ModelError
 from tether.sandbox import Sandbox, SandboxedWorker, SandboxError, WorkerLimits, get_sandbox
 
-__all__ = ["DEFAULT_HOOK_DEADLINE_S", "MAX_HOOK_DEPTH", "MAX_HOOK_REPLY_BYTES", "MAX_STEPS",
-           "HarnessRuntime", "HookRunner", "ItemOutcome", "ItemPolicy", "StudentFn",
+__all__ = ["DEFAULT_HOOK_DEADLINE_S", "HOOK_DISK_MB", "MAX_HOOK_DEPTH", "MAX_HOOK_REPLY_BYTES",
+           "MAX_STEPS", "HarnessRuntime", "HookRunner", "ItemOutcome", "ItemPolicy", "StudentFn",
            "score_outcome"]
 
 MAX_STEPS = 4
@@ -53,9 +55,11 @@ Modality = Literal["text", "image"]
 MAX_HOOK_REPLY_BYTES = 256 * 1024
 #: the deepest nesting a hook's return value may have (the host walks it)
 MAX_HOOK_DEPTH = 32
+#: the disk a harness's hooks may fill in their worker's work dir, all calls together
+HOOK_DISK_MB = 32
 _HOOK_LIMITS = WorkerLimits(memory_mb=256, max_procs=16, max_file_mb=1,
                             call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0,
-                            max_reply_bytes=MAX_HOOK_REPLY_BYTES)
+                            max_reply_bytes=MAX_HOOK_REPLY_BYTES, disk_mb=HOOK_DISK_MB)
 
 
 class ItemPolicy(Protocol):
@@ -142,7 +146,8 @@ class HookRunner:
         if self.defined:
             self._worker = SandboxedWorker(
                 sandbox or get_sandbox("bwrap"), harness.hook_program(),
-                limits=_HOOK_LIMITS, state="fresh", filename="hooks.py", hash_seed=0)
+                limits=_HOOK_LIMITS, state="fresh", filename="hooks.py", hash_seed=0,
+                isolate_calls=True)
 
     def call(self, hook: str, *args: Any) -> Any:
         assert self._worker is not None and hook in self.defined

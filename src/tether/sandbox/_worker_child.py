@@ -7,8 +7,12 @@ Protocol, one JSON object per line:
   child -> host  {"ready": true}                         once the interpreter is up
   host -> child  {"op": "load", "source": ..., "filename": ...}
   child -> host  {"ok": true} | {"ok": false, "kind": "load", ...}
-  host -> child  {"id": N, "name": ..., "args": [...], "fresh": bool}
+  host -> child  {"id": N, "name": ..., "args": [...], "fresh": bool, "isolated": bool}
   child -> host  {"id": N, "ok": true, "value": ...} | {"id": N, "ok": false, "kind": ...}
+An isolated call (fresh, and "isolated": true) runs in a forked copy of the interpreter
+that exits after it: nothing the call does to the interpreter (module attributes,
+sys.modules, monkeypatches) reaches a later call. The fork's reply channel is a pipe to
+this process, which relays what arrives and reports a fork that died without replying.
 Requests come on the original stdin, which the program never sees (its fd 0 is
 /dev/null); replies leave on REPLY_FD. The program's prints go to the process's own
 stdout/stderr, which the host drains and caps: they cannot corrupt a reply.
@@ -19,6 +23,8 @@ import json
 import linecache
 import os
 import random
+import select
+import signal
 import sys
 import traceback
 
@@ -129,16 +135,91 @@ def main():
 
     for line in requests:
         request = json.loads(line)
+        if request["fresh"] and request.get("isolated"):
+            _isolated_call(request, code, persistent, filename, start_cwd, hash_seed, reply_fd)
+            continue
         reply = _call(request, code, persistent, filename, start_cwd, hash_seed)
-        reply["id"] = request["id"]
+        _answer(reply_fd, request, reply)
+
+
+def _answer(reply_fd, request, reply):
+    reply["id"] = request["id"]
+    try:
+        _send(reply_fd, reply)  # serialises before writing: a failure sends nothing
+    except (TypeError, ValueError, RecursionError) as exc:
+        error = _error("unserialisable", exc)
+        error["message"] = f"{request['name']} returned a value JSON cannot hold: {exc}"
+        error["traceback"] = ""  # it would show only json's internals
+        error["id"] = request["id"]
+        _send(reply_fd, error)
+
+
+def _isolated_call(request, code, persistent, filename, start_cwd, hash_seed, reply_fd):
+    """Run one call in a fork; relay its reply line, or say how the fork died."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the fork: its reply fd number now leads to this process's pipe
         try:
-            _send(reply_fd, reply)  # serialises before writing: a failure sends nothing
-        except (TypeError, ValueError, RecursionError) as exc:
-            error = _error("unserialisable", exc)
-            error["message"] = f"{request['name']} returned a value JSON cannot hold: {exc}"
-            error["traceback"] = ""  # it would show only json's internals
-            error["id"] = request["id"]
-            _send(reply_fd, error)
+            os.close(read_end)
+            os.dup2(write_end, reply_fd, inheritable=False)
+            os.close(write_end)
+            _answer(reply_fd, request,
+                    _call(request, code, persistent, filename, start_cwd, hash_seed))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    pidfd = os.pidfd_open(pid)
+    wrote, last = 0, b"\n"
+    try:
+        # Read while the fork runs (a long reply must not block it), stop when it has
+        # exited: a grandchild still holding the pipe cannot keep this process waiting.
+        while True:
+            ready, _, _ = select.select([read_end, pidfd], [], [])
+            if read_end in ready:
+                data = os.read(read_end, 1 << 16)
+                if data:
+                    wrote, last = wrote + len(data), data[-1:]
+                    _write_all(reply_fd, data)
+                    continue
+            if pidfd in ready or read_end in ready:
+                break
+        os.set_blocking(read_end, False)
+        while True:  # what the fork wrote just before it exited
+            try:
+                data = os.read(read_end, 1 << 16)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            wrote, last = wrote + len(data), data[-1:]
+            _write_all(reply_fd, data)
+    finally:
+        os.close(read_end)
+        os.close(pidfd)
+    _, status = os.waitpid(pid, 0)
+    if wrote:
+        if last != b"\n":
+            _write_all(reply_fd, b"\n")  # a cut line: the host finds it is not JSON
+        return
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            how = f"was killed by signal {number} ({signal.Signals(number).name})"
+        except ValueError:
+            how = f"was killed by signal {number}"
+    else:
+        how = f"exited with status {os.waitstatus_to_exitcode(status)}"
+    _send(reply_fd, {"id": request["id"], "ok": False, "kind": "crash",
+                     "error_type": "", "message": f"the call's process {how} without replying",
+                     "traceback": ""})
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 if __name__ == "__main__":

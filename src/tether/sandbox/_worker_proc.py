@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -80,6 +81,8 @@ class WorkerProcess:
         self._sel.register(self._pidfd, selectors.EVENT_READ, "exit")
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.stopped: Exit | None = None
+        #: the processes of a loaded, idle worker; anything else after a call is a stray
+        self.base: frozenset[int] = frozenset()
 
     @property
     def pid(self) -> int:
@@ -211,6 +214,36 @@ class WorkerProcess:
             return "protocol", None, "reply is not a JSON object"
         return "reply", reply, ""
 
+    def processes(self) -> set[int]:
+        """Live processes of this worker: its tree, its process group and its cgroup."""
+        found = _tree(self.proc.pid)
+        if self.launch.cgroup is not None:
+            found |= set(self.launch.cgroup.members())
+        return found
+
+    def mark_base(self) -> None:
+        """Remember the processes of the idle worker (bwrap, its init, the interpreter)."""
+        self.base = frozenset(self.processes())
+
+    def kill_strays(self, rounds: int = 50) -> int:
+        """SIGKILL every process that a call left behind; how many were killed.
+
+        A stray may fork while it is being killed: scan again until none is left.
+        """
+        killed = 0
+        for _ in range(rounds):
+            strays = self.processes() - self.base
+            if not strays:
+                break
+            for pid in strays:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.001)
+        return killed
+
     def stop(self) -> Exit:
         """Kill the whole process group (and cgroup), reap it, remove the cgroup."""
         if self.stopped is not None:
@@ -234,3 +267,35 @@ class WorkerProcess:
         self.launch.close()
         self.stopped = Exit(returncode, evidence["oom_killed"], evidence["pids_limited"])
         return self.stopped
+
+
+def _tree(root: int) -> set[int]:
+    """root, its descendants and the members of its process group (live ones only).
+
+    Descendants catch what left the group (setsid); the group catches what left the
+    tree (an orphan reparented outside a pid namespace, under the unsafe backend).
+    """
+    children: dict[int, list[int]] = {}
+    grouped: set[int] = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] in (b"Z", b"X"):
+            continue  # dead already, waiting to be reaped
+        pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
+        children.setdefault(ppid, []).append(pid)
+        if pgid == root:
+            grouped.add(pid)
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        if pid not in found:
+            found.add(pid)
+            stack += children.get(pid, [])
+    return found | grouped

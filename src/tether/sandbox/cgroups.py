@@ -115,6 +115,10 @@ class RunCgroup:
                     pass
             time.sleep(0.002)
 
+    def members(self) -> list[int]:
+        """The pids in the cgroup now."""
+        return self._members()
+
     def _members(self) -> list[int]:
         pids: set[int] = set()
         for procs in self._procs_files:

@@ -41,6 +41,7 @@ from .base import (
     SandboxError,
     classify,
 )
+from .quota import DiskQuota
 
 ErrorKind = Literal[
     "timeout", "crash", "memory", "output_limit", "raised", "unserialisable", "load", "protocol"
@@ -61,6 +62,9 @@ class WorkerLimits:
     output_cap_chars: int = DEFAULT_OUTPUT_CAP_CHARS  # stdout/stderr kept per call
     hard_output_bytes: int = DEFAULT_HARD_OUTPUT_BYTES  # a call printing more is killed
     max_reply_bytes: int = 64 * 1024 * 1024  # a longer reply line is a protocol error
+    #: a filesystem of this size mounted over the worker's own work dir (quota.py);
+    #: None: only max_file_mb bounds what the program writes
+    disk_mb: int | None = None
 
 
 @dataclass(frozen=True)
@@ -108,8 +112,14 @@ class SandboxedWorker:
     state="persistent" calls share the globals the program set up at load (counters,
     caches, a loaded model). call(..., fresh=...) overrides the state per call.
 
-    Not an isolation boundary between calls: all calls run as the same sandboxed
-    process and share the work dir (mounted at mount_at, writable). Raises
+    isolate_calls=True (for code called often that must not keep state: harness hooks)
+    runs every fresh call in a fork of the loaded interpreter that exits after it, so
+    not even module state survives a call, and after each call the host kills every
+    process the call left behind (forks, daemons, setsid'd children: the worker's
+    process tree, group and cgroup are scanned). Without it, calls share the
+    interpreter: not an isolation boundary between calls. All calls share the work
+    dir (mounted at mount_at, writable; limits.disk_mb bounds it when the worker made
+    it itself). Raises
     SandboxError when the child cannot be started at all (infrastructure failure).
     Thread-safe: calls are serialised.
     """
@@ -128,6 +138,7 @@ class SandboxedWorker:
         ro_binds: Mapping[str, str] | None = None,
         workdir: Path | None = None,
         mount_at: str = "/work",
+        isolate_calls: bool = False,
     ) -> None:
         if state not in ("fresh", "persistent"):
             raise ValueError(f"state must be 'fresh' or 'persistent', not {state!r}")
@@ -140,9 +151,15 @@ class SandboxedWorker:
         self.hash_seed = hash_seed
         self.env = {**dict(env or {}), "PYTHONHASHSEED": str(hash_seed)}
         self.mount_at = mount_at
+        self.isolate_calls = isolate_calls
         self._owned = workdir is None
         self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tether-wrk-"))
         self.workdir.mkdir(parents=True, exist_ok=True)
+        self._quota: DiskQuota | None = None
+        if self._owned and self.limits.disk_mb is not None:
+            self._quota = DiskQuota(self.workdir, self.limits.disk_mb)
+        #: processes killed after calls because a call left them behind
+        self.strays_killed = 0
         # Staged copies of unreadable ro binds live here (bwrap), removed on close.
         self._scratch = Path(tempfile.mkdtemp(prefix="tether-binds-"))
         self._ro_binds, _ = sandbox._prepare_binds(dict(ro_binds or {}), {}, self._scratch)
@@ -157,6 +174,11 @@ class SandboxedWorker:
     def restarts(self) -> int:
         """Children started after the first one (after a crash, timeout, kill...)."""
         return max(self.starts - 1, 0)
+
+    @property
+    def disk_quota_mb(self) -> int | None:
+        """The quota in force on the work dir (None: none could be mounted or asked)."""
+        return self._quota.enforced_mb if self._quota is not None else None
 
     @property
     def pid(self) -> int | None:
@@ -177,7 +199,8 @@ class SandboxedWorker:
                 raise SandboxError("worker is closed")
             request_id = self._next_id
             self._next_id += 1
-            message = _line({"id": request_id, "name": name, "args": list(args), "fresh": fresh})
+            message = _line({"id": request_id, "name": name, "args": list(args), "fresh": fresh,
+                             "isolated": self.isolate_calls})
             if self._load_error is not None:
                 return self._load_error  # the same program fails the same way again
             start = time.monotonic()
@@ -185,6 +208,8 @@ class SandboxedWorker:
             if reply is None:
                 assert self._proc is not None
                 reply = self._reply(self._exchange(self._proc, message, timeout), request_id)
+            if self.isolate_calls and self._proc is not None:
+                self.strays_killed += self._proc.kill_strays()
         return replace(reply, duration_s=time.monotonic() - start)
 
     def close(self) -> None:
@@ -195,6 +220,8 @@ class SandboxedWorker:
             self.closed = True
             self._stop()
             shutil.rmtree(self._scratch, ignore_errors=True)
+            if self._quota is not None:
+                self._quota.close()
             if self._owned:
                 shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -252,6 +279,7 @@ class SandboxedWorker:
         self._proc = proc
         reply = self._reply(self._exchange(proc, load, timeout), None, loading=True)
         if reply.ok:
+            proc.mark_base()
             return None
         if reply.kind == "load":
             self._load_error = reply
@@ -280,14 +308,27 @@ class SandboxedWorker:
             if raw.get("ok") is True:
                 return WorkerReply(ok=True, value=raw.get("value"), **output)
             kind = raw.get("kind")
-            if kind in ("raised", "unserialisable", "memory", "load"):
-                if kind in _RESTART_KINDS:
+            if kind == "crash" and self.isolate_calls:
+                # an isolated call's fork died; the interpreter that forked it is intact,
+                # unless the fork died at the memory limit (the cgroup counts kills)
+                if self._proc is not None and self._proc.launch.evidence()["oom_killed"]:
+                    kind = "memory"
+                    raw = {**raw, "message": f"killed at the memory limit of "
+                                             f"{self.limits.memory_mb} MB"}
+            if kind in ("raised", "unserialisable", "memory", "load") or (
+                    kind == "crash" and self.isolate_calls):
+                if kind in _RESTART_KINDS and kind != "crash":  # a crash here was the fork's
                     self._stop()
+                message = str(raw.get("message", ""))
+                if kind == "memory" and f"{self.limits.memory_mb} MB" not in message:
+                    # a MemoryError's own text is usually empty: say which limit it was
+                    message = f"memory limit of {self.limits.memory_mb} MB reached" + (
+                        f" ({message})" if message and message != raw.get("error_type") else "")
                 return WorkerReply(
                     ok=False,
                     kind=kind,
                     error_type=str(raw.get("error_type", "")),
-                    message=str(raw.get("message", "")),
+                    message=message,
                     traceback=str(raw.get("traceback", "")),
                     **output,
                 )
@@ -314,7 +355,8 @@ class SandboxedWorker:
         )
         status = ended.returncode if ended else None
         if reason == "memory":
-            return "memory", f"killed at the memory limit (exit status {status})"
+            return "memory", (f"killed at the memory limit of {self.limits.memory_mb} MB "
+                              f"(exit status {status})")
         return "crash", f"the worker process died (exit status {status})"
 
     def _stop(self) -> Exit | None:
