@@ -19,12 +19,14 @@ scene_one_shot), read from their SceneFacts and their scene_render metric.
 
 from __future__ import annotations
 
+import base64
 import math
 from collections import Counter, defaultdict
 from itertools import combinations
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
+from tether.models.base import png_data_url
 from tether.scene.loop.facts import SceneFacts, scene_facts_of
 from tether.stats import PairedObservation, paired_bootstrap, sign_test
 
@@ -156,7 +158,7 @@ def embed_renders(numbers: dict[str, Any], store: RunStore) -> None:
 
     def uri(digest: str | None) -> str | None:
         text = store.artifact_text(digest) if digest else None
-        return None if not text else "data:image/png;base64," + text.strip()
+        return None if not text else png_data_url(base64.b64decode(text))
 
     for task in numbers["tasks"]:
         task["start_src"], task["goal_src"] = uri(task["start"]), uri(task["goal"])
@@ -166,8 +168,6 @@ def embed_renders(numbers: dict[str, Any], store: RunStore) -> None:
 
 def scene_demo_rows(meta: dict[str, Any], store: RunStore) -> dict[str, Any] | None:
     """`tether demo`'s scene example (meta `scene_demo`) with its renders as data URLs."""
-    import base64
-
     row = meta.get("scene_demo")
     if not isinstance(row, dict):
         return None
@@ -175,5 +175,5 @@ def scene_demo_rows(meta: dict[str, Any], store: RunStore) -> dict[str, Any] | N
     for name, digest in (row.get("renders") or {}).items():
         path = store.artifact_path(digest) if digest else None
         images[name] = (None if path is None or not path.is_file() else
-                        "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode())
+                        png_data_url(path.read_bytes()))
     return {**row, "images": images}
