@@ -21,8 +21,8 @@ TASKS = setting_tasks("toy", "probe", sizes={"probe": 20, "validation": 0, "test
 GOLD = {t.prompt: str(item_of(t)[1].data["answer"]) for t in TASKS}
 
 
-def trial(strategy, params, reply, task=TASKS[0], model_id="scripted"):
-    model = ScriptedModel(reply, model_id=model_id)
+def trial(strategy, params, reply, task=TASKS[0], model_id="scripted", vlm=False):
+    model = ScriptedModel(reply, model_id=model_id, accepts_images=vlm)
     spec = TrialSpec(suite=task.suite, task_id=task.id, strategy=strategy,
                      strategy_params=params, models={"proposer": "x", "student": "x"})
     record, _ = run_trial(spec, task, model_factory=lambda s: model,
@@ -93,7 +93,8 @@ def test_image_goes_only_to_a_vlm_student():
         return "x"
     doc = {"schema": SCHEMA, "setting": "toy", "prompts": {"answer": "{question}"}}
     trial("compiled_harness", {"harness": doc, "modality": "image"}, spy)
-    record, _ = trial("compiled_harness", {"harness": doc}, spy, model_id="openai/vlm")
+    record, _ = trial("compiled_harness", {"harness": doc}, spy, model_id="openai/vlm",
+                      vlm=True)
     assert record.extra["student_modality"] == "image"
     assert all(isinstance(c, str) for c in seen)  # the toy setting has no image to send
 

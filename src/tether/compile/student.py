@@ -6,18 +6,16 @@ message). It counts the student's generated tokens (output plus reasoning, prefi
 excluded, as the paper's Table 8) and its calls, for the trial's facts.
 
 Modality: a text-only student gets no image. `modality="auto"` asks the model
-(`accepts_images` where a backend declares it), else treats the embedded local models,
-scripted test doubles and replays as text-only and every remote model as a VLM.
+(`tether.models.base.accepts_images`).
 """
 
 from __future__ import annotations
 
-import base64
 from typing import Any, Literal
 
 from tether.context import TrialContext
 from tether.errors import ConfigError
-from tether.models.base import Completion, Message
+from tether.models.base import Completion, Message, accepts_images, png_data_url
 
 __all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "resolve_modality",
            "student_message"]
@@ -25,7 +23,6 @@ __all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "resolve_modality",
 STUDENT_ROLE = "student"
 MODALITIES = ("auto", "text", "image")
 Modality = Literal["text", "image"]
-_TEXT_ONLY_PREFIXES = ("local/", "scripted", "replay:")
 
 
 def resolve_modality(ctx: TrialContext, requested: str) -> Modality:
@@ -35,18 +32,14 @@ def resolve_modality(ctx: TrialContext, requested: str) -> Modality:
                           hint=f"one of {', '.join(MODALITIES)}")
     if requested != "auto":
         return "image" if requested == "image" else "text"
-    model = ctx.model(STUDENT_ROLE)
-    declared = getattr(model, "accepts_images", None)
-    if declared is not None:
-        return "image" if declared else "text"
-    return "text" if str(model.model_id).startswith(_TEXT_ONLY_PREFIXES) else "image"
+    return "image" if accepts_images(ctx.model(STUDENT_ROLE)) else "text"
 
 
 def student_message(prompt: str, image: bytes | None) -> list[Message]:
     """One user message: the prompt, and the PNG as a data URL when there is one."""
     if image is None:
         return [{"role": "user", "content": prompt}]
-    url = "data:image/png;base64," + base64.b64encode(image).decode("ascii")
+    url = png_data_url(image)
     return [{"role": "user", "content": [{"type": "text", "text": prompt},
                                          {"type": "image_url", "image_url": {"url": url}}]}]
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Unpack
 
+from tether.context.calls import charged_generate
 from tether.core.artifact import Artifact
 from tether.core.budget import Ledger
 from tether.core.observation import Observation
@@ -42,10 +43,9 @@ from tether.models.base import (
     GenerateParams,
     Message,
     Model,
-    Usage,
 )
 from tether.models.errors import ModelError
-from tether.models.recording import CallRecord, RecordingModel
+from tether.models.recording import CallRecord
 
 #: Seeds of one call's samples are `seed + i` (see models.base.sample_seed); calls are
 #: spaced this far apart so no two samples of a trial ever share a seed.
@@ -153,36 +153,17 @@ class TrialContext:
         if request.get("seed") is not None:
             raise TypeError("the trial context seeds every call itself")
         asked = GenerateParams.of(**{"max_tokens": DEFAULT_MAX_TOKENS, **request})
-        max_tokens, thinking_budget, tools = asked.max_tokens, asked.thinking_budget, asked.tools
-        charged = role != METRIC_ROLE
-        allowed = (self.ledger.reserve(role, messages, max_tokens, n, tools=tools) if charged
-                   else max_tokens)
-        with self._lock:
-            seed = self.spec.seed * SEED_STRIDE * SEED_STRIDE + next(self._call_index) * SEED_STRIDE
-        answer_tokens = allowed
-        if thinking_budget is not None:
-            # The thinking budget is part of what the call may generate: never above it.
-            thinking_budget = min(thinking_budget, max(allowed - 1, 0)) or None
-            # Backends ask the provider for max_tokens + thinking_budget, so the answer
-            # gets what the reservation leaves after thinking: the sum stays <= allowed.
-            answer_tokens = allowed - (thinking_budget or 0)
         if model is None and role == METRIC_ROLE and METRIC_ROLE not in self._models:
             # A score must not silently come from the strategy's own model.
             raise ConfigError("a model-backed metric needs its own model",
                               hint="name it in the spec, e.g. screenshot_judge;model=SPEC")
         served_by = self.model(role) if model is None else self._named_model(model)
-        recorder = RecordingModel(served_by, self.calls, role=role)
-        usage = Usage()
-        try:
-            call = replace(asked, max_tokens=answer_tokens, seed=seed,
-                           thinking_budget=thinking_budget)
-            completions = recorder.generate(messages, n=n, role=role, **call.as_kwargs())
-            for c in completions:
-                usage = usage + c.usage
-        finally:
-            if charged:
-                self.ledger.settle(role, allowed * n, usage)
-        return completions
+        return charged_generate(self.ledger if role != METRIC_ROLE else None, self.calls,
+                                served_by, role, messages, asked, n=n, seed=self._next_seed)
+
+    def _next_seed(self) -> int:
+        with self._lock:
+            return self.spec.seed * SEED_STRIDE * SEED_STRIDE + next(self._call_index) * SEED_STRIDE
 
     def bound_generate(self, role: str) -> Generate:
         """`generate` bound to this trial under `role`, for a model-backed instrument."""

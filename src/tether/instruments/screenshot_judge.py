@@ -14,7 +14,6 @@ read as the checks JSON is an error observation (invariant 6), never a score.
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
@@ -23,7 +22,7 @@ from tether.core.observation import Defect, Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
-from tether.models.base import Message
+from tether.models.base import Message, png_data_url
 from tether.models.replies import NoJSONError, first_json
 
 CANVAS = (1920, 1080)
@@ -40,7 +39,7 @@ def judge_messages(task: Task, png: bytes) -> list[Message]:
     """The judge's conversation: the requirements and the screenshot as a data URL."""
     reqs = task.data.get("requirements") or []
     listing = "\n".join(f"{i}. {r}" for i, r in enumerate(reqs))
-    url = "data:image/png;base64," + base64.b64encode(png).decode()
+    url = png_data_url(png)
     return [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": [

@@ -24,19 +24,15 @@ from tether.models.base import (
 )
 from tether.models.errors import (
     AuthenticationError,
-    ContextLengthExceeded,
     EndpointUnreachable,
     ModelError,
-    RateLimited,
-    ServerError,
-    UnknownModelError,
 )
 from tether.models.retry import (
     Retryable,
     RetryPolicy,
     call_with_retries,
     endpoint_slot,
-    parse_retry_after,
+    status_error,
 )
 
 
@@ -235,17 +231,9 @@ class AnthropicModel(SampledModel):
         if isinstance(exc, a.APIConnectionError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: cannot reach the API"))
         if isinstance(exc, a.APIStatusError):
-            status = exc.status_code
-            if status in (401, 403):
-                return AuthenticationError(f"{self.model_id}: the API key was rejected")
-            if status == 404:
-                return UnknownModelError(f"{self.model_id}: unknown model")
-            if status == 429:
-                after = parse_retry_after(exc.response.headers.get("retry-after"))
-                return Retryable(RateLimited(f"{self.model_id}: rate limited (429)"), after)
-            if status >= 500:
-                return Retryable(ServerError(f"{self.model_id}: server error {status}"))
-            if "too long" in str(exc).lower() or "context" in str(exc).lower():
-                return ContextLengthExceeded(f"{self.model_id}: {str(exc)[:300]}")
-            return ModelError(f"{self.model_id}: request rejected ({status}): {str(exc)[:300]}")
+            text = str(exc)
+            return status_error(self.model_id, exc.status_code, text, where="the Anthropic API",
+                                retry_after=exc.response.headers.get("retry-after"),
+                                context_overflow="too long" in text.lower()
+                                or "context" in text.lower())
         return ModelError(f"{self.model_id}: {exc}")

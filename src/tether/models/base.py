@@ -14,6 +14,7 @@ global counter (invariant 2): a caller that wants a ledger wraps the model (see
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
@@ -246,6 +247,19 @@ def supports_tools(model: Model) -> bool:
     return bool(getattr(model, "supports_tools", False))
 
 
+def accepts_images(model: Model) -> bool:
+    """Whether `model` takes image parts (`image_url` content). Every backend declares
+    it as class data (`accepts_images`); the embedded local models, scripted doubles and
+    replays say False. A model that declares nothing is taken to be a VLM, the remote
+    default."""
+    return bool(getattr(model, "accepts_images", True))
+
+
+def png_data_url(png: bytes) -> str:
+    """A PNG as the `data:` URL an `image_url` part carries."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
 class SampledModel:
     """Base for backends that produce one sample per call.
 
@@ -257,6 +271,8 @@ class SampledModel:
     model_id: str = ""
     #: backends with native tool calls set this and read `params.tools`
     supports_tools: bool = False
+    #: whether image parts may be sent (see `accepts_images`); remote backends take them
+    accepts_images: bool = True
     #: samples of one call in flight at once; remote backends take it from their spec's
     #: `concurrency` option, in-process ones (llama.cpp, scripted) stay serial
     concurrency: int = 1

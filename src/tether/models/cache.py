@@ -25,6 +25,7 @@ from tether.models.base import (
     GenerateParams,
     Message,
     Model,
+    accepts_images,
     request_key,
     sample_seed,
     supports_tools,
@@ -110,6 +111,7 @@ class CachedModel:
         self.scope = scope
         self.model_id = inner.model_id
         self.supports_tools = supports_tools(inner)
+        self.accepts_images = accepts_images(inner)
         self.concurrency = sample_concurrency(inner)
 
     def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
@@ -155,6 +157,8 @@ class ReplayModel:
         self._recorded = self.store.model_ids()
         self.scope = scope
         self.model_id = f"replay:{path}"
+        #: a cassette answers what was recorded; it is treated as text-only
+        self.accepts_images = False
         # A cassette of a tool-using session replays only if the agent offers tools again.
         self.supports_tools = self.store.has_tool_requests()
 

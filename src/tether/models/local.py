@@ -75,6 +75,9 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
 class LocalLlamaModel(SampledModel):
     """A GGUF model run by llama.cpp inside this process."""
 
+    #: the embedded models are text models (image parts are refused)
+    accepts_images = False
+
     def __init__(
         self,
         path: Path | None = None,

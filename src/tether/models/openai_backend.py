@@ -22,19 +22,16 @@ from tether.models.base import (
 )
 from tether.models.errors import (
     AuthenticationError,
-    ContextLengthExceeded,
     EndpointUnreachable,
     ModelError,
-    RateLimited,
     ServerError,
-    UnknownModelError,
 )
 from tether.models.retry import (
     Retryable,
     RetryPolicy,
     call_with_retries,
     endpoint_slot,
-    parse_retry_after,
+    status_error,
 )
 
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
@@ -184,22 +181,13 @@ class OpenAICompatibleModel(SampledModel):
         if isinstance(exc, o.APIResponseValidationError):
             return Retryable(ServerError(f"{self.model_id}: malformed response from {where}"))
         if isinstance(exc, o.APIStatusError):
-            status = exc.status_code
             text = str(exc)
-            if status == 401 or status == 403:
-                return AuthenticationError(f"{self.model_id}: the API key was rejected ({status})")
-            if status == 404:
-                return UnknownModelError(f"{self.model_id}: unknown model or endpoint ({where})")
-            if status == 429:
-                after = parse_retry_after(exc.response.headers.get("retry-after"))
-                return Retryable(RateLimited(f"{self.model_id}: rate limited (429)"), after)
-            if status >= 500:
-                return Retryable(ServerError(f"{self.model_id}: server error {status}"))
             # str(exc) holds only the message; the error's code or type may say it instead.
             tags = f"{text} {exc.code or ''} {exc.type or ''}".lower()
-            if any(m in tags for m in _CONTEXT_MARKERS) or "exceed" in tags:
-                return ContextLengthExceeded(f"{self.model_id}: {text[:300]}")
-            return ModelError(f"{self.model_id}: request rejected ({status}): {text[:300]}")
+            return status_error(self.model_id, exc.status_code, text, where=where,
+                                retry_after=exc.response.headers.get("retry-after"),
+                                context_overflow=any(m in tags for m in _CONTEXT_MARKERS)
+                                or "exceed" in tags)
         return ModelError(f"{self.model_id}: {exc}")
 
 

@@ -16,6 +16,7 @@ from tether.models.base import (
     Message,
     Model,
     Usage,
+    accepts_images,
     request_key,
     supports_tools,
 )
@@ -53,6 +54,7 @@ class RecordingModel:
         self.role = role
         self.model_id = inner.model_id
         self.supports_tools = supports_tools(inner)
+        self.accepts_images = accepts_images(inner)
         self.concurrency = sample_concurrency(inner)
 
     def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,

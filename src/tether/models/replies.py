@@ -73,3 +73,13 @@ def first_json(text: str, *, kind: Kind = "object", fenced: bool = False,
             return value
     wanted = {"object": "JSON object", "array": "JSON array", "any": "JSON value"}[kind]
     raise NoJSONError(f"no {wanted} found in the answer")
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object of a reply, fenced blocks first, or None: for callers to
+    whom a missing object is an outcome to record (a teacher's unparseable proposal)
+    rather than an error to raise."""
+    try:
+        return first_json(text, kind="object", fenced=True)
+    except NoJSONError:
+        return None

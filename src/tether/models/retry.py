@@ -14,6 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from tether.models.errors import (
+    AuthenticationError,
+    ContextLengthExceeded,
+    ModelError,
+    RateLimited,
+    ServerError,
+    UnknownModelError,
+)
+
 T = TypeVar("T")
 
 
@@ -90,3 +99,23 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         return None  # an HTTP date: rare from model APIs, fall back to backoff
+
+
+def status_error(model_id: str, status: int, text: str, *, where: str,
+                 retry_after: str | None, context_overflow: bool) -> Exception:
+    """The tether error for an HTTP error status of a provider (every backend maps
+    statuses the same way): 401/403 a rejected key, 404 an unknown model, 429 and 5xx
+    worth retrying (429 after the server's `retry-after`), a 4xx the backend recognised as
+    a context overflow `ContextLengthExceeded`, any other 4xx a rejected request."""
+    if status in (401, 403):
+        return AuthenticationError(f"{model_id}: the API key was rejected ({status})")
+    if status == 404:
+        return UnknownModelError(f"{model_id}: unknown model or endpoint ({where})")
+    if status == 429:
+        return Retryable(RateLimited(f"{model_id}: rate limited (429)"),
+                         parse_retry_after(retry_after))
+    if status >= 500:
+        return Retryable(ServerError(f"{model_id}: server error {status}"))
+    if context_overflow:
+        return ContextLengthExceeded(f"{model_id}: {text[:300]}")
+    return ModelError(f"{model_id}: request rejected ({status}): {text[:300]}")

@@ -32,8 +32,10 @@ class ScriptedModel(SampledModel):
     """Test double answering from a script. Named so nobody mistakes it for a model."""
 
     def __init__(self, script: Script, *, model_id: str = "scripted",
-                 supports_tools: bool = False) -> None:
+                 supports_tools: bool = False, accepts_images: bool = False) -> None:
         self.model_id = model_id
+        #: text-only unless a test has it stand in for a VLM
+        self.accepts_images = accepts_images
         #: a scripted double may stand in for a tool-calling model (answers carry
         #: `Completion.tool_calls`; `CallInfo.params.tools` says what was offered)
         self.supports_tools = supports_tools

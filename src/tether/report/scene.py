@@ -26,6 +26,7 @@ from itertools import combinations
 from statistics import mean
 from typing import TYPE_CHECKING, Any
 
+from tether.models.base import png_data_url
 from tether.scene import SceneFacts, scene_facts_of
 from tether.stats import PairedObservation, paired_bootstrap, sign_test
 
@@ -157,7 +158,7 @@ def embed_renders(numbers: dict[str, Any], store: RunStore) -> None:
 
     def uri(digest: str | None) -> str | None:
         text = store.artifact_text(digest) if digest else None
-        return None if not text else "data:image/png;base64," + text.strip()
+        return None if not text else png_data_url(base64.b64decode(text))
 
     for task in numbers["tasks"]:
         task["start_src"], task["goal_src"] = uri(task["start"]), uri(task["goal"])
@@ -174,5 +175,5 @@ def scene_demo_rows(meta: dict[str, Any], store: RunStore) -> dict[str, Any] | N
     for name, digest in (row.get("renders") or {}).items():
         path = store.artifact_path(digest) if digest else None
         images[name] = (None if path is None or not path.is_file() else
-                        "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode())
+                        png_data_url(path.read_bytes()))
     return {**row, "images": images}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.compile.compiler.conftest import compile_toy, decisions, rounds_of
+import pytest
+
+from tests.compile.compiler.conftest import compile_toy, decisions, rounds_of, toy_config
+from tether.compile.compiler import Compiler
 from tether.compile.compiler.store import BuildDir
 from tether.compile.harness import bare_harness
 
@@ -153,3 +156,27 @@ def test_no_teacher_prompt_names_a_held_out_item_or_its_gold(tmp_path: Path) -> 
         assert not leaked, leaked
     # the build record keeps the full finding for the user
     assert gold_v.casefold() in result["rounds"][0]["violations"][0]["finding"]
+
+
+def _teacher_spend(out: Path) -> int:
+    return sum(int(c["input_tokens"]) + int(c["output_tokens"])
+               for c in BuildDir(out).build(0).teacher_calls())
+
+
+@pytest.mark.parametrize("budget", [100, 6000])
+def test_the_teacher_budget_holds_and_the_build_says_why_it_stopped(tmp_path: Path,
+                                                                    budget: int) -> None:
+    # the real scripted teacher spec (no plan): what a user gets from the CLI
+    compiler = Compiler(toy_config(tmp_path / "o", teacher_token_budget=budget, rounds=3))
+    result = compiler.run()
+    spent = _teacher_spend(tmp_path / "o")
+    assert spent == result["teacher_tokens"] <= budget
+    refused = [r for r in rounds_of(tmp_path / "o") if r["decision"] == "error"]
+    assert refused and all(f"teacher token budget of {budget} reached" in r["error"]
+                           for r in refused)
+    selected = BuildDir(tmp_path / "o").build(0).selected()
+    assert selected is not None and selected["stopped"].startswith(
+        f"teacher token budget of {budget} reached")
+    assert result["stopped"] == selected["stopped"]
+    # no round is asked after the refusal
+    assert rounds_of(tmp_path / "o")[-1]["decision"] == "error"

@@ -1,18 +1,19 @@
 from pathlib import Path
 
 from tether.compile.compiler.store import BuildDir
-from tether.compile.compiler.teacher import TeacherClient, extract_json
+from tether.compile.compiler.teacher import TeacherClient
 from tether.models.errors import ModelError
+from tether.models.replies import json_object
 from tether.models.scripted import ScriptedModel
 
 
-def test_extract_json_fenced_bare_and_embedded() -> None:
-    assert extract_json('Sure.\n```json\n{"a": 1}\n```\nbye') == {"a": 1}
-    assert extract_json('```\n{"b": 2}\n```') == {"b": 2}
-    assert extract_json('{"c": 3}') == {"c": 3}
-    assert extract_json('The harness is {"d": {"e": 4}} as shown') == {"d": {"e": 4}}
-    assert extract_json("no json here") is None
-    assert extract_json("```json\n[1, 2]\n```") is None
+def test_the_teachers_json_object_fenced_bare_and_embedded() -> None:
+    assert json_object('Sure.\n```json\n{"a": 1}\n```\nbye') == {"a": 1}
+    assert json_object('```\n{"b": 2}\n```') == {"b": 2}
+    assert json_object('{"c": 3}') == {"c": 3}
+    assert json_object('The harness is {"d": {"e": 4}} as shown') == {"d": {"e": 4}}
+    assert json_object("no json here") is None
+    assert json_object("```json\n[1, 2]\n```") is None
 
 
 def test_calls_are_recorded_and_replayed(tmp_path: Path) -> None:
@@ -38,11 +39,27 @@ def test_api_error_is_a_reply_with_error(tmp_path: Path) -> None:
     assert reply.text is None and "down" in (reply.error or "")
 
 
-def test_budget_exhausted_is_an_error_without_a_call(tmp_path: Path) -> None:
+def test_the_budget_is_reserved_so_spend_never_exceeds_it(tmp_path: Path) -> None:
+    # "p q": a prompt estimated at 5 input tokens; each reply is 6 words (6 tokens)
     model = ScriptedModel(["one two three four five six"] * 3)
-    teacher = TeacherClient(model, BuildDir(tmp_path).build(0), seed=0, temperature=0.0,
-                            max_tokens=50, token_budget=5)
-    assert teacher.call("a", "p q").text is not None
-    second = teacher.call("b", "p q")
-    assert second.error is not None and "budget" in second.error
-    assert model.calls == 1
+    store = BuildDir(tmp_path).build(0)
+    teacher = TeacherClient(model, store, seed=0, temperature=0.0, max_tokens=50,
+                            token_budget=20)
+    assert teacher.call("a", "p q").text is not None  # 2 in + 6 out
+    second = teacher.call("b", "p q")  # 7 left after the prompt: max_tokens cut to 7
+    assert second.text is not None and teacher.stopped is None
+    third = teacher.call("c", "p q")  # 4 left, the prompt alone takes 5: refused
+    assert third.text is None and "budget of 20" in (third.error or "")
+    assert teacher.stopped == third.error and model.calls == 2
+    assert teacher.tokens_used() == 16 <= 20
+    rows = store.teacher_calls()
+    assert sum(r["input_tokens"] + r["output_tokens"] for r in rows) == 16
+    first = store.teacher_call("a")
+    assert [c["role"] for c in first["calls"]] == ["teacher"]
+    assert len(first["calls"][0]["request_hash"]) == 64
+    assert store.teacher_call("c")["calls"] == []
+    # a resumed build starts from what the directory says was spent, and replays the refusal
+    again = TeacherClient(model, store, seed=0, temperature=0.0, max_tokens=50,
+                          token_budget=20)
+    assert again.tokens_used() == 16 and again.call("c", "p q").error == third.error
+    assert again.stopped == third.error and model.calls == 2

@@ -27,8 +27,10 @@ def _model(accepts_images: bool | None) -> ScriptedModel:
 
 
 def test_a_text_only_model_asked_for_images_is_refused_before_the_run_with_the_hint() -> None:
+    model = _model(False)
+    model.model_id = "openai-compatible/text-only@http://127.0.0.1:1/v1"  # not a double
     with pytest.raises(ConfigError) as err:
-        resolve_modality(ContextDouble(_model(False)), "verifier", "image")
+        resolve_modality(ContextDouble(model), "verifier", "image")
     assert "takes no images" in str(err.value) and ";modality=text" in err.value.hint
 
 

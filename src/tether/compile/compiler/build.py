@@ -39,18 +39,18 @@ from tether.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.compile.compiler.prompts import oneshot_prompt
 from tether.compile.compiler.scoring import ModelStudent, Progress, SplitScore, SplitScorer
 from tether.compile.compiler.store import BuildDir, BuildStore
-from tether.compile.compiler.teacher import TeacherClient, extract_json
+from tether.compile.compiler.teacher import TeacherClient
 from tether.compile.harness import Harness, bare_harness
 from tether.compile.interventions import INTERVENTIONS, NotApplicable
 from tether.compile.recipes import recipe, recipe_settings
 from tether.compile.setting import Item, check_splits, get_setting
 from tether.errors import ConfigError, TetherError
 from tether.models import parse_model
-from tether.models.base import Model
+from tether.models.base import Model, accepts_images
+from tether.models.replies import json_object
 
 __all__ = ["ARMS", "Compiler", "FreezeError", "teacher_failure"]
 
-_TEXT_ONLY = ("local/", "scripted", "replay:")
 #: the test arms in report order (compile/compiler/config.py: COMPARATORS)
 ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
@@ -64,10 +64,7 @@ class FreezeError(TetherError):
 def _modality(model: Model, requested: str) -> str:
     if requested != "auto":
         return requested
-    declared = getattr(model, "accepts_images", None)
-    if declared is not None:
-        return "image" if declared else "text"
-    return "text" if str(model.model_id).startswith(_TEXT_ONLY) else "image"
+    return "image" if accepts_images(model) else "text"
 
 
 class Compiler:
@@ -140,7 +137,7 @@ class Compiler:
         reply = teacher.call("oneshot", oneshot_prompt(self.setting))
         row: dict[str, Any] = {"hash": None, "document": None, "admissible": False,
                                "violations": [], "error": reply.error}
-        document = extract_json(reply.text) if reply.text else None
+        document = json_object(reply.text) if reply.text else None
         if document is None:
             row["error"] = row["error"] or "no harness JSON object in the teacher's reply"
             return row

@@ -12,7 +12,9 @@ The steps (the issue's "The loop"; the paper's Tables 15 and 25):
 3. Reflection rounds 1..rounds under protocol A (edit the latest proposal) or B (edit the
    incumbent; a returned incumbent is a no-op; two consecutive no-ops stop the build).
    Either may first request one probe trace. A failed call or an unparseable reply is
-   the round's record (`error` / `unparseable`), never a no-op.
+   the round's record (`error` / `unparseable`), never a no-op. A call the teacher's
+   token budget refuses is the round's `error`, and no further round is asked:
+   `selected.json`'s `stopped` names the budget.
 4. Every parsed proposal is written, checked for admissibility, and only if admissible
    scored on probe (its report is the next round's evidence) and validation; the gate
    (gate.py) decides. 5. The incumbent is frozen to selected.json.
@@ -42,9 +44,10 @@ from tether.compile.compiler.prompts import (
 )
 from tether.compile.compiler.scoring import SplitScore, SplitScorer
 from tether.compile.compiler.store import BuildStore
-from tether.compile.compiler.teacher import TeacherClient, TeacherReply, extract_json
+from tether.compile.compiler.teacher import TeacherClient, TeacherReply
 from tether.compile.harness import Harness, bare_harness
 from tether.compile.setting import Item, Setting
+from tether.models.replies import json_object
 
 __all__ = ["BuildEnv", "BuildLoop"]
 
@@ -116,11 +119,16 @@ class BuildLoop:
         stopped = "rounds"
         noops = 0
         for r in range(1, self.env.rounds + 1):
+            if self.teacher.stopped is not None:
+                stopped = self.teacher.stopped
+                break
             record = self._reflect(r)
             noops = noops + 1 if record["decision"] == "no-op" else 0
             if noops >= 2:
                 stopped = "two consecutive no-ops"
                 break
+        if stopped == "rounds" and self.teacher.stopped is not None:
+            stopped = self.teacher.stopped  # the last round's call was refused
         selected = {"hash": self.incumbent.hash, "document": self.incumbent.document,
                     "validation": self.incumbent.validation, "is_bare": self.incumbent.is_bare,
                     "h0": h0, "stopped": stopped, "protocol": self.env.protocol,
@@ -138,7 +146,7 @@ class BuildLoop:
             reply = self.teacher.call(f"r00-s{restart}", prompt)
             record = self._propose(0, restart, reply, parent=self.bare.hash,
                                    parent_doc=self.bare.document())
-            if record["decision"] in ("accept", "reject", "tie"):
+            if record["decision"] in ("accept", "reject", "tie") or self.teacher.stopped:
                 break
             note = (f"## Your previous round-0 proposal was unusable ({record['decision']})\n"
                     + "\n".join(f"- {v['check']}: {v['detail']}"
@@ -212,7 +220,7 @@ class BuildLoop:
     def _trace_request(self, reply: TeacherReply) -> str | None:
         if not self.env.trace_requests or not reply.text:
             return None
-        obj = extract_json(reply.text)
+        obj = json_object(reply.text)
         if obj is not None and TRACE_REQUEST_KEY in obj and "prompts" not in obj:
             return str(obj[TRACE_REQUEST_KEY])
         return None
@@ -247,7 +255,7 @@ class BuildLoop:
                                   "probe": None, "validation": None, "changed": [],
                                   "trace_request": trace_item, "teacher_key": reply.key,
                                   "error": None}
-        document = extract_json(reply.text) if reply.text else None
+        document = json_object(reply.text) if reply.text else None
         if reply.error is not None:
             record.update(decision="error", error=reply.error)
         elif document is None or TRACE_REQUEST_KEY in document:

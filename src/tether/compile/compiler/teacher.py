@@ -8,26 +8,35 @@ tokens, cost where the provider reports one: tether's backends report none, so n
 latency, error). A key already recorded is answered from its file without calling the
 model: `tether compile --resume` replays the teacher's earlier replies, so a resumed
 build makes the decisions it would have made. An API error (after the backend's own
-retries) or an exhausted budget is a reply with `error` set: the round is recorded as
-an error and the build goes on.
+retries) is a reply with `error` set: the round is recorded as an error and the build
+goes on.
 
-`extract_json(text)` finds the teacher's JSON object in a reply: the first ```json (or
-bare ```) fence holding an object, else the whole reply, else the first balanced object.
+Calls take the one charged call path (`tether.context.calls`): `token_budget` is a
+`Ledger` of input + output tokens that reserves each call's `max_tokens` plus a high
+estimate of its prompt before the call, so the recorded spend never exceeds it. A call
+that does not fit is not made: its reply carries the refusal as `error`, `stopped` says
+why, and the build loop stops its rounds there. Each row keeps the call records (role,
+request hash, usage, latency) a trial keeps.
+The teacher's JSON object is read from a reply by `tether.models.replies.json_object`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from tether.compile.compiler.store import BuildStore
-from tether.models.base import Model
+from tether.context.calls import charged_generate
+from tether.core.budget import BudgetExhausted, BudgetSpec, Ledger
+from tether.models.base import GenerateParams, Model, Usage
 from tether.models.errors import ModelError
+from tether.models.recording import CallRecord
 
-__all__ = ["TeacherClient", "TeacherReply", "extract_json"]
+__all__ = ["TEACHER_ROLE", "TeacherClient", "TeacherReply"]
+
+TEACHER_ROLE = "teacher"
 
 
 @dataclass(frozen=True)
@@ -49,36 +58,49 @@ class TeacherClient:
         self.seed = seed
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self.token_budget = token_budget
+        # input + output: the teacher's prompts (manual, traces) are most of its cost
+        self.ledger = Ledger(BudgetSpec(total=token_budget, count="input+output"))
+        for row in store.teacher_calls():  # a resumed build has spent these already
+            self.ledger.settle(TEACHER_ROLE, 0, Usage(int(row.get("input_tokens", 0)),
+                                                      int(row.get("output_tokens", 0))))
+        #: why the teacher can make no more calls (None while it can)
+        self.stopped: str | None = None
 
     def tokens_used(self) -> int:
-        return sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
-                   for c in self.store.teacher_calls())
+        return self.ledger.charged(TEACHER_ROLE)
 
     def call(self, key: str, prompt: str) -> TeacherReply:
         recorded = self.store.teacher_call(key)
         if recorded is not None and recorded.get("prompt") == prompt:
+            if recorded.get("refused"):
+                self.stopped = recorded["error"]
             return _reply(recorded)
         row: dict[str, Any] = {"key": key, "prompt": prompt, "model": str(self.model.model_id),
                                "seed": self._seed(key), "temperature": self.temperature,
                                "max_tokens": self.max_tokens, "reply": None, "error": None,
                                "input_tokens": 0, "output_tokens": 0, "cost": None,
-                               "latency_s": 0.0}
-        if self.token_budget is not None and self.tokens_used() >= self.token_budget:
-            row["error"] = f"teacher token budget of {self.token_budget} exhausted"
-        else:
-            started = time.perf_counter()
-            try:
-                completion = self.model.generate(
-                    [{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
-                    temperature=self.temperature, seed=row["seed"], role="teacher")[0]
-                row.update(reply=completion.text,
-                           input_tokens=completion.usage.input_tokens,
-                           output_tokens=completion.usage.output_tokens
-                           + completion.usage.reasoning_tokens)
-            except ModelError as exc:
-                row["error"] = f"{type(exc).__name__}: {exc}"
-            row["latency_s"] = round(time.perf_counter() - started, 3)
+                               "latency_s": 0.0, "calls": []}
+        log: list[CallRecord] = []
+        params = GenerateParams(max_tokens=self.max_tokens, temperature=self.temperature,
+                                seed=row["seed"])
+        started = time.perf_counter()
+        try:
+            completion = charged_generate(self.ledger, log, self.model, TEACHER_ROLE,
+                                          [{"role": "user", "content": prompt}], params)[0]
+            row.update(reply=completion.text,
+                       input_tokens=completion.usage.input_tokens,
+                       output_tokens=completion.usage.output_tokens
+                       + completion.usage.reasoning_tokens)
+        except BudgetExhausted:
+            self.stopped = (f"teacher token budget of {self.ledger.spec.total} reached: "
+                            f"{self.tokens_used()} used, the next call does not fit")
+            row.update(error=self.stopped, refused=True)
+        except ModelError as exc:
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        row["latency_s"] = round(time.perf_counter() - started, 3)
+        # the trial's call record without the prompt and reply the row already holds
+        row["calls"] = [{k: v for k, v in c.to_json().items() if k not in ("messages", "output")}
+                        for c in log]
         self.store.write_teacher_call(key, row)
         return _reply(row)
 
@@ -91,40 +113,3 @@ class TeacherClient:
 def _reply(row: dict[str, Any]) -> TeacherReply:
     return TeacherReply(row["key"], row.get("reply"), row.get("error"),
                         int(row.get("input_tokens", 0)), int(row.get("output_tokens", 0)))
-
-
-def extract_json(text: str) -> dict[str, Any] | None:
-    """The teacher's JSON object in `text` (see the module docstring), or None."""
-    for block in _fences(text):
-        value = _object(block)
-        if value is not None:
-            return value
-    value = _object(text.strip())
-    if value is not None:
-        return value
-    decoder = json.JSONDecoder()
-    for start in (i for i, ch in enumerate(text) if ch == "{"):
-        try:
-            value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-def _fences(text: str) -> list[str]:
-    blocks: list[str] = []
-    parts = text.split("```")
-    for body in parts[1::2]:  # odd parts sit between fences
-        first, _, rest = body.partition("\n")
-        blocks.append(rest if first.strip().isalpha() or not first.strip() else body)
-    return blocks
-
-
-def _object(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None

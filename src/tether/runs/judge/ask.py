@@ -6,11 +6,12 @@ up to `retries` more times; after that the attempt gets a judge error, never an 
 answer ("no behaviour"). A model failure (API error, context overflow) is a judge error
 at once: the backends already retry transport failures.
 
-Every call goes through a `RecordingModel` into the caller's log (role `judge`) and is
-charged to the core's budget `Ledger` (`tether.core.budget`), shared by the whole
-command: each call reserves its `max_tokens` first (lowered to what is left; a call with
-no room is refused, `CapReached`) and settles with the usage it reports, so recorded
-spend never exceeds the cap.
+Every call takes the one charged call path (`tether.context.calls`): it is recorded in
+the caller's log (role `judge`) and charged to the core's budget `Ledger`
+(`tether.core.budget`), shared by the whole command: each call reserves its
+`max_tokens` first (lowered to what is left; a call with no room is refused,
+`CapReached`) and settles with the usage it reports, so recorded spend never exceeds
+the cap.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tether.context.calls import charged_generate
 from tether.core.budget import BudgetExhausted, BudgetSpec, Ledger
 from tether.errors import TetherError
-from tether.models.base import Message, Usage, function_tool
+from tether.models.base import GenerateParams, Message, Model, function_tool, supports_tools
 from tether.models.errors import ModelError
-from tether.models.recording import RecordingModel
+from tether.models.recording import CallRecord
 from tether.models.replies import first_json
 
 JUDGE_ROLE = "judge"
@@ -68,12 +70,12 @@ def _retry_note(problem: str, q: Question) -> str:
             f"answer, exactly in the required form.")
 
 
-def ask(model: RecordingModel, q: Question, *, ledger: Ledger, retries: int = 2,
-        max_tokens: int = 1024, temperature: float = 0.0) -> Answer:
-    """Ask `q`; the answer's result, or the judge error after `retries` re-asks.
-    Raises CapReached when the ledger refuses a call."""
+def ask(model: Model, q: Question, *, ledger: Ledger, log: list[CallRecord],
+        retries: int = 2, max_tokens: int = 1024, temperature: float = 0.0) -> Answer:
+    """Ask `q`; the answer's result, or the judge error after `retries` re-asks. Every
+    call is recorded in `log`. Raises CapReached when the ledger refuses a call."""
     tools = [function_tool(q.tool_name, q.tool_description, q.parameters)]
-    native = bool(model.supports_tools)
+    native = supports_tools(model)
     system = q.system
     if not native:
         system += ("\n\nAnswer with ONE JSON object and nothing else, matching this JSON "
@@ -82,24 +84,15 @@ def ask(model: RecordingModel, q: Question, *, ledger: Ledger, retries: int = 2,
                                {"role": "user", "content": q.user}]
     problem = "no answer"
     for attempt in range(retries + 1):
-        offered = tools if native else None
+        request = GenerateParams.of(max_tokens=max_tokens, temperature=temperature,
+                                    **({"tools": tools, "tool_choice": q.tool_name}
+                                       if native else {}))
         try:
-            allowed = ledger.reserve(JUDGE_ROLE, messages, max_tokens, tools=offered)
+            (completion,) = charged_generate(ledger, log, model, JUDGE_ROLE, messages, request)
         except BudgetExhausted:
             raise CapReached(_cap_text(ledger)) from None
-        request: dict[str, Any] = {"max_tokens": allowed, "temperature": temperature}
-        if native:
-            request.update(tools=tools, tool_choice=q.tool_name)
-        before = len(model.log)
-        try:
-            (completion,) = model.generate(messages, role=JUDGE_ROLE, **request)
         except ModelError as exc:
             return Answer(None, f"model error: {type(exc).__name__}: {exc}", attempt + 1)
-        finally:
-            used = Usage()
-            for r in model.log[before:]:
-                used = used + r.usage
-            ledger.settle(JUDGE_ROLE, allowed, used)
         calls = [c for c in completion.tool_calls if c.name == q.tool_name]
         try:
             if calls:

@@ -28,8 +28,8 @@ from tether.core.budget import Ledger
 from tether.core.facts import AgentFacts, facts_of
 from tether.core.trial import TrialRecord
 from tether.models.base import Model
-from tether.models.recording import CallRecord, RecordingModel
-from tether.runs.judge.ask import JUDGE_ROLE, Answer, CapReached, Question, ask, judge_ledger
+from tether.models.recording import CallRecord
+from tether.runs.judge.ask import Answer, CapReached, Question, ask, judge_ledger
 from tether.runs.judge.table import JUDGE_ERROR, OK, Judgement, JudgeTable
 from tether.runs.judge.transcript import AttemptView, attempt_view
 from tether.runs.store import RunStore
@@ -116,10 +116,9 @@ def _judge_one(table: JudgeTable, job: Job, record: TrialRecord, view: AttemptVi
                retries: int, max_tokens: int, temperature: float) -> str:
     """Ask one question about one attempt and store the row; returns its status."""
     log: list[CallRecord] = []
-    recording = RecordingModel(model, log, role=JUDGE_ROLE)
     try:
-        answer = ask(recording, job.question(record, view), ledger=ledger, retries=retries,
-                     max_tokens=max_tokens, temperature=temperature)
+        answer = ask(model, job.question(record, view), ledger=ledger, log=log,
+                     retries=retries, max_tokens=max_tokens, temperature=temperature)
     except CapReached as exc:
         if not log:
             summary.not_asked += 1

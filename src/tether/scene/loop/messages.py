@@ -3,23 +3,19 @@ the generator's bounded history window.
 
 Modality (per role): a VLM gets renders as image parts; a text-only model gets a note in
 their place (`[image not shown: ... text-only]`), and the loop records which it was.
-`auto` asks the model (`accepts_images` where a backend declares it), else treats the
-embedded local models, scripted test doubles and replays as text-only and every remote
-model as a VLM (the rule tether.compile.student uses for its student).
+`auto` asks the model (`tether.models.base.accepts_images`).
 """
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass, field
 from typing import Any
 
 from tether.context import TrialContext
 from tether.errors import ConfigError
-from tether.models.base import Message
+from tether.models.base import Message, accepts_images, png_data_url
 
 MODALITIES = ("auto", "text", "image")
-_TEXT_ONLY_PREFIXES = ("local/", "scripted", "replay:")
 
 
 def resolve_modality(ctx: TrialContext, role: str, requested: str = "auto") -> str:
@@ -27,8 +23,10 @@ def resolve_modality(ctx: TrialContext, role: str, requested: str = "auto") -> s
     if requested not in MODALITIES:
         raise ConfigError(f"unknown modality {requested!r}", hint=f"one of {', '.join(MODALITIES)}")
     model = ctx.model(role)
-    declared = getattr(model, "accepts_images", None)
-    if requested == "image" and declared is False:
+    takes_images = accepts_images(model)
+    # A scripted test double reads no content: it may be asked for images.
+    double = str(model.model_id).startswith("scripted")
+    if requested == "image" and not takes_images and not double:
         # Refused before the run: the first image part would fail the call (HTTP 400).
         raise ConfigError(
             f"the {role} model {model.model_id} takes no images, and modality=image was asked",
@@ -36,9 +34,7 @@ def resolve_modality(ctx: TrialContext, role: str, requested: str = "auto") -> s
         )
     if requested != "auto":
         return requested
-    if declared is not None:
-        return "image" if declared else "text"
-    return "text" if str(model.model_id).startswith(_TEXT_ONLY_PREFIXES) else "image"
+    return "image" if takes_images else "text"
 
 
 def content(parts: list[tuple[str, str | bytes | None]], modality: str) -> list[dict[str, Any]]:
@@ -52,7 +48,7 @@ def content(parts: list[tuple[str, str | bytes | None]], modality: str) -> list[
             out.append({"type": "text", "text": f"[{label}: none]"})
         elif modality == "image":
             out.append({"type": "text", "text": f"{label}:"})
-            url = "data:image/png;base64," + base64.b64encode(bytes(value)).decode("ascii")
+            url = png_data_url(bytes(value))
             out.append({"type": "image_url", "image_url": {"url": url}})
         else:
             out.append({"type": "text",
