@@ -45,8 +45,9 @@ turns where every selector call failed (the paper excludes them: nobody chose th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.commands import WAITERS, Stage, is_scratch, kind, writes
@@ -177,7 +178,7 @@ class Preference:
 
 
 def labeled_turns(task: str, trial: int | str,
-                  turn_records: Sequence[dict[str, object]]) -> list[LabeledTurn]:
+                  turn_records: Sequence[Mapping[str, Any]]) -> list[LabeledTurn]:
     """LabeledTurns from an agent's turn records (`Turn.to_json()`: "candidates" with
     "command", "selected_index", executed "command"). Candidates are labelled against
     the executed trajectory before their turn. A turn where every selector call failed
@@ -189,8 +190,8 @@ def labeled_turns(task: str, trial: int | str,
         assert isinstance(cands, list)
         if not rec.get("selector_failed"):
             labels = [frozenset(state.label(c.get("command"))) for c in cands]
-            out.append(LabeledTurn(task, trial, int(rec.get("step", i)),  # type: ignore[arg-type]
-                                   labels, int(rec.get("selected_index", 0))))  # type: ignore[arg-type]
+            out.append(LabeledTurn(task, trial, int(rec.get("step", i)),
+                                   labels, int(rec.get("selected_index", 0))))
         if rec.get("command") is not None:
             state.advance(rec.get("command"))  # type: ignore[arg-type]
     return out

@@ -240,8 +240,8 @@ class _ItemRun:
         if (not raw_cards and "select_lines" in self.rt.hooks.defined
                 and isinstance(obs.get("candidates"), list)):
             obs["candidates"] = [self._select(c, obs["question"]) for c in obs["candidates"]]
-        if self.policy is not None:
-            obs = self._guard(lambda: self.policy.observation(obs))
+        if (policy := self.policy) is not None:
+            obs = self._guard(lambda: policy.observation(obs))
         if "route" not in self.rt.hooks.defined:
             self.call_student(obs, "answer", {}, image=True)
             return "answered", self.parse(obs)

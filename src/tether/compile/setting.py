@@ -19,6 +19,7 @@ fixed gold, used by the compile tests. It is not a benchmark.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -242,8 +243,8 @@ def _load_plugins() -> None:
             raise ConfigError(f"setting plugin {ep.name!r} ({ep.value}) failed to import: "
                               f"{exc}") from None
         if ep.attr and ep.name not in _REGISTRY:
-            _REGISTRY[ep.name] = lambda obj=loaded, n=ep.name: _as_setting(
-                obj, f"setting plugin {n!r}")
+            _REGISTRY[ep.name] = functools.partial(_as_setting, loaded,
+                                                   f"setting plugin {ep.name!r}")
 
 
 # --- the toy setting: a test double -------------------------------------------------

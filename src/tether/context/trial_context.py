@@ -152,7 +152,7 @@ class TrialContext:
             request = params.as_kwargs()
         if request.get("seed") is not None:
             raise TypeError("the trial context seeds every call itself")
-        asked = GenerateParams.of(**{"max_tokens": DEFAULT_MAX_TOKENS, **request})
+        asked = GenerateParams.of(**GenerateKwargs(max_tokens=DEFAULT_MAX_TOKENS) | request)
         max_tokens, thinking_budget, tools = asked.max_tokens, asked.thinking_budget, asked.tools
         charged = role != METRIC_ROLE
         allowed = (self.ledger.reserve(role, messages, max_tokens, n, tools=tools) if charged

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -106,9 +106,9 @@ def screenshot(html: str, modality: str, frame_ms: int | None = None) -> bytes:
 class ScreenshotJudge:
     """Metric or feedback part; `model` is a spec (default: the bound role's model)."""
 
-    name = "screenshot_judge"
-    version = "1"
-    grounded = False
+    name: ClassVar[str] = "screenshot_judge"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = False
     #: its calls go through the bound generate (role by purpose: see tether.context)
     calls_model = True
 

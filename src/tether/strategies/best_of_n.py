@@ -30,7 +30,7 @@ uses those scores to select. `extra["single_shot_score"]` is the first sample's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.agents.selector import (
     DEFAULT_RETRIES,
@@ -67,7 +67,7 @@ __all__ = ["SELECTORS", "SELECTOR_RETRY", "SELECTOR_SYSTEM", "BestOfN", "normali
 
 @register_strategy("best_of_n")
 class BestOfN:
-    name = "best_of_n"
+    name: ClassVar[str] = "best_of_n"
 
     def __init__(self, n: int | str = 4, temperature: float = 0.8, selector: str = "oracle",
                  verifier: str = "execution;checks=visible", tie_break: str = "rng",

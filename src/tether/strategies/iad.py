@@ -18,7 +18,7 @@ of revisions (0.8), `max_tokens` (per reply, also the draft's), `feedback_chars`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
@@ -36,7 +36,7 @@ from tether.strategies.keep_best import KeepBest, rank_key
 
 @register_strategy("iad")
 class IAD:
-    name = "iad"
+    name: ClassVar[str] = "iad"
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,

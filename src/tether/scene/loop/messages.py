@@ -52,6 +52,7 @@ def content(parts: list[tuple[str, str | bytes | None]], modality: str) -> list[
             out.append({"type": "text", "text": f"[{label}: none]"})
         elif modality == "image":
             out.append({"type": "text", "text": f"{label}:"})
+            assert not isinstance(value, str)  # only the "text" part carries text
             url = "data:image/png;base64," + base64.b64encode(bytes(value)).decode("ascii")
             out.append({"type": "image_url", "image_url": {"url": url}})
         else:
