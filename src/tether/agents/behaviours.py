@@ -193,7 +193,7 @@ def labeled_turns(task: str, trial: int | str,
             out.append(LabeledTurn(task, trial, int(rec.get("step", i)),
                                    labels, int(rec.get("selected_index", 0))))
         if rec.get("command") is not None:
-            state.advance(rec.get("command"))  # type: ignore[arg-type]
+            state.advance(rec.get("command"))
     return out
 
 

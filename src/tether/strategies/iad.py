@@ -73,9 +73,11 @@ class IAD:
                     candidates = shorter_retry(ctx, max_tokens=self.max_tokens,
                                                temperature=self.temperature, n=self.k)
                 else:
-                    report = collect(ctx, self.channel, keep.best.artifact)
+                    best = keep.best.artifact
+                    assert best is not None  # KeepBest keeps only attempts with an artifact
+                    report = collect(ctx, self.channel, best)
                     failures = report.text(self.feedback_chars) or NO_DETAILS
-                    messages = revision_messages(ctx, keep.best.artifact.text,
+                    messages = revision_messages(ctx, best.text,
                                                  f"Its failures:\n{failures}")
                     candidates = sample(ctx, messages, max_tokens=self.max_tokens,
                                         temperature=self.temperature, n=self.k)

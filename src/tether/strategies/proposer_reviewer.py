@@ -102,7 +102,9 @@ class ProposerReviewer:
                 facts["reviews"].append({"iteration": iteration, "parsed": review.parsed,
                                          "issues": len(review.issues)})
                 notes = f"A reviewer found these issues:\n{review.for_proposer()}"
-                (attempt,) = sample(ctx, revision_messages(ctx, keep.best.artifact.text, notes),
+                best = keep.best.artifact
+                assert best is not None  # KeepBest keeps only attempts with an artifact
+                (attempt,) = sample(ctx, revision_messages(ctx, best.text, notes),
                                     max_tokens=self.max_tokens, temperature=self.temperature)
                 keep.consider(iteration, attempt)
         except BudgetExhausted as exc:
