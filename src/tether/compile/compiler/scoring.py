@@ -262,7 +262,7 @@ class SplitScorer:
                     "outcome": {"status": "na", "answer": None, "error": str(exc),
                                 "step_limit": False, "calls": []}}
         value = score_outcome(self.setting, item, outcome)
-        row = {"item_id": item.item_id, "score": value,
+        row: dict[str, Any] = {"item_id": item.item_id, "score": value,
                "tokens": self.student.counts()[1] - before, "outcome": _compact(outcome)}
         if split == "probe":
             row["outcome"]["shown"] = shown
