@@ -222,16 +222,16 @@ class HostLoop:
             feedback.append(("text", f"{len(rendered)} of {len(outcomes)} candidates delivered "
                                      f"a render; candidate {winner} was selected."))
         shown = outcomes[winner if winner is not None else 0]
-        raw = shown.refinement.raw
-        if not raw.execution.ok or not raw.rendered:
-            error = raw.execution.error or {}
+        record = shown.refinement.raw
+        if not record.execution.ok or not record.rendered:
+            error = record.execution.error or {}
             line = session.error_line(selected_action.program or "", state.chain, error.get("line"))
             feedback.append(("text", f"Your program failed ({error.get('kind')}"
                                      f"{'' if line is None else f' at line {line}'}): "
                                      f"{str(error.get('message', ''))[:600]}"))
         if self.config.show_trace:
             feedback.append(("text", "Observed writes of your program:\n"
-                                     + trace_summary(raw.execution.events)))
+                                     + trace_summary(record.execution.events)))
         if winner is not None:
             selected = outcomes[winner]
             facts.submissions[first + winner]["selected"] = True
@@ -269,7 +269,7 @@ def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: Sc
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders
     facts.wall_s = round(session.elapsed(), 3)
-    kept = {"start": session.start_png, "goal": session.goal_png}
+    kept: dict[str, bytes | None] = {"start": session.start_png, "goal": session.goal_png}
     if state.answer is not None:
         kept["delivered"] = state.answer.execution.render_png
     facts.renders_kept = {k: png_artifact(ctx, v) for k, v in kept.items() if v}
