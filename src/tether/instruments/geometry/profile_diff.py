@@ -163,8 +163,9 @@ def diff_profiles(items: list[tuple[str, str, tuple[int, ...] | None]],
     """
     host = host or get_browser_host()
     dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
-    results = host.gather(lambda it: _both(host, *it[0], it[1]), list(zip(items, dirs,
-                                                                           strict=True)))
+    # mypy counts a starred Any as filling every parameter, so it[1] looks like one too many
+    results = host.gather(lambda it: _both(host, *it[0], it[1]),  # type: ignore[call-arg]
+                          list(zip(items, dirs, strict=True)))
     out: list[list[KindDiff] | str] = []
     for res in results:
         if isinstance(res, BaseException):
