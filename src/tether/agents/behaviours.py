@@ -224,5 +224,6 @@ def selector_preference(turns: Sequence[LabeledTurn], label: str, *, n_resamples
 def preference_table(turns: Sequence[LabeledTurn], labels: Sequence[str] = LABELS,
                      **kwargs: object) -> list[Preference]:
     """selector_preference for each label that any candidate has."""
+    # kwargs are selector_preference's own keywords, passed through unchanged
     rows = [selector_preference(turns, lab, **kwargs) for lab in labels]  # type: ignore[arg-type]
     return [r for r in rows if r is not None and (r.picked_share or r.uniform_share)]

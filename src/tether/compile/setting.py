@@ -116,6 +116,7 @@ def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
     if short:
         asked = " + ".join(f"{s} {int(sizes.get(s, 0))}" for s in SPLITS)
         total = sum(int(sizes.get(s, 0)) for s in SPLITS)
+        # guarded by hasattr: a setting may be Sized, which the Setting protocol leaves out
         size = len(setting) if hasattr(setting, "__len__") else None  # type: ignore[arg-type]
         have = f"has {size} items" if size is not None else \
             "yields " + ", ".join(f"{len(splits.get(s, []))} {s}" for s in SPLITS)

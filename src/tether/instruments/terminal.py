@@ -33,6 +33,7 @@ class TerminalVerifier:
         self.output_chars = output_chars
 
     def _obs(self, **kw: object) -> Observation:
+        # kw are Observation's own fields, passed through unchanged
         return Observation(instrument=self.name, version=self.version, grounded=True, **kw)  # type: ignore[arg-type]
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:

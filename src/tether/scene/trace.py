@@ -212,6 +212,7 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = [s for stmt in node.orelse for s in _as_list(self.visit(stmt))]
         return self._located([node], node)[0]
 
+    # ast hands AsyncFor nodes here, which visit_For handles alike (same fields)
     visit_AsyncFor = visit_For  # type: ignore[assignment]
 
     def visit_Call(self, node: ast.Call) -> Any:

@@ -204,6 +204,7 @@ class TerminalEnvironment:
 
     @classmethod
     def for_task(cls, task: Task, **kwargs: object) -> TerminalEnvironment:
+        # kwargs are TerminalEnvironment's own keywords, passed through unchanged
         return cls(TerminalSpec.from_task(task), **kwargs)  # type: ignore[arg-type]
 
     # -- lifecycle ---------------------------------------------------------------

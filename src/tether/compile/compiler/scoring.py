@@ -177,6 +177,7 @@ class SplitScorer:
                                    lambda: None)
             self.student.configure(run)
             with HarnessRuntime(run, self.setting,
+                                # self.modality is a Modality value; its attribute is typed str
                                 student_modality=self.modality) as runtime:  # type: ignore[arg-type]
                 yield lambda item: self._one(runtime, harness, split, item, intervention)
 

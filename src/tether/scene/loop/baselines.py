@@ -157,6 +157,7 @@ class BlenderAlchemy:
                 "generated": record.rendered, "selected": False})
             if record.rendered:
                 pool.append((record, True, len(facts.submissions) - 1))
+        # the pool holds only rendered records, whose render_png is set
         result = tournament(ctx, [r.execution.render_png for r, _, _ in pool],  # type: ignore[misc]
                             session.goal_png, session.task.description,
                             modality=modality[JUDGE_ROLE])

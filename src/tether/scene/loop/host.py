@@ -209,6 +209,7 @@ class HostLoop:
         rendered = [i for i, o in enumerate(outcomes) if o.rendered]
         winner: int | None = None
         if rendered:
+            # rendered indexes only outcomes whose delivered record has a render
             result = tournament(ctx, [outcomes[i].delivered.execution.render_png  # type: ignore[union-attr,misc]
                                       for i in rendered], session.goal_png,
                                 session.task.description, modality=modality[JUDGE_ROLE])

@@ -114,6 +114,7 @@ class _Array:
         except TypeError:
             return NotImplemented
 
+    # None makes the type unhashable (bpy's mutable vectors are); typeshed says method
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
