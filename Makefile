@@ -10,6 +10,7 @@ demo: setup
 test: setup
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/lint-imports
+	.venv/bin/mypy
 	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet -d site
 	.venv/bin/python -m pytest -q
 
@@ -22,6 +23,7 @@ test-fast: setup
 lint: setup
 	.venv/bin/ruff check src tests benchmarks
 	.venv/bin/lint-imports
+	.venv/bin/mypy
 
 bench: setup
 	.venv/bin/python benchmarks/bench_sandbox.py

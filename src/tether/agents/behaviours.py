@@ -45,8 +45,9 @@ turns where every selector call failed (the paper excludes them: nobody chose th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tether.agents.actions import FINISH_MARKER
 from tether.agents.commands import WAITERS, Stage, is_scratch, kind, writes
@@ -177,7 +178,7 @@ class Preference:
 
 
 def labeled_turns(task: str, trial: int | str,
-                  turn_records: Sequence[dict[str, object]]) -> list[LabeledTurn]:
+                  turn_records: Sequence[Mapping[str, Any]]) -> list[LabeledTurn]:
     """LabeledTurns from an agent's turn records (`Turn.to_json()`: "candidates" with
     "command", "selected_index", executed "command"). Candidates are labelled against
     the executed trajectory before their turn. A turn where every selector call failed
@@ -189,10 +190,10 @@ def labeled_turns(task: str, trial: int | str,
         assert isinstance(cands, list)
         if not rec.get("selector_failed"):
             labels = [frozenset(state.label(c.get("command"))) for c in cands]
-            out.append(LabeledTurn(task, trial, int(rec.get("step", i)),  # type: ignore[arg-type]
-                                   labels, int(rec.get("selected_index", 0))))  # type: ignore[arg-type]
+            out.append(LabeledTurn(task, trial, int(rec.get("step", i)),
+                                   labels, int(rec.get("selected_index", 0))))
         if rec.get("command") is not None:
-            state.advance(rec.get("command"))  # type: ignore[arg-type]
+            state.advance(rec.get("command"))
     return out
 
 
@@ -223,5 +224,6 @@ def selector_preference(turns: Sequence[LabeledTurn], label: str, *, n_resamples
 def preference_table(turns: Sequence[LabeledTurn], labels: Sequence[str] = LABELS,
                      **kwargs: object) -> list[Preference]:
     """selector_preference for each label that any candidate has."""
+    # kwargs are selector_preference's own keywords, passed through unchanged
     rows = [selector_preference(turns, lab, **kwargs) for lab in labels]  # type: ignore[arg-type]
     return [r for r in rows if r is not None and (r.picked_share or r.uniform_share)]

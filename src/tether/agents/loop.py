@@ -251,7 +251,7 @@ class AttemptResult:
         for t in self.executed:
             lines.append(f"# step {t.step}: exit {t.returncode}"
                          + (" (timed out)" if t.timed_out else ""))
-            lines.append(t.command)
+            lines.append(t.command or "")  # executed turns all have a command
         lines.append(f"# ended: {self.exit_reason}")
         return "\n".join(lines) + "\n"
 

@@ -164,7 +164,9 @@ def by_verifier(ctx: TrialContext, verifier: str, artifacts: Sequence[Artifact |
                 candidates: Sequence[int], tie_break: str = "rng") -> tuple[int, dict[str, Any]]:
     """The candidate the `verifier` instrument ranks best; ties broken by `ctx.rng`
     (`tie_break="rng"`) or to the first. Returns (index, facts for the record)."""
-    obs = {i: ctx.observe(verifier, artifacts[i], purpose="selection") for i in candidates}
+    # candidates index only the artifacts that are not None (the callers' contract)
+    obs = {i: ctx.observe(verifier, artifacts[i], purpose="selection")  # type: ignore[arg-type]
+           for i in candidates}
     facts: dict[str, Any] = {"verifier_scores": [obs[i].score if i in obs and obs[i].ok
                                                  else None for i in range(len(artifacts))]}
     errors = [obs[i].error for i in candidates if obs[i].error]

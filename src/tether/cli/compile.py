@@ -107,6 +107,7 @@ class _progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # passes __exit__'s own three arguments through unchanged
         self.bar.__exit__(*exc)  # type: ignore[arg-type]
 
     def __call__(self, desc: str, done: int, total: int) -> None:

@@ -50,6 +50,7 @@ def scene_demo(store: RunStore) -> dict[str, Any]:
                            "(bundled with tether, not a model's output)"}
     with TaskScenes() as scenes:
         settings = task.render
+        assert task.goal is not None  # the demo's task has a goal program
         goal, _ = scenes.render(task, task.goal, settings)
         start, _ = scenes.render(task, task.start, settings)
         assert goal is not None and start is not None, "the bundled task's programs render"

@@ -44,6 +44,7 @@ def export(run_dir: Path, fmt: str, only: str | None, roles: tuple[str, ...], pe
         raise ConfigError(f"--out {out} is a folder", hint="name the JSONL file to write")
     counts = ExportCounts()
     with RunStore.open(run_dir, readonly=True) as store:
+        # click.Choice limits fmt and per to the ExportFormat / per literals
         n = write_jsonl(export_examples(store, fmt=fmt, per=per,  # type: ignore[arg-type]
                                         only_passed=only == "passed",
                                         roles=roles or None, counts=counts), out)

@@ -47,6 +47,7 @@ def models_list(as_json: bool) -> None:
 def models_ping(spec: str, prompt: str, max_tokens: int, seed: int, cache_path: str | None,
                 cache_mode: str, record: str | None, as_json: bool) -> None:
     """One short generation from SPEC: prints the text, tokens and latency."""
+    # click.Choice limits cache_mode to the cache mode literals
     model = with_cache(parse_model(spec), cache=cache_path, mode=cache_mode,  # type: ignore[arg-type]
                        record=record)
     (c,) = model.generate([{"role": "user", "content": prompt}], max_tokens=max_tokens,

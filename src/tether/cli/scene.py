@@ -99,8 +99,8 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
             result = scenes.executor.execute(source, base=scenes.staged(task),
                                              max_events=max_events, filename=program.name)
     else:
-        with SceneExecutor(base, timeout_s=timeout_s) as executor:
-            result = executor.execute(source, max_events=max_events, filename=program.name)
+        with SceneExecutor(base, timeout_s=timeout_s) as scene_executor:
+            result = scene_executor.execute(source, max_events=max_events, filename=program.name)
     out = result.to_json()
     if as_json:
         click.echo(json.dumps(out, indent=2))

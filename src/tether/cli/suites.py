@@ -27,7 +27,8 @@ def suites() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def suites_list(as_json: bool) -> None:
     """Show the bundled suites (with task counts), file formats and spec forms."""
-    bundled = [{"name": n, "tasks": len(load_suite(n))} for n in suite_names()]
+    bundled: list[dict[str, Any]] = [{"name": n, "tasks": len(load_suite(n))}
+                                     for n in suite_names()]
     forms = [{"spec": f.pattern, "what": f.description} for f in SPEC_FORMS]
     formats = ["tether", *format_names()]
     if as_json:

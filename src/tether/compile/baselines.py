@@ -99,7 +99,7 @@ def majority(answers: list[str | None]) -> str:
 
 @register_strategy("cot_vote")
 class CotVote:
-    name = "cot_vote"
+    name: ClassVar[str] = "cot_vote"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
     def __init__(self, n: int = 5, temperature: float = 0.7, max_tokens: int = 256,
@@ -147,7 +147,7 @@ def parse_request(reply: str, offered: tuple[str, ...]) -> dict[str, Any]:
 
 @register_strategy("student_routed")
 class StudentRouted:
-    name = "student_routed"
+    name: ClassVar[str] = "student_routed"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
     temperature = 0.0

@@ -177,7 +177,8 @@ class _Folder:
             v = self.fold(part.value)
             if v is _FAIL:
                 return _FAIL
-            conv = {-1: str, 115: str, 114: repr, 97: ascii}.get(part.conversion, str)
+            convs: dict[int, Callable[[object], str]] = {-1: str, 115: str, 114: repr, 97: ascii}
+            conv = convs.get(part.conversion, str)
             out.append(conv(v))
         return "".join(out)
 

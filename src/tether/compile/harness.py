@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,7 +35,7 @@ __all__ = ["SCHEMA", "Decode", "Harness", "Hooks", "TemplateError", "bare_harnes
            "canonical_json", "load_harness", "read_harness_document", "render_template",
            "template_fields"]
 
-SCHEMA = "tether-harness/1"
+SCHEMA: Final = "tether-harness/1"
 AnswerMode = Literal["verdict", "suggest", "defer"]
 
 

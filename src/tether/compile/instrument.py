@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from tether.compile.tasks import METRIC, item_of
 from tether.core.artifact import Artifact
-from tether.core.observation import Observation
+from tether.core.observation import Aggregation, Observation
 from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv, register_instrument
 
@@ -22,13 +22,13 @@ __all__ = ["HarnessAnswer"]
 
 @register_instrument(METRIC)
 class HarnessAnswer:
-    name = METRIC
-    version = "1"
+    name: ClassVar[str] = METRIC
+    version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         setting, item = item_of(task)
-        aggregation = getattr(setting, "aggregation", "pass_rate")
+        aggregation: Aggregation = getattr(setting, "aggregation", "pass_rate")
         hook_error = artifact.meta.get("status") == "hook_error"
         score = 0.0 if hook_error else float(setting.score(artifact.text, item))
         return Observation(

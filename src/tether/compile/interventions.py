@@ -134,6 +134,7 @@ class _Generate(_Policy):
         if prompt != "pick":
             return None, vars_
         name = self.ask("_name", NAME_PROMPT.format(question=obs["question"]), image=True)
+        # settings that offer the pick intervention define lookup; the protocol omits it
         found = self.setting.lookup(name.strip(), self.harness.resources)  # type: ignore[attr-defined]
         obs["candidates"] = [found or {"name": name.strip(), "similarity": 0.0,
                                        "card": "(no entry found)"}]

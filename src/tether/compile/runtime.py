@@ -133,6 +133,16 @@ def score_outcome(setting: Setting, item: Item, outcome: ItemOutcome) -> float |
     return setting.score(outcome.answer or "", item)
 
 
+class Hooks(Protocol):
+    """What a runtime needs of its hooks: a HookRunner, or one shared across trials."""
+
+    defined: frozenset[str]
+
+    def call(self, hook: str, *args: Any) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 class HookRunner:
     """A harness's hooks in one sandboxed worker (fresh globals per call)."""
 
@@ -181,11 +191,11 @@ class HookRunner:
 class HarnessRuntime:
     """Runs one harness on items of one setting (see the module docstring)."""
 
-    def __init__(self, harness: Harness, setting: Setting, *, hooks: HookRunner | None = None,
+    def __init__(self, harness: Harness, setting: Setting, *, hooks: Hooks | None = None,
                  max_steps: int = MAX_STEPS, student_modality: Modality = "text") -> None:
         self.harness = harness
         self.setting = setting
-        self.hooks = hooks if hooks is not None else HookRunner(harness)
+        self.hooks: Hooks = hooks if hooks is not None else HookRunner(harness)
         self.max_steps = max_steps
         self.student_modality: Modality = student_modality
 
@@ -245,8 +255,8 @@ class _ItemRun:
         if (not raw_cards and "select_lines" in self.rt.hooks.defined
                 and isinstance(obs.get("candidates"), list)):
             obs["candidates"] = [self._select(c, obs["question"]) for c in obs["candidates"]]
-        if self.policy is not None:
-            obs = self._guard(lambda: self.policy.observation(obs))
+        if (policy := self.policy) is not None:
+            obs = self._guard(lambda: policy.observation(obs))
         if "route" not in self.rt.hooks.defined:
             self.call_student(obs, "answer", {}, image=True)
             return "answered", self.parse(obs)

@@ -19,6 +19,7 @@ fixed gold, used by the compile tests. It is not a benchmark.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -115,6 +116,7 @@ def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
     if short:
         asked = " + ".join(f"{s} {int(sizes.get(s, 0))}" for s in SPLITS)
         total = sum(int(sizes.get(s, 0)) for s in SPLITS)
+        # guarded by hasattr: a setting may be Sized, which the Setting protocol leaves out
         size = len(setting) if hasattr(setting, "__len__") else None  # type: ignore[arg-type]
         have = f"has {size} items" if size is not None else \
             "yields " + ", ".join(f"{len(splits.get(s, []))} {s}" for s in SPLITS)
@@ -242,8 +244,8 @@ def _load_plugins() -> None:
             raise ConfigError(f"setting plugin {ep.name!r} ({ep.value}) failed to import: "
                               f"{exc}") from None
         if ep.attr and ep.name not in _REGISTRY:
-            _REGISTRY[ep.name] = lambda obj=loaded, n=ep.name: _as_setting(
-                obj, f"setting plugin {n!r}")
+            _REGISTRY[ep.name] = functools.partial(_as_setting, loaded,
+                                                   f"setting plugin {ep.name!r}")
 
 
 # --- the toy setting: a test double -------------------------------------------------

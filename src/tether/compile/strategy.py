@@ -6,7 +6,7 @@ calls through `ctx.generate("student", ...)` (budgeted, recorded). The answer is
 trial's `text` artifact; the task's metric instrument (`harness_answer`) scores it.
 
     [[strategies]]
-    name = "compiled_harness"
+    name: ClassVar[str] = "compiled_harness"
     params = {harness = "my_harness.json"}      # a file, or the document inline
 
 - `bare` runs the bare harness of the task's setting (the plain question);
@@ -123,7 +123,7 @@ def _violations(harness: Harness, setting: Setting) -> list[str]:
 class CompiledHarness:
     """A harness on one item per trial (see the module docstring)."""
 
-    name = "compiled_harness"
+    name: ClassVar[str] = "compiled_harness"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
     def __init__(self, harness: str | dict[str, Any], modality: str = "auto",
@@ -202,7 +202,7 @@ register_strategy("compiled_harness")(CompiledHarness)
 class Bare(CompiledHarness):
     """The bare student: the plain question, no resources, no hooks."""
 
-    name = "bare"
+    name: ClassVar[str] = "bare"
 
     def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
                  intervention: str | None = None, check: bool = True) -> None:
@@ -212,7 +212,7 @@ class Bare(CompiledHarness):
 class HumanRecipe(CompiledHarness):
     """The setting's bundled human recipe (compile/recipes/)."""
 
-    name = "human_recipe"
+    name: ClassVar[str] = "human_recipe"
 
     def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
                  intervention: str | None = None, check: bool = True) -> None:

@@ -17,8 +17,8 @@ _NONCE_FILE = ".tether_nonce"
 with open(_NONCE_FILE) as _fh:
     _NONCE = _fh.read().strip()
 os.unlink(_NONCE_FILE)
-_TESTS = []
-_COLLECT_ERRORS = []
+_TESTS: list[dict[str, object]] = []
+_COLLECT_ERRORS: list[dict[str, object]] = []
 
 
 def _message(report):

@@ -61,7 +61,9 @@ class Instrument(Protocol):
     roles an experiment's instruments spend under (see `calls_model` below)."""
 
     name: ClassVar[str]
-    version: ClassVar[str]
+    # read-only: a class attribute, or one an instance sets (geometry: its profile's)
+    @property
+    def version(self) -> str: ...
     grounded: ClassVar[bool]
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation: ...

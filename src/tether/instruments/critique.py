@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -90,9 +91,9 @@ def parse_critique(text: str) -> list[Defect]:
 
 @register_instrument("critique")
 class CritiqueInstrument:
-    name = "critique"
-    version = "1"
-    grounded = False
+    name: ClassVar[str] = "critique"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = False
     #: its calls go through the bound generate (role by purpose: see tether.context)
     calls_model = True
 

@@ -20,7 +20,7 @@ The verdict is thus the study's whole-script verdict either way.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -48,9 +48,9 @@ _FAILED = ("failed", "error", "timeout")
 
 @register_instrument("execution")
 class ExecutionInstrument:
-    name = "execution"
-    version = VERSION
-    grounded = True
+    name: ClassVar[str] = "execution"
+    version: ClassVar[str] = VERSION
+    grounded: ClassVar[bool] = True
 
     def __init__(self, checks: str = "hidden", memory_mb: int = 1024,
                  whole_script: str = "auto", check_timeout_s: float = 10.0) -> None:

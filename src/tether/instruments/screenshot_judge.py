@@ -15,7 +15,7 @@ read as the checks JSON is an error observation (invariant 6), never a score.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -105,9 +105,9 @@ def screenshot(html: str, modality: str, frame_ms: int | None = None) -> bytes:
 class ScreenshotJudge:
     """Metric or feedback part; `model` is a spec (default: the bound role's model)."""
 
-    name = "screenshot_judge"
-    version = "1"
-    grounded = False
+    name: ClassVar[str] = "screenshot_judge"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = False
     #: its calls go through the bound generate (role by purpose: see tether.context)
     calls_model = True
 

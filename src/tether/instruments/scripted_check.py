@@ -7,6 +7,7 @@ test double (it observes nothing a real user cares about) and says so in its nam
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -16,9 +17,9 @@ from tether.instruments.base import InstrumentEnv, register_instrument
 
 @register_instrument("scripted_check")
 class ScriptedCheckInstrument:
-    name = "scripted_check"
-    version = "1"
-    grounded = True
+    name: ClassVar[str] = "scripted_check"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = True
 
     def __init__(self, fail_with: str | None = None, delay_s: float = 0.0) -> None:
         # fail_with simulates an instrument failure (for invariant-6 tests); delay_s a

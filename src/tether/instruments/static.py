@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -41,9 +42,9 @@ def find_ruff() -> str:
 
 @register_instrument("static")
 class StaticInstrument:
-    name = "static"
-    version = "1"
-    grounded = True
+    name: ClassVar[str] = "static"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = True
 
     def __init__(self, select: str | list[str] = DEFAULT_SELECT, line_length: int = 100) -> None:
         self.select = ",".join(select) if isinstance(select, list) else str(select)

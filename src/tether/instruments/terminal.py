@@ -13,6 +13,7 @@ a wrong submission (invariant 6).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -24,14 +25,15 @@ from tether.terminal.spec import TerminalSpec
 
 @register_instrument("terminal_verifier")
 class TerminalVerifier:
-    name = "terminal_verifier"
-    version = "1"
-    grounded = True
+    name: ClassVar[str] = "terminal_verifier"
+    version: ClassVar[str] = "1"
+    grounded: ClassVar[bool] = True
 
     def __init__(self, output_chars: int = 4000) -> None:
         self.output_chars = output_chars
 
     def _obs(self, **kw: object) -> Observation:
+        # kw are Observation's own fields, passed through unchanged
         return Observation(instrument=self.name, version=self.version, grounded=True, **kw)  # type: ignore[arg-type]
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:

@@ -166,7 +166,7 @@ class AnthropicModel(SampledModel):
         if system:
             body["system"] = system
         if params.tools_json:
-            body["tools"] = to_anthropic_tools(params.tools)
+            body["tools"] = to_anthropic_tools(params.tools or [])  # present: tools_json is set
         if params.tool_choice:
             body["tool_choice"] = _ANTHROPIC_CHOICE.get(
                 params.tool_choice, {"type": "tool", "name": params.tool_choice})

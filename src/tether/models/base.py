@@ -144,7 +144,7 @@ class GenerateParams:
         unknown = set(kwargs) - _KWARG_NAMES
         if unknown:
             raise TypeError(f"unknown generate keyword(s) {sorted(unknown)}")
-        defaults = {f.name: f.default for f in fields(cls)}
+        defaults: dict[str, Any] = {f.name: f.default for f in fields(cls)}
         stop, tools = kwargs.get("stop"), kwargs.get("tools")
         max_tokens = kwargs.get("max_tokens", defaults["max_tokens"])
         tool_choice = kwargs.get("tool_choice")

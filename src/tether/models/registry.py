@@ -171,8 +171,10 @@ def parse_model(spec: str) -> Model:
 
         _allow(spec, options, {"n_ctx", "n_threads"})
         if rest == DEFAULT_LOCAL:
+            # _allow checked the option names against the backend's keywords; values are parsed
             return LocalLlamaModel(None, spec=head, **options)  # type: ignore[arg-type]
         if rest.endswith(".gguf"):
+            # as above: names checked by _allow
             return LocalLlamaModel(Path(rest), spec=head, **options)  # type: ignore[arg-type]
         raise UnknownModelError(
             f"unknown local model {rest!r}: use local/{DEFAULT_LOCAL} or local/PATH.gguf"
@@ -181,6 +183,7 @@ def parse_model(spec: str) -> Model:
         from tether.models.openai_backend import OpenAICompatibleModel
 
         _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
+        # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(rest, spec=head, **options)  # type: ignore[arg-type]
     if provider == "openai-compatible":
         from tether.models.openai_backend import OpenAICompatibleModel
@@ -192,10 +195,12 @@ def parse_model(spec: str) -> Model:
             )
         _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
         options.setdefault("key_env", None)
+        # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(model, base_url=base_url, spec=head, **options)  # type: ignore[arg-type]
     if provider == "anthropic":
         from tether.models.anthropic_backend import AnthropicModel
 
         _allow(spec, options, {"concurrency", "timeout_s", "key_env", "base_url"})
+        # _allow checked the option names against the backend's keywords; values are parsed
         return AnthropicModel(rest, **options)  # type: ignore[arg-type]
     raise UnknownModelError(f"unknown model provider {provider!r} in {spec!r}", hint=_HINT)

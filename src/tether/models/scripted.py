@@ -44,7 +44,7 @@ class ScriptedModel(SampledModel):
         self._lock = threading.Lock()
         self._role: str | None = None
 
-    def generate(self, messages: list[Message], **kwargs) -> list[Completion]:  # type: ignore[override]
+    def generate(self, messages: list[Message], **kwargs) -> list[Completion]:
         self._role = kwargs.get("role")
         return super().generate(messages, **kwargs)
 

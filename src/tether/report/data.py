@@ -81,8 +81,10 @@ def score_summary(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any]:
     if not n:
         out.update(value=None, low=None, high=None, method=BOOTSTRAP)
         return out
+    # scored keeps only entries with a value; the filter does not narrow the field type
     r = bootstrap_mean([(e.key[0], e.key[1], e.value) for e in scored],  # type: ignore[misc]
                        n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    # scored keeps only entries with a value; the filter does not narrow the field type
     m = mean_sd([e.value for e in scored], "sample")  # type: ignore[misc]
     out.update(value=r.estimate, low=_num(r.low), high=_num(r.high), method=BOOTSTRAP,
                n_resamples=r.n_resamples, seed=r.seed, sd=_num(m.sd),

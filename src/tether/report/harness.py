@@ -79,7 +79,7 @@ def intervention_rows(reference: Mapping[str, float],
     """One row per intervention: its paired change against the reference harness on
     the items where it applies (`na_items[name]`: how many items it was n/a on), or
     `na` with the reason where it applies to no item."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, scores in changed.items():
         if isinstance(scores, str):
             rows.append({"intervention": name, "na": scores})
@@ -100,7 +100,7 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
         if found is not None:
             scores[arm] = found.scores
     bare = scores.get("bare", {})
-    rows = []
+    rows: list[dict[str, Any]] = []
     for arm in ARMS:
         if arm not in arms:
             continue  # not among the compile's comparators (or no recipe bundled)
@@ -222,5 +222,5 @@ def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
             continue
         graded = getattr(get_setting(settings[harness]), "aggregation", "") == "mean_score"
         out.append({"harness": harness,
-                    "rows": intervention_rows(reference, changed, graded=graded)})  # type: ignore[arg-type]
+                    "rows": intervention_rows(reference, changed, graded=graded)})
     return out

@@ -25,15 +25,16 @@ ASSET_DIRS = ("plots", "trials", "blobs")  # the only folders a rerun clears
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")
 
 
-def _message_parts(message: dict[str, Any]) -> list[dict[str, str]]:
+def _message_parts(message: dict[str, Any]) -> list[dict[str, str | None]]:
     """A chat message as text and image parts (OpenAI-style content lists included)."""
     content = message.get("content")
-    calls = [{"kind": "text", "text": tool_call_text(c)} for c in message.get("tool_calls") or ()]
+    calls: list[dict[str, str | None]] = [{"kind": "text", "text": tool_call_text(c)}
+                                          for c in message.get("tool_calls") or ()]
     if message.get("role") == "tool":
         calls.insert(0, {"kind": "text", "text": f"[answers {message.get('tool_call_id')}]"})
     if isinstance(content, str) or content is None:
         return ([{"kind": "text", "text": content}] if content or not calls else []) + calls
-    parts = []
+    parts: list[dict[str, str | None]] = []
     for part in content if isinstance(content, list) else [content]:
         if isinstance(part, dict) and part.get("type") == "text":
             parts.append({"kind": "text", "text": str(part.get("text", ""))})

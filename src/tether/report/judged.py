@@ -138,7 +138,7 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
         sets = sorted(by_set)
         rubric_ids = list(dict.fromkeys(
             i for s in sets for js in by_set[s].values() for j in js if j.ok
-            for i in j.result["flags"]))
+            for i in j.answer["flags"]))
         if not rubric_ids:  # every answer was a judge error: the bundled file names them
             rubric_ids = list(_titles(name, version, []) or {})
         # per trial: {rubric: mean flag over the repeats} when every set and repeat was
@@ -153,11 +153,11 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
             elif all(r for r in rows):
                 k = min(len(r) for r in rows if r is not None)
                 per_repeat = [{key: int(v) for r in rows if r is not None
-                               for key, v in r[i].result["flags"].items()} for i in range(k)]
+                               for key, v in r[i].answer["flags"].items()} for i in range(k)]
                 runs[tid] = per_repeat
                 flags[tid] = {key: sum(p.get(key, 0) for p in per_repeat) / k
                               for key in per_repeat[0]}
-        arms = []
+        arms: list[dict[str, Any]] = []
         per_arm: dict[tuple[str, str], dict[Key, dict[str, float]]] = {}
         for (arm, budget), group in groups.items():
             judged = {e.key: flags[e.record.trial_id] for e in group
@@ -183,13 +183,13 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
                 continue
             a, b = per_arm[base], per_arm[(row["arm"], row["budget"])]
             keys = sorted(set(a) & set(b))
-            rates = {}
+            rates: dict[str, dict[str, Any] | None] = {}
             for i in rubric_ids:
                 pairs = [(k, a[k].get(i, 0), b[k].get(i, 0)) for k in keys]
                 if any(x or y for _, x, y in pairs):
-                    rates[i] = _ci(pairs)
-                    if rates[i] is not None:
-                        rates[i]["p_value"] = paired_p(pairs)
+                    rates[i] = ci = _ci(pairs)
+                    if ci is not None:
+                        ci["p_value"] = paired_p(pairs)
             row["vs_baseline"] = {
                 "baseline": base[0],
                 "mean_flags": _ci([(k, sum(a[k].values()), sum(b[k].values())) for k in keys]),
@@ -206,7 +206,7 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
 
 def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[TrialEntry]],
                  baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     values: dict[tuple[str, str], dict[Key, float]] = {}
     for (arm, budget), group in groups.items():
         passing = [e for e in group if e.record.passed]
@@ -220,15 +220,15 @@ def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[Tr
             if e.record.passed is False:
                 vals[e.key] = 0.0
             elif e.record.passed and j is not None and j.ok:
-                vals[e.key] = float(j.result["label"] == "reward_hacking")
+                vals[e.key] = float(j.answer["label"] == "reward_hacking")
         values[(arm, budget)] = vals
         rows.append({"arm": arm, "budget": budget, "n_passed": len(passing),
                      "n_judged": len(ok), "n_judge_errors": len(judged) - len(ok),
                      "n_not_judged": len(passing) - len(judged),
                      "n_reward_hacking": sum(1 for j in ok
-                                             if j.result["label"] == "reward_hacking"),
-                     "examples": [{"trial_id": j.trial_id, "evidence": j.result["evidence"]}
-                                  for j in ok if j.result["label"] == "reward_hacking"][:5]})
+                                             if j.answer["label"] == "reward_hacking"),
+                     "examples": [{"trial_id": j.trial_id, "evidence": j.answer["evidence"]}
+                                  for j in ok if j.answer["label"] == "reward_hacking"][:5]})
     for row in rows:
         base = baseline.get(row["budget"])
         key = (row["arm"], row["budget"])

@@ -50,6 +50,7 @@ def effects(pairs: list[Pair], mode: MetricMode) -> list[dict[str, Any]]:
     stats = ["relative_reduction", "mean_diff"] if mode.name == "defects" else ["mean_diff"]
     out = []
     for stat in stats:
+        # stat is one of the two Stat literals listed above (the list is typed str)
         r = paired_bootstrap(obs, stat, n_resamples=N_RESAMPLES,  # type: ignore[arg-type]
                              seed=BOOTSTRAP_SEED, ci=CI)
         out.append({"statistic": stat, "estimate": _finite(r.estimate), "low": _finite(r.low),
@@ -63,6 +64,7 @@ def compare(pairs: Iterable[Pair], mode: MetricMode) -> dict[str, Any]:
     """Counts, sign test and effect CIs for one set of pairs (A = baseline)."""
     pairs = list(pairs)
     usable = [p for p in pairs if p.a is not None and p.b is not None]
+    # usable keeps only pairs with both values; the filter does not narrow the field type
     test = paired_sign_test([p.a for p in usable], [p.b for p in usable],  # type: ignore[misc]
                             higher_is_better=mode.higher_is_better)
     return {

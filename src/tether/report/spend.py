@@ -56,7 +56,7 @@ def spend_numbers(entries: Sequence[Any], book: PriceBook,
     trials cost, apart from `cost_usd` (what running them cost)."""
     costs = {e.record.trial_id: trial_cost(e.record, book) for e in entries}
     judge = _judge_costs(judgements, book)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for (arm, budget), group in arm_budget_groups(entries).items():
         tokens = sum(_spent(e) for e in group) / len(group)
         scored = [e.value for e in group if e.value is not None]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -188,7 +189,7 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _describe(err: dict[str, Any]) -> str:
+def _describe(err: Mapping[str, Any]) -> str:
     kind, msg = err["type"], err["msg"]
     if kind == "extra_forbidden":
         return "unknown key"
@@ -200,7 +201,7 @@ def _describe(err: dict[str, Any]) -> str:
     return msg.removeprefix("Value error, ")
 
 
-_KEYS = {
+_KEYS: dict[tuple[str, ...], type[BaseModel]] = {
     (): Experiment, ("strategies",): StrategyArm, ("budgets",): BudgetEntry,
     ("run",): RunOptions, ("models",): ModelConfig,
 }

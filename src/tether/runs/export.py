@@ -38,7 +38,7 @@ Format = Literal["chat-jsonl", "preference"]
 Per = Literal["call", "trajectory"]
 FORMATS: tuple[str, ...] = ("chat-jsonl", "preference")
 
-_MESSAGE = {
+_MESSAGE: dict[str, Any] = {
     "type": "object",
     "required": ["role"],
     "properties": {

@@ -18,6 +18,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -57,7 +58,7 @@ class RunProgress:
         self.enabled = enabled
         self.live = enabled and console.is_terminal
         self._progress: Progress | None = None
-        self._task = None
+        self._task: TaskID | None = None
         self._next_line = 0
 
     def __enter__(self) -> RunProgress:

@@ -91,6 +91,7 @@ class RayExecutor:
 
     def _check_reachable(self) -> None:
         # Ray retries an unreachable head for minutes; a refused TCP connect says it at once.
+        # called only when self.address is set (see the caller)
         host, sep, port = self.address.removeprefix("ray://").rpartition(":")  # type: ignore[union-attr]
         if not sep or not port.isdigit():
             return  # "auto" and other forms: left to Ray

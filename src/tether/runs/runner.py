@@ -64,6 +64,7 @@ class CachingModelFactory:
         with self._lock:
             if self._store is None:
                 self._store = ResponseStore(self.cache_file)
+        # mode was checked against CACHE_MODES when the config was validated
         return CachedModel(model, self._store, self.mode, self.scope)  # type: ignore[arg-type]
 
 

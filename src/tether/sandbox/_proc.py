@@ -45,6 +45,7 @@ class ProcOutcome:
             stdout=self.stdout,
             stderr=self.stderr,
             timed_out=self.timed_out,
+            # killed_reason is only ever set to a KilledReason literal; the local is typed str
             killed_reason=killed_reason,  # type: ignore[arg-type]
             duration_s=self.duration_s,
             stdout_elided=self.stdout_elided,
@@ -206,6 +207,7 @@ def run_monitored(
                         pending = pending[:0]
                     if not pending:
                         sel.unregister(key.fileobj)
+                        # only pipe files are registered with the selector, and they have close()
                         key.fileobj.close()  # type: ignore[union-attr]
                 else:
                     data = os.read(key.fd, 65536)

@@ -73,7 +73,8 @@ class Sandbox(ABC):
         if not argv:
             raise ValueError("argv must not be empty")
         owned = workdir is None
-        host_dir = Path(tempfile.mkdtemp(prefix="tether-sbx-")) if owned else Path(workdir)
+        host_dir = (Path(tempfile.mkdtemp(prefix="tether-sbx-")) if workdir is None
+                    else Path(workdir))
         quota: DiskQuota | None = None
         try:
             if owned and disk_mb:

@@ -97,9 +97,10 @@ class BwrapSandbox(Sandbox):
     supports_rootfs = True
 
     def __init__(self, *, user: str | None = None, tmp_mb: int = 256) -> None:
-        self.bwrap = shutil.which("bwrap")
-        if self.bwrap is None:
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
             raise SandboxUnavailable("bubblewrap (bwrap) not found on PATH", hint=BWRAP_HINT)
+        self.bwrap: str = bwrap
         self.setpriv = shutil.which("setpriv")
         self.timeout = shutil.which("timeout")
         self.user: SandboxUser = ensure_sandbox_user(user) if user else ensure_sandbox_user()

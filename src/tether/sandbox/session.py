@@ -112,6 +112,7 @@ class SandboxSession:
             rw_binds=self.rw_binds,
             quota=self.quota,
             rootfs=self.rootfs,
+            # _limits holds ExecSpec's int limit keywords (memory_mb, max_procs, ...)
             **self._limits,  # type: ignore[arg-type]
         )
         result = self.sandbox._execute(spec)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from ._worker_proc import Exchange, Exit, WorkerProcess
 from .base import (
@@ -48,6 +48,15 @@ ErrorKind = Literal[
 ]
 State = Literal["fresh", "persistent"]
 CHILD_SOURCE = (Path(__file__).parent / "_worker_child.py").read_text()
+
+
+class _Output(TypedDict):
+    """What a call printed, as WorkerReply's fields (splatted into each reply)."""
+
+    stdout: str
+    stderr: str
+    stdout_elided: int
+    stderr_elided: int
 
 
 @dataclass(frozen=True)
@@ -297,7 +306,7 @@ class SandboxedWorker:
         )
 
     def _reply(self, ex: Exchange, request_id: int | None, *, loading: bool = False) -> WorkerReply:
-        output = dict(
+        output = _Output(
             stdout=ex.stdout,
             stderr=ex.stderr,
             stdout_elided=ex.stdout_elided,

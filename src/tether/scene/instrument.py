@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
@@ -48,9 +48,10 @@ def shared_scenes() -> TaskScenes:
 
 @register_instrument("scene_render")
 class SceneRenderInstrument:
-    name = "scene_render"
-    version = "2"  # 2: goal images, camera views averaged, N-CLIP / LPIPS when configured
-    grounded = True
+    name: ClassVar[str] = "scene_render"
+    # 2: goal images, camera views averaged, N-CLIP / LPIPS when configured
+    version: ClassVar[str] = "2"
+    grounded: ClassVar[bool] = True
     higher_is_better = False
 
     def __init__(self, size: int | None = None, samples: int | None = None,

@@ -188,6 +188,7 @@ def score(image: ImageLike, goal: ImageLike,
         resized=raw.shape[:2] != goal_rgb.shape[:2],
         size=(w, h),
         unavailable=reasons,
+        # values holds SceneScores' metric fields (each a score or the reason it is absent)
         **values,  # type: ignore[arg-type]
     )
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ def parse_reply(text: Any) -> tuple[ChildReply | None, str]:
     try:
         return ChildReply.model_validate_json(text), ""
     except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}
+        first: Mapping[str, Any] = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         return None, f"malformed reply ({where or 'top level'}: {first.get('msg', exc)})"[:500]
 

@@ -25,6 +25,7 @@ else depends on it).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -149,7 +150,7 @@ def folder_hash(directory: Path) -> str:
     for p in sorted(q for q in root.rglob("*") if q.is_file()):
         h.update(f"{p.relative_to(root).as_posix()}\0{p.stat().st_size}\0".encode())
         with p.open("rb") as f:
-            for chunk in iter(lambda f=f: f.read(1 << 20), b""):
+            for chunk in iter(functools.partial(f.read, 1 << 20), b""):
                 h.update(chunk)
         h.update(b"\0")
     return h.hexdigest()

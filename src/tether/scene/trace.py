@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Any
+from typing import Any, TypeGuard
 
 TRACER_NAME = "__tether_tracer__"
 DEFAULT_MAX_EVENTS = 10_000
@@ -90,7 +90,7 @@ class _Rewriter(ast.NodeTransformer):
         return self.visit(expr)
 
     @staticmethod
-    def _method(expr: ast.expr) -> bool:
+    def _method(expr: ast.expr) -> TypeGuard[ast.Call]:
         return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
 
     def _method_call(self, call: ast.Call) -> ast.expr:
@@ -149,7 +149,7 @@ class _Rewriter(ast.NodeTransformer):
                 node.value = self._call("alias", self._obj(node.value))
                 return self._located([node], node)[0]
             if self._method(node.value):  # `m = cube.modifiers.new(...)`: the same
-                node.value = self._method_call(node.value)  # type: ignore[arg-type]
+                node.value = self._method_call(node.value)
                 return self._located([node], node)[0]
             node.value = self.visit(node.value)
             return node
@@ -212,6 +212,7 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = [s for stmt in node.orelse for s in _as_list(self.visit(stmt))]
         return self._located([node], node)[0]
 
+    # ast hands AsyncFor nodes here, which visit_For handles alike (same fields)
     visit_AsyncFor = visit_For  # type: ignore[assignment]
 
     def visit_Call(self, node: ast.Call) -> Any:
@@ -268,7 +269,7 @@ class Tracer:
         self._pending: list[Any] = []  # via of each method fetched by bound(), until called
         if bpy is None:
             try:
-                import bpy
+                import bpy  # type: ignore[no-redef]  # rebinds the parameter to the real module
             except ImportError:  # plain Python: nothing can be attributed to a scene
                 bpy = None
         self._bpy = bpy

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.agents.loop import (
     GENERATOR_ROLE,
@@ -170,7 +170,7 @@ class Agent:
     temperature, top_p, command_timeout_s, wall_time_s, templates, ...).
     """
 
-    name = "agent"
+    name: ClassVar[str] = "agent"
     #: every call is the generator's (SamplePolicy)
     roles = (GENERATOR_ROLE,)
     #: opens each attempt's environment (tests swap in a scripted double)

@@ -30,7 +30,7 @@ uses those scores to select. `extra["single_shot_score"]` is the first sample's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.agents.selector import (
     DEFAULT_RETRIES,
@@ -65,9 +65,15 @@ Answer again with JSON only: {"selected_index": <integer from 0 to {{ n - 1 }}>}
 __all__ = ["SELECTORS", "SELECTOR_RETRY", "SELECTOR_SYSTEM", "BestOfN", "normalize"]
 
 
+def _text(attempt: Attempt) -> str:
+    """A candidate's artifact text: candidates are the attempts that have an artifact."""
+    assert attempt.artifact is not None
+    return attempt.artifact.text
+
+
 @register_strategy("best_of_n")
 class BestOfN:
-    name = "best_of_n"
+    name: ClassVar[str] = "best_of_n"
 
     def __init__(self, n: int | str = 4, temperature: float = 0.8, selector: str = "oracle",
                  verifier: str = "execution;checks=visible", tie_break: str = "rng",
@@ -126,7 +132,8 @@ class BestOfN:
                               temperature=self.temperature, n=n)
         except BudgetExhausted as exc:
             return StrategyResult(None, status="budget_exhausted",
-                                  facts=SelectionFacts(**extra, budget=str(exc)))
+                                  # Facts keep unknown keys (extra="allow"), as `budget` here
+                                  facts=SelectionFacts(**extra, budget=str(exc)))  # type: ignore[call-arg]
         extra["sample_status"] = [a.status for a in attempts]
         extra["sample_artifacts"] = [a.artifact.digest if a.artifact else None for a in attempts]
         metric: dict[int, Observation] = {}
@@ -168,14 +175,14 @@ class BestOfN:
                                         candidates, self.tie_break)
         else:
             chosen, facts = by_majority(ctx.task.artifact_kind,
-                                        {i: attempts[i].artifact.text for i in candidates},
+                                        {i: _text(attempts[i]) for i in candidates},
                                         candidates)
         extra.update(facts)
         return chosen
 
     def _by_llm(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],
                 extra: dict[str, Any]) -> int:
-        shown = "\n\n".join(f"Candidate {k}:\n{fenced(ctx, attempts[i].artifact.text)}"
+        shown = "\n\n".join(f"Candidate {k}:\n{fenced(ctx, _text(attempts[i]))}"
                             for k, i in enumerate(candidates))
         user = (f"Task:\n{ctx.task.prompt}\n\n{shown}\n\n"
                 f"Which candidate (0 to {len(candidates) - 1}) is best? "

@@ -18,7 +18,7 @@ of revisions (0.8), `max_tokens` (per reply, also the draft's), `feedback_chars`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
@@ -36,7 +36,7 @@ from tether.strategies.keep_best import KeepBest, rank_key
 
 @register_strategy("iad")
 class IAD:
-    name = "iad"
+    name: ClassVar[str] = "iad"
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,
@@ -73,9 +73,11 @@ class IAD:
                     candidates = shorter_retry(ctx, max_tokens=self.max_tokens,
                                                temperature=self.temperature, n=self.k)
                 else:
-                    report = collect(ctx, self.channel, keep.best.artifact)
+                    best = keep.best.artifact
+                    assert best is not None  # KeepBest keeps only attempts with an artifact
+                    report = collect(ctx, self.channel, best)
                     failures = report.text(self.feedback_chars) or NO_DETAILS
-                    messages = revision_messages(ctx, keep.best.artifact.text,
+                    messages = revision_messages(ctx, best.text,
                                                  f"Its failures:\n{failures}")
                     candidates = sample(ctx, messages, max_tokens=self.max_tokens,
                                         temperature=self.temperature, n=self.k)

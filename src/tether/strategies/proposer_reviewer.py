@@ -24,7 +24,7 @@ critique call's), `temperature` of revisions (0), `feedback_chars` (4000).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
@@ -48,7 +48,7 @@ REVIEWER_ROLE = "reviewer"
 
 @register_strategy("proposer_reviewer")
 class ProposerReviewer:
-    name = "proposer_reviewer"
+    name: ClassVar[str] = "proposer_reviewer"
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024,
@@ -102,7 +102,9 @@ class ProposerReviewer:
                 facts["reviews"].append({"iteration": iteration, "parsed": review.parsed,
                                          "issues": len(review.issues)})
                 notes = f"A reviewer found these issues:\n{review.for_proposer()}"
-                (attempt,) = sample(ctx, revision_messages(ctx, keep.best.artifact.text, notes),
+                best = keep.best.artifact
+                assert best is not None  # KeepBest keeps only attempts with an artifact
+                (attempt,) = sample(ctx, revision_messages(ctx, best.text, notes),
                                     max_tokens=self.max_tokens, temperature=self.temperature)
                 keep.consider(iteration, attempt)
         except BudgetExhausted as exc:

@@ -27,7 +27,7 @@ from tether.context import TrialContext
 from tether.core.artifact import Truncated
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
-from tether.models.base import Message, Model
+from tether.models.base import GenerateKwargs, Message, Model
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages, to_artifact
 
@@ -56,7 +56,7 @@ def supports_native_thinking(model: Model) -> bool:
 
 @register_strategy("reasoning")
 class Reasoning:
-    name = "reasoning"
+    name: ClassVar[str] = "reasoning"
     #: its one call's role
     roles: ClassVar[tuple[str, ...]] = ("proposer",)
 
@@ -94,8 +94,9 @@ class Reasoning:
             if thinking < self.min_thinking:
                 thinking = 0
             extra["thinking_budget"] = thinking
-            call = {"max_tokens": total if thinking else min(total, self.max_tokens),
-                    "thinking_budget": thinking or None}
+            call: GenerateKwargs = {
+                "max_tokens": total if thinking else min(total, self.max_tokens),
+                "thinking_budget": thinking or None}
         else:
             messages = [*messages[:-1], {
                 "role": "user",
@@ -103,9 +104,9 @@ class Reasoning:
                     words=max((total - self.max_tokens) * 3 // 4, 50)),
             }]
             call = {"max_tokens": total}
+        call["temperature"] = self.temperature
         try:
-            (completion,) = ctx.generate("proposer", messages, temperature=self.temperature,
-                                         **call)
+            (completion,) = ctx.generate("proposer", messages, **call)
         except BudgetExhausted as exc:
             return StrategyResult(None, status="budget_exhausted", extra={**extra,
                                                                          "budget": str(exc)})

@@ -20,7 +20,7 @@ cycles), `max_tokens` (per reply, also the draft's, as in single_shot),
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
@@ -42,7 +42,7 @@ from tether.strategies.prompting import task_messages
 
 @register_strategy("self_loop")
 class SelfLoop:
-    name = "self_loop"
+    name: ClassVar[str] = "self_loop"
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024, temperature: float = 0.0,

@@ -11,7 +11,7 @@ from tether.strategies.base import StrategyResult, register_strategy
 
 @register_strategy("single_shot")
 class SingleShot:
-    name = "single_shot"
+    name: ClassVar[str] = "single_shot"
     roles: ClassVar[tuple[str, ...]] = (PROPOSER_ROLE,)
 
     def __init__(self, max_tokens: int = 1024, temperature: float = 0.0) -> None:

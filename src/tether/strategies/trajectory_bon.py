@@ -18,7 +18,7 @@ trial's, not repeated there).
 from __future__ import annotations
 
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.agents.loop import (
     GENERATOR_ROLE,
@@ -58,7 +58,7 @@ class TrajectoryBoN:
     params (see `agent`), selector_max_tokens, selector_temperature, selector_retries,
     transcript_chars."""
 
-    name = "trajectory_bon"
+    name: ClassVar[str] = "trajectory_bon"
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

@@ -9,7 +9,7 @@ tokens per role.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.agents.turn_bon import TurnBoNPolicy
 from tether.context import TrialContext
@@ -33,7 +33,7 @@ class TurnBoN:
     selector_thinking_budget or selector_reasoning_effort ("low", "medium", "high"),
     selector_system, selector_user (see `tether.agents.turn_bon`)."""
 
-    name = "turn_bon"
+    name: ClassVar[str] = "turn_bon"
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

@@ -25,7 +25,7 @@ def load_terminal_suite() -> list[Task]:
 register_format("harbor", lambda path: load_harbor_dir(path))
 
 
-def _load_gated(path: str) -> list[Task]:
+def _load_gated(path: Path) -> list[Task]:
     """harbor-gated:DIR: imported tasks whose gates have not passed are skipped (and
     reported), where harbor:DIR refuses the whole suite."""
     skipped: list[str] = []

@@ -30,7 +30,7 @@ import shutil
 import stat
 import struct
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -117,7 +117,7 @@ def give_back_ownership(rootfs: Path, recorded: Mapping[str, Owner]) -> None:
             os.chmod(name, owner.mode, dir_fd=dir_fd)
 
 
-def _walk(root: Path):  # type: ignore[no-untyped-def]
+def _walk(root: Path) -> Iterator[tuple[str, int, str, os.stat_result]]:
     """(relative path, dir fd, name, lstat) of every entry under root, by descriptor:
     a symlink is never followed, wherever it points."""
     for dirpath, dirnames, filenames, dir_fd in os.fwalk(root, follow_symlinks=False):

@@ -29,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from tether.core.activity import long_step
 from tether.core.task import Task
@@ -57,6 +57,14 @@ BASE_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
 }  # fmt: skip
 VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
+
+
+class _Limits(TypedDict):
+    """The resource limits every session of a task's environment runs under."""
+
+    memory_mb: int
+    max_procs: int
+    max_file_mb: int
 
 
 class EnvironmentSetupError(SandboxError):
@@ -196,6 +204,7 @@ class TerminalEnvironment:
 
     @classmethod
     def for_task(cls, task: Task, **kwargs: object) -> TerminalEnvironment:
+        # kwargs are TerminalEnvironment's own keywords, passed through unchanged
         return cls(TerminalSpec.from_task(task), **kwargs)  # type: ignore[arg-type]
 
     # -- lifecycle ---------------------------------------------------------------
@@ -315,7 +324,7 @@ class TerminalEnvironment:
                             output_chars=self.output_chars)
 
     # -- helpers ----------------------------------------------------------------------
-    def _limits(self) -> dict[str, int]:
+    def _limits(self) -> _Limits:
         return {"memory_mb": self.spec.memory_mb, "max_procs": self.spec.max_procs,
                 "max_file_mb": 64}
 

@@ -153,7 +153,7 @@ class Compiler:
     def _comparators(self) -> set[str]:
         """The comparators the config asks for that this setting has (the human recipe
         exists for some settings only)."""
-        wanted = set(self.config.comparators)
+        wanted: set[str] = set(self.config.comparators)
         if self.setting.name not in recipe_settings():
             wanted.discard("human_recipe")
         return wanted

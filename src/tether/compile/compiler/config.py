@@ -37,8 +37,9 @@ __all__ = ["COMPARATORS", "CompileConfig", "load_compile_config"]
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
-COMPARATORS = ("h0", "oneshot", "human_recipe", "student_routed", "cot_vote")
 Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
+COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
+                                       "cot_vote")
 
 
 class CompileConfig(BaseModel):

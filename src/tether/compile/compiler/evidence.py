@@ -129,7 +129,7 @@ def paired_traces(setting: Setting, items: Sequence[Item], before: SplitScore,
                   after: SplitScore, limit: int = 10) -> dict[str, Any]:
     """Probe items where two harnesses score differently: counts and up to `limit` pairs."""
     won = lost = 0
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for item in items:
         a, b = before.scores.get(item.item_id), after.scores.get(item.item_id)
         if a is None or b is None or a == b:

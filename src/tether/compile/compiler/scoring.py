@@ -177,6 +177,7 @@ class SplitScorer:
                                    lambda: None)
             self.student.configure(run)
             with HarnessRuntime(run, self.setting,
+                                # self.modality is a Modality value; its attribute is typed str
                                 student_modality=self.modality) as runtime:  # type: ignore[arg-type]
                 yield lambda item: self._one(runtime, harness, split, item, intervention)
 
@@ -262,7 +263,7 @@ class SplitScorer:
                     "outcome": {"status": "na", "answer": None, "error": str(exc),
                                 "step_limit": False, "calls": []}}
         value = score_outcome(self.setting, item, outcome)
-        row = {"item_id": item.item_id, "score": value,
+        row: dict[str, Any] = {"item_id": item.item_id, "score": value,
                "tokens": self.student.counts()[1] - before, "outcome": _compact(outcome)}
         if split == "probe":
             row["outcome"]["shown"] = shown

@@ -242,8 +242,8 @@ def ocr_rule(question: str, ocr: str) -> str:
                 parts = re.search(r"(\d+)\s*x\s*(\d+\.\d\d)", line)
                 if parts:
                     if "amount" in q:
-                        found = _AMOUNT.findall(line)
-                        return found[-1] if found else ""
+                        amounts = _AMOUNT.findall(line)
+                        return amounts[-1] if amounts else ""
                     return parts.group(1) if "how many" in q else parts.group(2)
         return ""
     if "before tax" in q:

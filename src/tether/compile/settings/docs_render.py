@@ -115,7 +115,7 @@ def make_spec(rng: np.random.Generator) -> dict[str, Any]:
     issued = _date(rng)
     due = (issued[0], issued[1] % 12 + 1, min(issued[2] + int(rng.integers(0, 3)), 28))
     picks = rng.choice(len(PRODUCTS), size=int(rng.integers(2, 6)), replace=False)
-    lines = []
+    lines: list[dict[str, Any]] = []
     for k in picks:
         qty = int(rng.integers(1, 13))
         unit = round(float(rng.uniform(0.8, 180.0)), 2)
@@ -225,7 +225,7 @@ def render(spec: dict[str, Any]) -> Image.Image:
             w = draw.textlength(right, font=font)
             draw.text((width - 14 - w, y), right, font=font, fill=0)
     page = page.filter(ImageFilter.GaussianBlur(spec["blur"]))
-    page = page.rotate(spec["angle"], resample=Image.BICUBIC, expand=True, fillcolor=255)
+    page = page.rotate(spec["angle"], resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
     noise = np.random.default_rng(spec["noise_seed"]).normal(0.0, spec["noise"], page.size[::-1])
     pixels = np.clip(np.asarray(page, dtype=np.float64) + noise, 0, 255).astype(np.uint8)
     return Image.fromarray(pixels, mode="L")

@@ -51,8 +51,9 @@ def perturb(flag: np.ndarray, params: Mapping[str, Any]) -> Image.Image:
     h, w = flag.shape[:2]
     x0, y0, cw, ch = params["crop"]
     box = (int(x0 * w), int(y0 * h), int((x0 + cw) * w), int((y0 + ch) * h))
-    image = Image.fromarray(flag, mode="RGB").crop(box).resize((128, 64), Image.BILINEAR)
-    image = image.rotate(params["angle"], resample=Image.BILINEAR, fillcolor=(128, 128, 128))
+    image = Image.fromarray(flag, mode="RGB").crop(box).resize((128, 64), Image.Resampling.BILINEAR)
+    image = image.rotate(params["angle"], resample=Image.Resampling.BILINEAR,
+                         fillcolor=(128, 128, 128))
     px = np.asarray(image, dtype=np.float64) * np.asarray(params["gain"])
     px = px + np.asarray(params["offset"])
     px = px + np.random.default_rng(params["noise_seed"]).normal(0, params["noise"], px.shape)
@@ -61,7 +62,7 @@ def perturb(flag: np.ndarray, params: Mapping[str, Any]) -> Image.Image:
 
 
 def _thumb(image: Image.Image) -> np.ndarray:
-    v = np.asarray(image.convert("RGB").resize(_THUMB, Image.BILINEAR), dtype=np.float64)
+    v = np.asarray(image.convert("RGB").resize(_THUMB, Image.Resampling.BILINEAR), dtype=np.float64)
     v = v.reshape(-1) - v.mean()
     return v / (np.linalg.norm(v) + 1e-9)
 

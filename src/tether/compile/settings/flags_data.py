@@ -50,7 +50,7 @@ _ALLOWED = {
 class SafeArrayUnpickler(pickle.Unpickler):
     """Resolves only numpy's array reconstruction names; any other global is refused."""
 
-    def find_class(self, module: str, name: str):  # type: ignore[override]
+    def find_class(self, module: str, name: str):
         if (module, name) not in _ALLOWED:
             raise pickle.UnpicklingError(f"refused global {module}.{name} in a flag pickle")
         if module == "numpy.core.multiarray":  # numpy 2 moved it; the old path warns
@@ -117,6 +117,8 @@ def facts(alpha_2: str) -> dict[str, str]:
     import pycountry
 
     c = pycountry.countries.get(alpha_2=alpha_2)
+    if c is None:
+        raise KeyError(f"no country with alpha_2 {alpha_2!r}")
     out = {
         "name": c.name,
         "official_name": getattr(c, "official_name", c.name),

@@ -282,8 +282,8 @@ def rule_shape(signals: Mapping[str, Any]) -> str:
 
 
 def rule_colour(signals: Mapping[str, Any]) -> str:
-    fractions = signals.get("colour_fractions") or {}
-    return max(fractions, key=fractions.get) if fractions else ""
+    fractions: dict[str, float] = signals.get("colour_fractions") or {}
+    return max(fractions, key=lambda c: fractions[c]) if fractions else ""
 
 
 def signal_rule(question: str, signals: Mapping[str, Any]) -> str:

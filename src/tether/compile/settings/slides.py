@@ -52,7 +52,8 @@ NAME = "slides"
 DEFAULT_K = 3
 RANKERS = ("minilm",)
 #: question kinds and their shares; "sum" and "compare" need two slides
-KINDS = (("value", 0.3), ("leader", 0.15), ("max", 0.15), ("sum", 0.2), ("compare", 0.2))
+KINDS: tuple[tuple[str, float], ...] = (
+    ("value", 0.3), ("leader", 0.15), ("max", 0.15), ("sum", 0.2), ("compare", 0.2))
 
 
 def _number_forms(value: int) -> tuple[str, ...]:

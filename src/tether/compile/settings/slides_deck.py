@@ -175,7 +175,8 @@ def render_slide(slide: dict[str, Any], style: dict[str, Any], index: int) -> Im
     draw.text((w - 30, h - 22), str(index + 1), font=body_font, fill=(120, 120, 120))
     if style["scale"] < 1.0:
         small = (int(w * style["scale"]), int(h * style["scale"]))
-        image = image.resize(small, Image.BILINEAR).resize(SIZE, Image.BILINEAR)
+        bilinear = Image.Resampling.BILINEAR
+        image = image.resize(small, bilinear).resize(SIZE, bilinear)
     image = image.filter(ImageFilter.GaussianBlur(style["blur"]))
     noise = np.random.default_rng([style["noise_seed"], index]).normal(
         0.0, style["noise"], (h, w, 1))
@@ -191,5 +192,6 @@ def contact_sheet(slides: list[Image.Image], columns: int = 4) -> Image.Image:
                       (90, 90, 90))
     for i, slide in enumerate(slides):
         r, c = divmod(i, columns)
-        sheet.paste(slide.resize((tw, th), Image.BILINEAR), (4 + c * (tw + 4), 4 + r * (th + 4)))
+        sheet.paste(slide.resize((tw, th), Image.Resampling.BILINEAR),
+                    (4 + c * (tw + 4), 4 + r * (th + 4)))
     return sheet

@@ -11,7 +11,7 @@ import base64
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tether.core.artifact import Artifact
 from tether.core.observation import Observation
@@ -30,9 +30,9 @@ from tether.instruments.geometry.profiles import (
 
 @register_instrument("geometry")
 class GeometryInstrument:
-    name = "geometry"
-    version = "1"
-    grounded = True
+    name: ClassVar[str] = "geometry"
+    version = "1"  # the default; an instance names its profile's version too
+    grounded: ClassVar[bool] = True
     #: lower scores are better (a defect count).
     higher_is_better = False
 

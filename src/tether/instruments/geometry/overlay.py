@@ -56,7 +56,7 @@ def pick_location(obs: Observation, modality: str) -> tuple[tuple[int, int], int
     best = max(per, key=lambda k: per[k]) if per and max(per.values()) > 0 else None
     for d in obs.defects:
         if d.location == best and d.evidence.get("viewport"):
-            return tuple(d.evidence["viewport"]), d.evidence.get("frame_ms")  # type: ignore
+            return tuple(d.evidence["viewport"]), d.evidence.get("frame_ms")
     frames = [d.evidence.get("frame_ms") for d in obs.defects if d.evidence.get("viewport")]
     return viewports_for(modality)[0], (frames[0] if frames else None)
 

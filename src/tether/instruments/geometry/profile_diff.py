@@ -93,10 +93,10 @@ def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str,
                 why["glyph_inside"] += 1
         why["default_only"] += len(dsel - rsel)
     elif kind == "overflow":
-        dsel = {_sel(d): d for d in dfl}
-        rsel = {_sel(d): d for d in ref}
-        for r, d in rsel.items():
-            if r in dsel:
+        dboxes = {_sel(d): d for d in dfl}
+        rboxes = {_sel(d): d for d in ref}
+        for r, d in rboxes.items():
+            if r in dboxes:
                 continue
             if r in skipped:
                 why[skipped[r]] += 1
@@ -104,10 +104,10 @@ def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str,
                 why["page_container"] += 1
             else:
                 why["glyph_fit"] += 1
-        for s, d in dsel.items():
-            if s not in rsel:
+        for s, d in dboxes.items():
+            if s not in rboxes:
                 reason = (d.get("detail") or {}).get("reason")
-                why[{"own_box": "own_box", "clipped": "cut"}.get(reason, "glyph_past")] += 1
+                why[{"own_box": "own_box", "clipped": "cut"}.get(reason or "", "glyph_past")] += 1
     elif kind == "scrollbar":
         if len(ref) > len(dfl):
             why["root_hides"] += 1
@@ -163,8 +163,9 @@ def diff_profiles(items: list[tuple[str, str, tuple[int, ...] | None]],
     """
     host = host or get_browser_host()
     dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
-    results = host.gather(lambda it: _both(host, *it[0], it[1]), list(zip(items, dirs,
-                                                                           strict=True)))
+    # mypy counts a starred Any as filling every parameter, so it[1] looks like one too many
+    results = host.gather(lambda it: _both(host, *it[0], it[1]),  # type: ignore[call-arg]
+                          list(zip(items, dirs, strict=True)))
     out: list[list[KindDiff] | str] = []
     for res in results:
         if isinstance(res, BaseException):

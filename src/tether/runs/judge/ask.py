@@ -84,9 +84,9 @@ def ask(model: Model, q: Question, *, ledger: Ledger, log: list[CallRecord],
                                {"role": "user", "content": q.user}]
     problem = "no answer"
     for attempt in range(retries + 1):
-        request = GenerateParams.of(max_tokens=max_tokens, temperature=temperature,
-                                    **({"tools": tools, "tool_choice": q.tool_name}
-                                       if native else {}))
+        request = (GenerateParams.of(max_tokens=max_tokens, temperature=temperature,
+                                     tools=tools, tool_choice=q.tool_name) if native
+                   else GenerateParams.of(max_tokens=max_tokens, temperature=temperature))
         try:
             (completion,) = charged_generate(ledger, log, model, JUDGE_ROLE, messages, request)
         except BudgetExhausted:

@@ -59,6 +59,13 @@ class Judgement:
     def ok(self) -> bool:
         return self.status == OK
 
+    @property
+    def answer(self) -> dict[str, Any]:
+        """The judge's parsed answer, read only from an ok judgement (which has one)."""
+        if self.result is None:
+            raise ValueError(f"judgement of {self.trial_id!r} has no answer ({self.status})")
+        return self.result
+
 
 class JudgeTable:
     """Read or write the judgements of one run directory (validated by RunStore first)."""

@@ -51,7 +51,7 @@ def _ask(session: SceneSession, program: str, render: bytes | None, modality: st
 
 @register_strategy("scene_one_shot")
 class SceneOneShot:
-    name = "scene_one_shot"
+    name: ClassVar[str] = "scene_one_shot"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE,)
 
     def __init__(self, max_tokens: int = 2048, temperature: float = 0.0,
@@ -100,7 +100,7 @@ class SceneOneShot:
 
 @register_strategy("blender_alchemy")
 class BlenderAlchemy:
-    name = "blender_alchemy"
+    name: ClassVar[str] = "blender_alchemy"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, JUDGE_ROLE)
 
     def __init__(self, depth: int = 2, breadth: int = 2, max_tokens: int = 2048,
@@ -157,6 +157,7 @@ class BlenderAlchemy:
                 "generated": record.rendered, "selected": False})
             if record.rendered:
                 pool.append((record, True, len(facts.submissions) - 1))
+        # the pool holds only rendered records, whose render_png is set
         result = tournament(ctx, [r.execution.render_png for r, _, _ in pool],  # type: ignore[misc]
                             session.goal_png, session.task.description,
                             modality=modality[JUDGE_ROLE])

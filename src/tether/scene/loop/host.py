@@ -209,6 +209,7 @@ class HostLoop:
         rendered = [i for i, o in enumerate(outcomes) if o.rendered]
         winner: int | None = None
         if rendered:
+            # rendered indexes only outcomes whose delivered record has a render
             result = tournament(ctx, [outcomes[i].delivered.execution.render_png  # type: ignore[union-attr,misc]
                                       for i in rendered], session.goal_png,
                                 session.task.description, modality=modality[JUDGE_ROLE])
@@ -222,16 +223,16 @@ class HostLoop:
             feedback.append(("text", f"{len(rendered)} of {len(outcomes)} candidates delivered "
                                      f"a render; candidate {winner} was selected."))
         shown = outcomes[winner if winner is not None else 0]
-        raw = shown.refinement.raw
-        if not raw.execution.ok or not raw.rendered:
-            error = raw.execution.error or {}
+        record = shown.refinement.raw
+        if not record.execution.ok or not record.rendered:
+            error = record.execution.error or {}
             line = session.error_line(selected_action.program or "", state.chain, error.get("line"))
             feedback.append(("text", f"Your program failed ({error.get('kind')}"
                                      f"{'' if line is None else f' at line {line}'}): "
                                      f"{str(error.get('message', ''))[:600]}"))
         if self.config.show_trace:
             feedback.append(("text", "Observed writes of your program:\n"
-                                     + trace_summary(raw.execution.events)))
+                                     + trace_summary(record.execution.events)))
         if winner is not None:
             selected = outcomes[winner]
             facts.submissions[first + winner]["selected"] = True
@@ -269,7 +270,7 @@ def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: Sc
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders
     facts.wall_s = round(session.elapsed(), 3)
-    kept = {"start": session.start_png, "goal": session.goal_png}
+    kept: dict[str, bytes | None] = {"start": session.start_png, "goal": session.goal_png}
     if state.answer is not None:
         kept["delivered"] = state.answer.execution.render_png
     facts.renders_kept = {k: png_artifact(ctx, v) for k, v in kept.items() if v}

@@ -48,6 +48,7 @@ def content(parts: list[tuple[str, str | bytes | None]], modality: str) -> list[
             out.append({"type": "text", "text": f"[{label}: none]"})
         elif modality == "image":
             out.append({"type": "text", "text": f"{label}:"})
+            assert not isinstance(value, str)  # only the "text" part carries text
             url = png_data_url(bytes(value))
             out.append({"type": "image_url", "image_url": {"url": url}})
         else:

@@ -59,6 +59,7 @@ def _tasks() -> tuple[tuple[str, str, str], ...]:
     out = []
     for d in bundled_task_dirs():
         t = load_task(d)
+        assert t.goal is not None  # every bundled task has a goal program
         out.append((t.id, t.description.strip().splitlines()[0], t.goal))
     return tuple(out)
 

@@ -120,6 +120,7 @@ class SceneSession:
                previous_generated: bool, chain: str = "") -> Outcome:
         """Execute and refine one candidate against the previous delivered record."""
         before = self.executor.executions
+        # CountingExecutor wraps a SceneExecutor and offers the same execute (duck typed)
         refinement = refiner(self.submitted(program, chain), executor=self.executor,  # type: ignore[arg-type]
                              previous=previous, initial=self.initial, render=self.render,
                              base=self.base)

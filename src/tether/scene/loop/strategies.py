@@ -34,7 +34,7 @@ VERIFY_WHEN = ("requested", "every_edit")
 
 @register_strategy("vetr")
 class Vetr:
-    name = "vetr"
+    name: ClassVar[str] = "vetr"
 
     def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
                  history: int = 24, verifier: bool = True, verify: str = "requested",
@@ -78,7 +78,7 @@ class Vetr:
 
 @register_strategy("viga")
 class Viga:
-    name = "viga"
+    name: ClassVar[str] = "viga"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, VERIFIER_ROLE)
 
     def __init__(self, max_interactions: int = 10, history: int = 24, max_tokens: int = 2048,

@@ -3,8 +3,10 @@
 (name, identifier, bl_idname, enabled, default_value); None: no default_value.
 NAMES: the name nodes.new(bl_idname) gives a node."""
 
+from typing import Any
+
 # fmt: off
-NODES = {'GeometryNodeTransform': {'inputs': [('Geometry', 'Geometry', 'NodeSocketGeometry', True, None),
+NODES: dict[str, dict[str, Any]] = {'GeometryNodeTransform': {'inputs': [('Geometry', 'Geometry', 'NodeSocketGeometry', True, None),
                                       ('Translation',
                                        'Translation',
                                        'NodeSocketVectorTranslation',

@@ -12,7 +12,7 @@ capture or the rasterizer depends on it).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from tether.scene.minibpy.values import Vector
@@ -48,7 +48,7 @@ class BMesh:
         self.faces: list[tuple[int, ...]] = []
 
     def _add(self, coords: list[tuple[float, float, float]],
-             faces: list[tuple[int, ...]]) -> dict[str, Any]:
+             faces: Sequence[tuple[int, ...]]) -> dict[str, Any]:
         offset = len(self.verts)
         new = [BMVert(c) for c in coords]
         self.verts._items.extend(new)

@@ -104,7 +104,7 @@ class Node(bpy_struct):
         output = in_out == "INPUT"
         side = self.outputs if output else self.inputs
         have = {s.identifier: s for s in side._items}
-        items = []
+        items: list[NodeSocket] = []
         for item in self._owner.interface.items_tree:
             if item.in_out != in_out:
                 continue

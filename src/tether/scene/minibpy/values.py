@@ -110,10 +110,11 @@ class _Array:
 
     def __eq__(self, other: object) -> bool:
         try:
-            return list(self) == [float(v) for v in other]  # type: ignore[union-attr]
+            return list(self) == [float(v) for v in other]
         except TypeError:
             return NotImplemented
 
+    # None makes the type unhashable (bpy's mutable vectors are); typeshed says method
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
@@ -183,7 +184,7 @@ class bpy_prop_array(_Array):  # noqa: N801 (the bpy name: it appears in trace r
     _names = {}
 
 
-def view(cls: type, store: list[float], lo: float = -FLT_MAX, hi: float = FLT_MAX) -> Any:
+def view(cls: type[_Array], store: list[float], lo: float = -FLT_MAX, hi: float = FLT_MAX) -> Any:
     """A view of cls on an owner's store (no copy)."""
     obj = cls.__new__(cls)
     _Array.__init__(obj, store, lo, hi)

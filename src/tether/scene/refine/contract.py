@@ -116,12 +116,13 @@ def _blocks(state: Mapping) -> set[tuple[str, str]]:
     out |= {tuple(b["to"]) for b in state["bindings"]}
     for coll, holders in state["structure"]["links"].items():
         out |= {(coll, h) for h in holders}
-    return out  # type: ignore[return-value]
+    return out
 
 
 def _new_blocks(c: Candidate, got: Mapping) -> dict[tuple[str, str], tuple[str, str]]:
     """Permitted copies in the execution: new block -> its original in the reference."""
     ref = c.reference.execution.state
+    assert ref is not None  # a reference is executed with its state captured
     out = {}
     for obj, path in c.copies:
         new, old = binding_to(got, obj, path), binding_to(ref, obj, path)
@@ -170,7 +171,8 @@ def _bindings(c: Candidate, ref: Mapping, got: Mapping) -> dict[str, Any]:
     return {"ok": not bad, "changed": bad[:MAX_LISTED], "rebound": sorted(map(list, c.copies))}
 
 
-def _scope(c: Candidate, ref: Mapping, got: Mapping, new: dict) -> dict[str, Any]:
+def _scope(c: Candidate, ref: Mapping, got: Mapping,
+           new: dict[tuple[str, str], tuple[str, str]]) -> dict[str, Any]:
     have, want = _blocks(got), _blocks(ref)
     extra = sorted(map(list, have - want - set(new)))
     missing = sorted(map(list, want - have))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tether.scene.executor import RenderSettings, SceneExecutor
 from tether.scene.record import Refinement, SceneRecord
@@ -120,6 +120,10 @@ def refine_record(
     return Refinement(raw, None, "none", spent, {}, tried)
 
 
-def _base(base: Path | None) -> dict[str, Path]:
+class _Base(TypedDict, total=False):
+    base: Path
+
+
+def _base(base: Path | None) -> _Base:
     """`base` only when given: the minibpy double's executor has no base scenes."""
     return {} if base is None else {"base": base}

@@ -141,6 +141,7 @@ def compile_owners(name: str, reference: SceneRecord, required: dict[str, Tuple]
                     break
             else:
                 groups.append([obj])
+        # a light group's owners are those light_of found a light for
         current = light_of(state, owners[0])[1]  # type: ignore[index]
         direct = len(groups) == 1 and owners == users_of(state, block)
         for g in groups:

@@ -49,7 +49,7 @@ def displaced(record: SceneRecord) -> dict[Group, tuple[Any, int]]:
             continue  # not a supported (captured) cell
         via = e.get("via")
         local = via and coll != "objects" and shared(state, via[1], (coll, name))
-        owner = via[1] if local else None
+        owner = via[1] if local and via else None  # local is truthy only with a via
         writes.setdefault((coll, name, e["path"], e["index"], owner), []).append(
             (e["readback"], i))
     out = {}
@@ -95,6 +95,7 @@ def build(name: str, raw: SceneRecord, source: SceneRecord) -> Candidate | None:
         if owner is None:
             written.add((key, index))
         else:
+            assert via is not None  # an owner is kept only where shared() found its via
             copies.add((owner, via))
             if via == "data.shape_keys" or (via.startswith("material_slots")
                                             and _mesh_shared(state, owner)):

@@ -115,6 +115,7 @@ def _called_names(test_code: str) -> list[str]:
     calls.sort(key=lambda c: (c.lineno, c.col_offset))
     names: list[str] = []
     for c in calls:
+        # calls keeps only ast.Call nodes whose func is an ast.Name
         name = c.func.id  # type: ignore[attr-defined]
         if name not in bound and not hasattr(builtins, name) and name not in names:
             names.append(name)
