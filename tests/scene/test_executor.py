@@ -19,16 +19,6 @@ def ex(bwrap) -> Iterator[SceneExecutor]:
         yield executor
 
 
-@pytest.fixture(scope="module")
-def bwrap():
-    from tether.sandbox import BwrapSandbox, SandboxUnavailable
-
-    try:
-        return BwrapSandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap unavailable: {exc}")
-
-
 def test_every_execution_starts_from_the_base_scene(ex: SceneExecutor) -> None:
     first = ex.execute("import bpy\nbpy.data.objects['Cube'].location.x = 3\n")
     assert first.ok and first.state["cells"][CUBE_X] == [3.0, 0.0, 0.0]

@@ -19,16 +19,6 @@ SECRET = b"host secret, root only\n"
 
 
 @pytest.fixture(scope="module")
-def bwrap():
-    from tether.sandbox import BwrapSandbox, SandboxUnavailable
-
-    try:
-        return BwrapSandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"bwrap unavailable: {exc}")
-
-
-@pytest.fixture(scope="module")
 def ex(bwrap) -> Iterator[SceneExecutor]:
     with SceneExecutor(sandbox=bwrap, timeout_s=60) as executor:
         yield executor
