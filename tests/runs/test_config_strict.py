@@ -160,7 +160,8 @@ def test_unknown_suite_and_provider_name_the_config_file(tmp_path: Path) -> None
 
 def test_an_unknown_feedback_instrument_is_refused_before_running(tmp_path: Path) -> None:
     refused(tmp_path, config(strategies="self_loop", params="{feedback = 'critque'}"),
-            "strategies[0]: unknown instrument 'critque'", hint="critique")
+            "strategies[0]: strategy 'self_loop': parameter feedback: unknown instrument "
+            "'critque'", hint="critique")
 
 
 def _write(tmp_path: Path, text: str) -> Path:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.strategies.attempts import (
@@ -32,11 +34,16 @@ from tether.strategies.attempts import (
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest, rank_key
+from tether.strategies.loop_params import LoopParams
 
 
 @register_strategy("iad")
 class IAD:
     name: ClassVar[str] = "iad"
+
+    class Params(LoopParams):
+        k: int = Field(3, description="revisions sampled per cycle; the best is kept")
+        temperature: float = Field(0.8, description="the revisions' sampling temperature")
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.strategies.attempts import (
@@ -38,8 +40,9 @@ from tether.strategies.attempts import (
     single_shot_draft,
 )
 from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.feedback import collect, feedback_cycles, parse_channel
+from tether.strategies.feedback import channel_roles, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.review import Review, parse_review, reviewer_messages
 
 #: the role of the reviewer's call (the channel's model-backed parts use it too)
@@ -49,6 +52,14 @@ REVIEWER_ROLE = "reviewer"
 @register_strategy("proposer_reviewer")
 class ProposerReviewer:
     name: ClassVar[str] = "proposer_reviewer"
+
+    class Params(LoopParams):
+        reviewer_max_tokens: int = Field(512, description="most tokens of a review (and of "
+                                                          "a model-backed channel part)")
+
+        def roles(self) -> tuple[str, ...]:
+            return tuple(dict.fromkeys((PROPOSER_ROLE, REVIEWER_ROLE,
+                                        *channel_roles(self.feedback))))
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024,

@@ -37,12 +37,16 @@ from tether.strategies.attempts import (
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.prompting import task_messages
 
 
 @register_strategy("self_loop")
 class SelfLoop:
     name: ClassVar[str] = "self_loop"
+
+    class Params(LoopParams):
+        """The loop's params (`tether.strategies.loop_params`), as declared."""
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024, temperature: float = 0.0,

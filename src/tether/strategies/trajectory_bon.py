@@ -18,7 +18,9 @@ trial's, not repeated there).
 from __future__ import annotations
 
 from contextlib import ExitStack
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
 
 from tether.agents.loop import (
     GENERATOR_ROLE,
@@ -39,6 +41,7 @@ from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
 from tether.strategies.agent import (
+    AgentParams,
     agent_config,
     attempt_artifact,
     attempt_summary,
@@ -59,6 +62,23 @@ class TrajectoryBoN:
     transcript_chars."""
 
     name: ClassVar[str] = "trajectory_bon"
+
+    class Params(AgentParams):
+        n: int = Field(4, ge=1, description="attempts")
+        pick: Literal["selector", "oracle"] = Field(
+            "selector", description="who picks the delivered attempt: a selector call or "
+                                    "the task's metric")
+        selector_max_tokens: int = Field(512, description="most tokens of the selector reply")
+        selector_temperature: float = Field(0.0, description="the selector's temperature")
+        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
+                                      "reply is sent back this many times")
+        transcript_chars: int = Field(600, description="characters of each attempt's "
+                                                       "transcript the selector reads")
+
+        def roles(self) -> tuple[str, ...]:
+            if self.pick == "selector" and self.n > 1:
+                return (GENERATOR_ROLE, SELECTOR_ROLE)
+            return (GENERATOR_ROLE,)
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 
