@@ -19,6 +19,7 @@ from tether.cli.report import report
 from tether.cli.run import rescore, run
 from tether.cli.sandbox import sandbox
 from tether.cli.scene import scene
+from tether.cli.settings import settings
 from tether.cli.suites import suites
 from tether.cli.tasks import tasks
 
@@ -31,5 +32,5 @@ def main() -> None:
 
 for _command in (models, sandbox, suites, demo, run, rescore, report, tasks, measure,
                  check_recorded, harness, scene, export, judge, compile_, strategies,
-                 instruments):
+                 instruments, settings):
     main.add_command(_command)

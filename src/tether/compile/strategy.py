@@ -146,16 +146,19 @@ def _check_harness_source(harness: str | dict[str, Any]) -> None:
                           hint="harness = FILE, an inline document, \"bare\" or \"recipe\"")
 
 
+class _HarnessParams(_RunParams):
+    harness: Annotated[str | dict[str, Any], params.checked(_check_harness_source)] = Field(
+        description="a harness file, an inline tether-harness/1 document, \"bare\" or "
+                    "\"recipe\"")
+
+
 class CompiledHarness:
     """A harness on one item per trial (see the module docstring)."""
 
     name: ClassVar[str] = "compiled_harness"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
-
-    class Params(_RunParams):
-        harness: Annotated[str | dict[str, Any], params.checked(_check_harness_source)] = (
-            Field(description="a harness file, an inline tether-harness/1 document, "
-                              "\"bare\" or \"recipe\""))
+    #: its subclasses (bare, human_recipe) fix the harness, so they declare no `harness`
+    Params: ClassVar[type[params.Params]] = _HarnessParams
 
     def __init__(self, harness: str | dict[str, Any], modality: str = "auto",
                  max_steps: int = MAX_STEPS, intervention: str | None = None,

@@ -57,9 +57,11 @@ PICKS = ("selector", "oracle")
 
 @register_strategy("trajectory_bon")
 class TrajectoryBoN:
-    """Params: `n` (attempts, default 4), `pick` ("selector" or "oracle"), the agent's
-    params (see `agent`), selector_max_tokens, selector_temperature, selector_retries,
-    transcript_chars."""
+    """Trajectory-level best-of-N: `n` whole attempts of the bash agent, one delivered
+    (picked by a selector call or by the task's metric).
+
+    Its params (`Params` below) are the agent's, the attempts' and the selector's.
+    """
 
     name: ClassVar[str] = "trajectory_bon"
 

@@ -33,11 +33,11 @@ _POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retri
 
 @register_strategy("turn_bon")
 class TurnBoN:
-    """Params: `n` (candidates per turn, default 4), the agent's params (see `agent`), and
-    selector_max_tokens, selector_temperature, selector_retries, selector_context_chars
-    (cap on the transcript the selector reads; default none: the full context),
-    selector_thinking_budget or selector_reasoning_effort ("low", "medium", "high"),
-    selector_system, selector_user (see `tether.agents.turn_bon`)."""
+    """The bash agent with turn-level best-of-N: each turn a selector picks one of `n`
+    sampled commands to run.
+
+    Its params (`Params` below) are the agent's and the selector's (`tether.agents.turn_bon`).
+    """
 
     name: ClassVar[str] = "turn_bon"
 
