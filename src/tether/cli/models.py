@@ -9,7 +9,14 @@ from rich.table import Table
 
 from tether.cli.console import add_literal_row, esc, make_console
 from tether.cli.group import TetherGroup
-from tether.models import CACHE_MODES, DEFAULT_MODEL, SPEC_FORMS, parse_model, with_cache
+from tether.models import (
+    CACHE_MODES,
+    DEFAULT_MODEL,
+    SPEC_FORMS,
+    GenerateParams,
+    parse_model,
+    with_cache,
+)
 
 console = make_console()
 
@@ -50,8 +57,8 @@ def models_ping(spec: str, prompt: str, max_tokens: int, seed: int, cache_path: 
     # click.Choice limits cache_mode to the cache mode literals
     model = with_cache(parse_model(spec), cache=cache_path, mode=cache_mode,  # type: ignore[arg-type]
                        record=record)
-    (c,) = model.generate([{"role": "user", "content": prompt}], max_tokens=max_tokens,
-                          seed=seed, role="proposer")
+    (c,) = model.generate([{"role": "user", "content": prompt}],
+                          GenerateParams(max_tokens=max_tokens, seed=seed), role="proposer")
     if as_json:
         click.echo(json.dumps({"spec": spec, **c.to_json()}, indent=2))
         return

@@ -42,7 +42,7 @@ from tether.compile.runtime import (
 from tether.compile.setting import Item, Setting
 from tether.compile.student import student_message
 from tether.errors import ConfigError
-from tether.models.base import Completion, Model
+from tether.models.base import Completion, GenerateParams, Model
 from tether.models.errors import ModelError
 from tether.models.fanout import sample_concurrency
 
@@ -94,9 +94,10 @@ class ModelStudent:
                temperature: float | None = None) -> list[Completion]:
         """n samples of one call (a baseline's `BaselineStudent`)."""
         completions = self.model.generate(
-            student_message(prompt, image), n=n, max_tokens=self.max_tokens,
-            temperature=self.temperature if temperature is None else temperature,
-            seed=self.seed, role="student")
+            student_message(prompt, image),
+            GenerateParams(max_tokens=self.max_tokens, seed=self.seed,
+                           temperature=self.temperature if temperature is None else temperature),
+            n=n, role="student")
         tokens = sum(c.usage.output_tokens + c.usage.reasoning_tokens for c in completions)
         with self._lock:
             self.calls += 1
