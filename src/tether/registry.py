@@ -16,6 +16,7 @@ another installed package can add strategies, instruments or suites the same way
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
@@ -66,8 +67,10 @@ class Registry(Generic[T]):
         'spec'") with the known names as the hint."""
         entries = self._loaded()
         if name not in entries:
+            close = difflib.get_close_matches(name, sorted(entries), n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
-                              hint=f"known {self.plural}: {', '.join(sorted(entries))}")
+                              hint=f"{guess}known {self.plural}: {', '.join(sorted(entries))}")
         return entries[name]
 
     def check(self, name: str, params: Mapping[str, Any] | None = None, *,

@@ -90,12 +90,14 @@ def reference_group(name: str, registry: Registry[Any], noun: str,
 def _strategy_facts(entry: str, factory: Any) -> dict[str, str]:
     from tether.strategies.base import strategy_roles
 
+    fixed = getattr(factory, "roles", None)
+    if isinstance(fixed, tuple):
+        return {"roles": ", ".join(fixed)}
     try:
         roles = ", ".join(strategy_roles(entry, {}))
-    except ConfigError:  # a required parameter (a harness): the roles need it
+    except ConfigError:  # a required parameter: the roles cannot be read without it
         return {}
-    fixed = isinstance(getattr(factory, "roles", None), tuple)
-    return {"roles": roles if fixed else f"{roles} (with the defaults: they depend on the params)"}
+    return {"roles": f"{roles} (with the defaults: they depend on the params)"}
 
 
 def _instrument_facts(entry: str, factory: Any) -> dict[str, str]:
