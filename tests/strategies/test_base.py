@@ -14,7 +14,7 @@ from tether.errors import ConfigError
 from tether.instruments.base import register_instrument
 from tether.models.base import sample_seed
 from tether.models.scripted import CallInfo, ScriptedModel
-from tether.strategies.base import build_strategy, strategy_names
+from tether.strategies.base import build_strategy, declared_roles, strategy_names, strategy_roles
 
 TASK = Task(id="t", suite="s", prompt="Say alpha", metric="scripted_counting_check",
             artifact_kind="text", data={"expect": "alpha"})
@@ -184,3 +184,22 @@ def test_offered_tool_specs_count_as_input_when_configured() -> None:
                            {"proposer": ScriptedModel(script, supports_tools=True)})
         ctx.generate("proposer", MESSAGES, max_tokens=1000, tools=tools)
     assert allowed[1] < allowed[0] - 100  # the specs' share of the cap is not given out
+
+
+_VARIANTS = ({}, {"verifier": False}, {"n": 1}, {"n": 2}, {"pick": "oracle"},
+             {"selector": "llm"}, {"feedback": "critique"})
+
+
+@pytest.mark.parametrize("name", strategy_names())
+def test_roles_read_from_the_declaration_are_the_built_strategys(name: str) -> None:
+    # every registered strategy, with each variant of params it accepts: the config check
+    # (which builds nothing) sees the roles the running strategy will charge
+    checked = 0
+    for params in _VARIANTS:
+        try:
+            declared = strategy_roles(name, params)
+        except ConfigError:
+            continue  # not this strategy's params (or a required one is missing)
+        assert declared == declared_roles(build_strategy(name, params)), params
+        checked += 1
+    assert checked or name == "compiled_harness"
