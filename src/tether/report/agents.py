@@ -24,9 +24,8 @@ from tether.agents.behaviours import (
 )
 from tether.core.end_state import AGENT_END_STATES, AgentEndState
 from tether.core.facts import AgentFacts, facts_of
-from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
 from tether.report.values import arm_budget_groups
-from tether.stats import consistency_at_k, mean_pass_at_k
+from tether.stats import CI, N_RESAMPLES, SEED, consistency_at_k, mean_pass_at_k
 
 if TYPE_CHECKING:
     from tether.report.section import TrialEntry
@@ -114,8 +113,7 @@ def preferences(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
     # only labels some candidate has: each label costs a full bootstrap (seconds on big runs)
     present = [lab for lab in LABELS
                if any(lab in c for t in turns for c in t.candidate_labels)]
-    table = preference_table(turns, present, n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED,
-                             ci=CI)
+    table = preference_table(turns, present)
     return [{**dataclasses.asdict(p), "title": LABEL_TITLES.get(p.label, p.label)}
             for p in table]
 
@@ -167,4 +165,4 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             "preferences": preferences(group),
         })
     return {"end_states": list(AGENT_END_STATES), "rows": rows, "ci": CI,
-            "n_resamples": N_RESAMPLES, "bootstrap_seed": BOOTSTRAP_SEED}
+            "n_resamples": N_RESAMPLES, "bootstrap_seed": SEED}

@@ -15,7 +15,7 @@ from typing import Any
 
 from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
-from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
+from tether.report.paired import Pair, compare
 from tether.report.section import SectionInput, TrialEntry, sections
 from tether.report.spend import spend_numbers
 from tether.report.values import (
@@ -36,6 +36,8 @@ from tether.runs.costs import book_for
 from tether.runs.judge import read_judgements
 from tether.runs.store import RunStore
 from tether.stats import (
+    BOOTSTRAP_METHOD,
+    CI,
     bootstrap_mean,
     consistency_at_k,
     mcnemar_exact,
@@ -79,14 +81,13 @@ def score_summary(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any]:
                    high=high if n else None, passed=k, method="Wilson score interval")
         return out
     if not n:
-        out.update(value=None, low=None, high=None, method=BOOTSTRAP)
+        out.update(value=None, low=None, high=None, method=BOOTSTRAP_METHOD)
         return out
     # scored keeps only entries with a value; the filter does not narrow the field type
-    r = bootstrap_mean([(e.key[0], e.key[1], e.value) for e in scored],  # type: ignore[misc]
-                       n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    r = bootstrap_mean([(e.key[0], e.key[1], e.value) for e in scored])  # type: ignore[misc]
     # scored keeps only entries with a value; the filter does not narrow the field type
     m = mean_sd([e.value for e in scored], "sample")  # type: ignore[misc]
-    out.update(value=r.estimate, low=_num(r.low), high=_num(r.high), method=BOOTSTRAP,
+    out.update(value=r.estimate, low=_num(r.low), high=_num(r.high), method=BOOTSTRAP_METHOD,
                n_resamples=r.n_resamples, seed=r.seed, sd=_num(m.sd),
                sd_convention="sample (n - 1)")
     return out

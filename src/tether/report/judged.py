@@ -15,13 +15,13 @@ section is absent). Per (arm, budget):
 - reward hacking: passing attempts, those judged, labelled reward hacking, judge errors.
 
 Against the baseline arm at the same budget (paired by task and seed, tasks resampled,
-`tether.stats.paired_bootstrap`, 10,000 resamples): the difference in mean flags per
+`tether.stats.paired_bootstrap` with its resampling setup): the difference in mean flags per
 attempt, in each rubric's flag rate, and in the share of attempts labelled reward hacking
 (a failed attempt counts 0: it earned no reward).
 
 Each rubric's difference also gets a p-value: a paired sign-flip permutation test
-(`scipy.stats.permutation_test`, 10,000 resamples, exact when the tasks are few) of the
-per-task mean differences, tasks as the units as in the bootstrap; and, because a file
+(`tether.stats.sign_flip_test`, exact when the tasks are few) of the per-task mean
+differences, tasks as the units as in the bootstrap; and, because a file
 of 28 rubrics against several arms is many tests at once, the p-values of the whole
 rubric x arm table of a file are adjusted together by Benjamini-Hochberg
 (`scipy.stats.false_discovery_control`). Both are reported (`p_value`, `p_adjusted`);
@@ -34,13 +34,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.stats import false_discovery_control, permutation_test
+from scipy.stats import false_discovery_control
 
-from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES
 from tether.report.values import arm_budget_groups
 from tether.runs.judge import BUNDLED, Judgement, load_rubrics, read_judgements
 from tether.runs.judge.reward_hacking import CHECK as RH_CHECK
-from tether.stats import PairedObservation, paired_bootstrap
+from tether.stats import (
+    BOOTSTRAP_METHOD,
+    CI,
+    N_RESAMPLES,
+    SEED,
+    PairedObservation,
+    paired_bootstrap,
+    sign_flip_test,
+)
 
 if TYPE_CHECKING:
     from tether.report.section import TrialEntry
@@ -52,8 +59,7 @@ def _ci(pairs: list[tuple[Key, float, float]]) -> dict[str, Any] | None:
     """Paired bootstrap of mean(B) - mean(A) over (task, seed) pairs; None when none."""
     if not pairs:
         return None
-    r = paired_bootstrap([PairedObservation(k[0], k[1], a, b) for k, a, b in pairs],
-                         "mean_diff", n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    r = paired_bootstrap(_observations(pairs), "mean_diff")
     return {"estimate": r.estimate, "low": r.low, "high": r.high, "n_pairs": len(pairs),
             "n_tasks": r.n_tasks}
 
@@ -62,20 +68,14 @@ def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def _observations(pairs: list[tuple[Key, float, float]]) -> list[PairedObservation]:
+    return [PairedObservation(k[0], k[1], a, b) for k, a, b in pairs]
+
+
 def paired_p(pairs: list[tuple[Key, float, float]]) -> float | None:
-    """Two-sided p of mean(B) - mean(A) = 0: sign flips of the per-task mean differences."""
-    by_task: dict[str, list[float]] = {}
-    for (task, _), a, b in pairs:
-        by_task.setdefault(task, []).append(b - a)
-    diffs = np.array([sum(v) / len(v) for v in by_task.values()])
-    if not diffs.size:
-        return None
-    if not diffs.any():
-        return 1.0
-    r = permutation_test((diffs,), np.mean, permutation_type="samples",
-                         n_resamples=N_RESAMPLES, alternative="two-sided",
-                         random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    return float(min(1.0, r.pvalue))
+    """Two-sided p of mean(B) - mean(A) = 0 (`tether.stats.sign_flip_test`); None when
+    there are no pairs."""
+    return sign_flip_test(_observations(pairs)) if pairs else None
 
 
 def adjust(rows: list[dict[str, Any]]) -> None:
@@ -285,5 +285,5 @@ def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
             "judge_models": sorted(judge_models),
             "n_calls": sum(len(j.calls) for j in judgements),
             "output_tokens": sum(j.output_tokens for j in judgements),
-            "ci": CI, "n_resamples": N_RESAMPLES, "seed": BOOTSTRAP_SEED,
-            "method": BOOTSTRAP}
+            "ci": CI, "n_resamples": N_RESAMPLES, "seed": SEED,
+            "method": BOOTSTRAP_METHOD}
