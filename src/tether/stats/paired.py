@@ -121,17 +121,9 @@ def paired_bootstrap(
         low, high = float(low), float(high)
     else:
         low = high = math.nan
-    return BootstrapResult(
-        estimate=estimate,
-        low=low,
-        high=high,
-        n_resamples=n_resamples,
-        seed=seed,
-        ci=ci,
-        n_tasks=a.shape[0],
-        statistic=statistic,
-        n_dropped=int(stats.size - kept.size),
-    )
+    return BootstrapResult(estimate=estimate, low=low, high=high, n_resamples=n_resamples,
+                           seed=seed, ci=ci, n_tasks=a.shape[0], statistic=statistic,
+                           n_dropped=int(stats.size - kept.size))
 
 
 def bootstrap_mean(
