@@ -38,7 +38,8 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.command("compile")
 @click.argument("config", required=False, type=click.Path(path_type=Path))
 @click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
-                                 "jsonl:PATH, csv:PATH or module:attr")
+                                 "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH "
+                                 "or module:attr")
 @click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
                                 "or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")

@@ -25,7 +25,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from tether.compile.settings import SETTING_CLASSES, build_data_setting, build_setting
+from tether.compile.settings import (
+    DATA_FORMATS,
+    SETTING_CLASSES,
+    build_data_setting,
+    build_setting,
+)
 from tether.errors import ConfigError
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SPLITS", "Item", "Setting",
@@ -153,8 +158,9 @@ def setting_names() -> list[str]:
 
 def get_setting(name: str) -> Setting:
     """The setting `name`: a registered one, one an installed distribution declares under
-    the entry-point group `tether.settings`, a data file (`jsonl:PATH`, `csv:PATH`), or
-    `module:attr` (a Setting, a class or a factory); ConfigError otherwise."""
+    the entry-point group `tether.settings`, a user's data (`jsonl:PATH`, `csv:PATH`,
+    `hf:PATH`, `parquet:PATH`), or `module:attr` (a Setting, a class or a factory);
+    ConfigError otherwise."""
     if name in _REGISTRY:
         return _REGISTRY[name]()
     kind = name.partition(":")[0]
@@ -166,7 +172,7 @@ def get_setting(name: str) -> Setting:
     if name not in _REGISTRY:
         raise ConfigError(f"unknown setting {name!r}",
                           hint=f"known: {', '.join(sorted(_REGISTRY))}; or jsonl:PATH, "
-                               "csv:PATH, module:attr")
+                               "csv:PATH, hf:PATH, parquet:PATH, module:attr")
     return _REGISTRY[name]()
 
 
@@ -198,8 +204,6 @@ def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
                       f"in split {split!r} (seed {seed})")
 
 
-#: the data-file settings: `jsonl:PATH`, `csv:PATH` (compile/settings/data.py)
-DATA_FORMATS = ("jsonl", "csv")
 PLUGIN_GROUP = "tether.settings"
 
 
