@@ -87,6 +87,9 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         click.echo(json.dumps(result, sort_keys=True))
     else:
         _summary(make_console(), result, compiler.dir.root)
+        sizes = compiler.config.sizes
+        make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
+                             highlight=False)
     failed = teacher_failure(result)
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
