@@ -98,7 +98,7 @@ def test_a_small_file_needs_no_size_flags(tmp_path: Path, monkeypatch) -> None:
     data = user_file(tmp_path, n=12)
     monkeypatch.chdir(data.parent)
     made = _cli("compile", "--setting", "jsonl:trivia.jsonl", "--teacher", TEACHER,
-                "--student", STUDENT, "--rounds", "1", "--comparators", "none",
+                "--student", STUDENT, "--rounds", "0", "--comparators", "none",
                 "--out", "build")
     assert made.exit_code == 0, made.output
     assert "split sizes: probe 3, validation 3, test 6" in made.output
