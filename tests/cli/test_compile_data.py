@@ -109,6 +109,9 @@ def test_a_small_file_needs_no_size_flags(tmp_path: Path, monkeypatch) -> None:
 
     selected = json.loads(Path("build/builds/0/selected.json").read_text())
     Path("selected.json").write_text(json.dumps(selected["document"]))
+    # the relative path a user types names the file the build recorded absolutely
+    checked = _cli("harness", "check", "selected.json", "--setting", "jsonl:trivia.jsonl")
+    assert checked.exit_code == 0, checked.output
     for harness in ("selected.json", "bare"):
         ran = _cli("harness", "run", harness, "--setting", "jsonl:trivia.jsonl",
                    "--student", STUDENT)
