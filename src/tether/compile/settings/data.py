@@ -25,7 +25,9 @@ enabled, an observation field its prompts may name (`{context}`). Gold never ent
 
 Splits: the rows are shuffled by the split seed and cut in order into probe, validation
 and test, so the splits are disjoint by construction; a split asked larger than the rows
-left for it comes up short here, and the compiler refuses it with the item count.
+left for it comes up short here, and the compiler refuses it with the item count. The
+setting says how many rows it has (`__len__`), so sizes left to the defaults are fitted
+to a small file (setting.fitted_sizes: 12 rows are 3 / 3 / 6).
 
 The spec names the file and, optionally, the metric: `jsonl:PATH?metric=f1`
 (`tether compile --metric f1` writes this). The metric is `exact` (default), `anls`,
