@@ -38,7 +38,8 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.command("compile")
 @click.argument("config", required=False, type=click.Path(path_type=Path))
 @click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
-                                 "jsonl:PATH, csv:PATH or module:attr")
+                                 "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH "
+                                 "or module:attr")
 @click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
                                 "or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")
@@ -86,6 +87,9 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         click.echo(json.dumps(result, sort_keys=True))
     else:
         _summary(make_console(), result, compiler.dir.root)
+        sizes = compiler.config.sizes
+        make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
+                             highlight=False)
     failed = teacher_failure(result)
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)

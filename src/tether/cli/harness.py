@@ -29,7 +29,17 @@ from tether.compile import (
     setting_tasks,
     suite_name,
 )
+from tether.compile.setting import DATA_FORMATS
+from tether.compile.settings.data import canonical_spec
 from tether.core.task import Task
+
+
+def _setting_option(name: str | None) -> str | None:
+    """`--setting` as a build records it: a data setting's path made absolute (a harness
+    compiled on `jsonl:cities.jsonl` names `jsonl:/abs/cities.jsonl`)."""
+    if name and name.partition(":")[0] in DATA_FORMATS:
+        return canonical_spec(name)
+    return name
 
 
 @click.group()
@@ -52,6 +62,7 @@ def hash_(path: Path) -> None:
 def check(path: Path, setting_name: str | None, seed: int, as_json: bool) -> None:
     """Check admissibility: schema, hook whitelist, hard-coded answers, smoke, determinism."""
     document = read_harness_document(path)
+    setting_name = _setting_option(setting_name)
     if setting_name is None:
         named = document.get("setting") if isinstance(document, dict) else None
         setting_name = named if isinstance(named, str) else ""
@@ -102,6 +113,16 @@ def load_harness_suite(spec: str) -> list[Task]:
     return load_suite(spec)
 
 
+def _label(setting: str) -> str:
+    """A setting as one path component: a data setting's spec holds a path (and a
+    metric), so `jsonl:/data/cities.jsonl?metric=f1` is `jsonl-cities.jsonl`."""
+    kind, sep, rest = setting.partition(":")
+    if not sep:
+        return setting
+    name = Path(rest.partition("?")[0]).name or "setting"
+    return f"{kind}-{name}".replace(":", "-")
+
+
 @harness.command("run")
 @click.argument("path")
 @click.option("--setting", "setting_name", help="setting (default: the harness's)")
@@ -128,6 +149,7 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
     from tether.runs.launch import RunRequest, execute, prepare
     from tether.runs.summary import arm_rows, arm_table
 
+    setting_name = _setting_option(setting_name)
     if path not in ("bare", "recipe"):
         doc = read_harness_document(path)
         named = doc.get("setting") if isinstance(doc, dict) else None
@@ -140,13 +162,17 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
             sys.exit(1)
     if not setting_name:
         raise click.UsageError("--setting is required with bare / recipe")
+    # the split's items first: a setting or split error is then the user's one line, not
+    # one about the temporary run config below
+    load_harness_suite(suite_name(setting_name, split))
     config = harness_experiment(path, setting_name, split, student,
                                 intervention=intervention, concurrency=concurrency,
                                 sandbox=sandbox_name)
     with tempfile.TemporaryDirectory() as tmp:
         config_file = Path(tmp) / "harness-run.json"
         config_file.write_text(json.dumps(config), encoding="utf-8")
-        out = out or str(Path("runs") / f"{config['name']}-{Path(path).stem}")
+        out = out or str(Path("runs") / f"harness-{_label(setting_name)}-{split}-"
+                                          f"{Path(path).stem}")
         prepared = prepare(RunRequest(config=str(config_file), out=out, limit=limit),
                            load=load_harness_suite)
     result = execute(prepared)

@@ -1,6 +1,7 @@
 """What a `tether compile` is asked to do: flags or a TOML file, validated.
 
-    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, module:attr
+    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, hf:PATH,
+                                # parquet:PATH, module:attr
     metric = "f1"               # data settings only: exact (default), anls, f1, numeric,
                                 # choice or module:function (folded into the setting spec)
     teacher = "anthropic/claude-sonnet-4-5"
@@ -108,7 +109,7 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
     names the same file and metric wherever the build is resumed or reported from."""
     if config.setting.partition(":")[0] not in DATA_FORMATS:
         if config.metric is not None:
-            raise ConfigError(f"--metric applies to data settings (jsonl:PATH, csv:PATH), "
+            raise ConfigError(f"--metric applies to data settings (jsonl:, csv:, hf:, parquet:), "
                               f"not {config.setting!r}",
                               hint="a registered setting has its own metric")
         return config

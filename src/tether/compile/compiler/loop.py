@@ -19,6 +19,12 @@ The steps (the issue's "The loop"; the paper's Tables 15 and 25):
    scored on probe (its report is the next round's evidence) and validation; the gate
    (gate.py) decides. 5. The incumbent is frozen to selected.json.
 
+The teacher's calls are made one at a time, by design: each needs the reply before it
+(a restart is asked only after an unusable proposal and is told why; a trace answer
+carries the trace the round's first reply asked for; a reflection round reads every
+earlier round's outcome). Nothing in a round could be asked in parallel without asking
+for different proposals; the concurrency is in the scoring (scoring.py).
+
 Teacher calls and scores are read back from the build directory when present, so
 running the loop again after a kill replays the same decisions without calling the
 teacher or the student again for anything already done.
