@@ -45,6 +45,13 @@ def test_html_and_the_report_command(built: Path) -> None:
     assert build_dirs(built.parent) == [built]  # what a run directory's report shows
 
 
+def test_a_build_report_into_a_folder_not_made_yet(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper" / "report.html"
+    result = CliRunner().invoke(main, ["report", str(built), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "Build 0" in out.read_text()
+
+
 def test_the_bare_floor_is_said(tmp_path: Path) -> None:
     compile_toy(tmp_path, {"0": "tied", "default": "tied"}, rounds=0)
     path, hc = write_hc_report(tmp_path)

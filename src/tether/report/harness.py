@@ -196,6 +196,7 @@ def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str
     numbers = hc_numbers(path)
     target = (out or path / "report.html").resolve()
     html = environment().get_template("harness.html.j2").render(hc=numbers)
+    target.parent.mkdir(parents=True, exist_ok=True)  # as a run's report: --out NEW/x.html
     target.write_text(html, encoding="utf-8")
     return target, numbers
 
