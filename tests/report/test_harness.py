@@ -45,6 +45,15 @@ def test_html_and_the_report_command(built: Path) -> None:
     assert build_dirs(built.parent) == [built]  # what a run directory's report shows
 
 
+def test_calls_the_teacher_budget_refused_are_counted_apart(tmp_path: Path) -> None:
+    compile_toy(tmp_path / "b", {"0": "v1", "1": "v2"}, rounds=1, teacher_token_budget=100)
+    (build,) = hc_numbers(tmp_path / "b")["builds"]
+    assert build["teacher"]["calls"] == 0 and build["teacher"]["errors"] == 0
+    assert build["teacher"]["refusals"] >= 1
+    path, _ = write_hc_report(tmp_path / "b")
+    assert "not made (its token budget refused them)" in path.read_text()
+
+
 def test_a_build_report_into_a_folder_not_made_yet(built: Path, tmp_path: Path) -> None:
     out = tmp_path / "new" / "deeper" / "report.html"
     result = CliRunner().invoke(main, ["report", str(built), "--out", str(out)])

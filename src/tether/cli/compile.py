@@ -146,4 +146,7 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
                        "-" if tokens is None else f"{tokens:.1f}")
     console.print(scores)
-    console.print(f"teacher tokens: {result['teacher_tokens']}; build directory: {root}")
+    refused = sum(b.get("teacher_refusals") or 0 for b in builds)
+    console.print(f"teacher tokens: {result['teacher_tokens']}"
+                  + (f" ({refused} calls refused by the budget)" if refused else "")
+                  + f"; build directory: {root}")

@@ -125,7 +125,9 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
             if found is not None:
                 changed[name] = found.scores
                 na_items[name] = len(found.na)
-    calls = store.teacher_calls()
+    # a call the teacher's budget refused was never made: counted apart
+    calls = [c for c in store.teacher_calls() if not c.get("refused")]
+    refusals = len(store.teacher_calls()) - len(calls)
     selected = store.selected() or {}
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
@@ -133,7 +135,7 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
         "harness": harness_parts(selected.get("document")),
         "h0_hash": (selected.get("h0") or {}).get("hash"),
         "arms": rows,
-        "teacher": {"calls": len(calls),
+        "teacher": {"calls": len(calls), "refusals": refusals,
                     "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
                     "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
                     "errors": sum(1 for c in calls if c.get("error")),

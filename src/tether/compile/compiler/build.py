@@ -241,7 +241,9 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         return {"validation": val.infra_errors if val else None,
                 "test": int(row.get("infra_errors", 0)) if row else None}
 
-    calls = store.teacher_calls()
+    # a call the budget refused was never made: counted apart, never as a call
+    calls = [c for c in store.teacher_calls() if not c.get("refused")]
+    refusals = len(store.teacher_calls()) - len(calls)
     return {
         "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"),
@@ -265,6 +267,7 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
                               for c in calls),
         "teacher_calls": len(calls),
+        "teacher_refusals": refusals,
         "teacher_cost": None,  # no tether backend reports a cost
         "test_audit": {"flagged": (store.test() or {}).get("flagged"),
                        "findings": (store.test() or {}).get("audit", [])},
