@@ -129,3 +129,15 @@ def test_several_builds_get_the_cross_build_table(tmp_path: Path) -> None:
         sum(r["selected"] for r in across["rows"]) / 2)
     html = path.read_text()
     assert "Across builds" in html and "H0 → selected" in html
+
+
+def test_a_build_the_student_budget_stopped_is_reported(tmp_path: Path) -> None:
+    compile_toy(tmp_path / "s", {"0": "v1", "1": "v2"}, rounds=1, student_token_budget=130)
+    path, hc = write_hc_report(tmp_path / "s")
+    (build,) = hc["builds"]
+    assert build["student_stopped"].startswith("student token budget of 130 reached")
+    stopped = [a for a in build["arms"] if a.get("budget_stopped")]
+    assert stopped and all(a["mean"] is None for a in stopped)
+    html = " ".join(path.read_text().split())
+    assert "left items unscored (budget stops, not failures)" in html
+    assert f"{hc['result']['student_tokens']} generated tokens of a budget of 130" in html

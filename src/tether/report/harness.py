@@ -113,6 +113,8 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
                      "n": row["n"], "mean": row["mean"],
                      "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
                      "infra_errors": int(row.get("infra_errors", 0)),
+                     # items the student's budget refused (no mean then)
+                     "budget_stopped": int(row.get("budget_stopped", 0)),
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}
@@ -132,6 +134,7 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "student_stopped": selected.get("student_stopped") or test.get("student_stopped"),
         "harness": harness_parts(selected.get("document")),
         "h0_hash": (selected.get("h0") or {}).get("hash"),
         "arms": rows,
