@@ -25,9 +25,9 @@ both read it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, TypeVar
 
 from jinja2 import Environment
