@@ -103,6 +103,7 @@ class Compiler:
                                   before_item=self._guard, progress=progress)
         if not resume:
             self.dir.write_config(config.model_dump())
+            self.dir.start_student_calls()  # a student refused every call spent 0, not null
 
     @classmethod
     def resume(cls, out: str | Path, **kwargs: Any) -> Compiler:
@@ -229,8 +230,11 @@ def student_ledger(dir_: BuildDir, config: CompileConfig) -> Ledger:
     return ledger
 
 
-def student_spend(dir_: BuildDir) -> int:
-    """Generated tokens of every student call the directory recorded."""
+def student_spend(dir_: BuildDir) -> int | None:
+    """Generated tokens of every student call the directory recorded (None: it was
+    written before they were recorded)."""
+    if not dir_.records_student_calls():
+        return None
     return sum(int(r["usage"]["output_tokens"]) + int(r["usage"]["reasoning_tokens"])
                for r in dir_.student_calls())
 

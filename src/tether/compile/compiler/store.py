@@ -83,6 +83,15 @@ class BuildDir:
         """Every student call recorded so far (a line cut by a kill is left out)."""
         return _jsonl(self.root / "student" / "calls.jsonl")
 
+    def records_student_calls(self) -> bool:
+        """False for a directory written before student calls were recorded."""
+        return (self.root / "student" / "calls.jsonl").is_file()
+
+    def start_student_calls(self) -> None:
+        path = self.root / "student" / "calls.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
     def append_student_call(self, row: dict[str, Any]) -> None:
         with self._calls_lock:
             _append(self.root / "student" / "calls.jsonl", row)
