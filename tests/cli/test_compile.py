@@ -112,6 +112,7 @@ def test_token_budget_flags_are_kept_and_a_student_stop_is_said(tmp_path: Path) 
     assert (stored["student_token_budget"], stored["teacher_token_budget"]) == (100, 90000)
     shown = " ".join(result.output.split())
     assert "left unscored (not failures): student token budget of 100 reached" in shown
+    assert "stopped before the bare floor was scored" in shown
     assert "student tokens:" in shown and "of a budget of 100" in shown
     assert _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
                  "--student-token-budget", "0", "--out", str(tmp_path / "z")]).exit_code == 2

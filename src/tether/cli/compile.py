@@ -143,6 +143,8 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         console.print(table)
         chosen = "bare (nothing beat the bare student)" if build["selected_is_bare"] \
             else build["selected_hash"][:12]
+        if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
+            chosen = "bare (the student's budget stopped before the bare floor was scored)"
         console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
         if build.get("student_stopped"):
             console.print(f"items the student's budget left unscored (not failures): "
