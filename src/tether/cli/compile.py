@@ -4,7 +4,8 @@
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
                     --restarts 2 --builds 1 --seed 0 --interventions
                     --comparators h0,oneshot,human_recipe,student_routed,cot_vote
-                    --teacher-temperature 0.7 --teacher-max-tokens 2048] [--json]
+                    --teacher-temperature 0.7 --teacher-max-tokens 2048
+                    --teacher-token-budget N --student-token-budget N] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -32,7 +33,8 @@ from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
-           "teacher_temperature", "teacher_max_tokens", "metric")
+           "teacher_temperature", "teacher_max_tokens", "metric", "teacher_token_budget",
+           "student_token_budget")
 
 
 @click.command("compile")
@@ -60,6 +62,12 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
                    f"[{','.join(COMPARATORS)}]")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
+@click.option("--teacher-token-budget", type=int,
+              help="input + output tokens each build's teacher may spend; a call that does "
+                   "not fit is refused and the rounds stop there [unlimited]")
+@click.option("--student-token-budget", type=int,
+              help="generated tokens the student may spend over the whole compile; an item "
+                   "whose call does not fit is a budget stop, never scored [unlimited]")
 @click.option("--resume", "resume", type=click.Path(path_type=Path),
               help="continue the compile in this directory")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
@@ -139,7 +147,12 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         console.print(table)
         chosen = "bare (nothing beat the bare student)" if build["selected_is_bare"] \
             else build["selected_hash"][:12]
-        console.print(f"selected: {chosen}; stopped: {build['stopped']}")
+        if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
+            chosen = "bare (the student's budget stopped before the bare floor was scored)"
+        console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
+        if build.get("student_stopped"):
+            console.print(f"items the student's budget left unscored (not failures): "
+                          f"{build['student_stopped']}", highlight=False)
     scores = Table(title="test split (mean over builds)" if len(builds) > 1 else "test split",
                    title_justify="left")
     for col in ("arm", "validation", "test", "student tokens/item"):
@@ -150,4 +163,11 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
                        "-" if tokens is None else f"{tokens:.1f}")
     console.print(scores)
-    console.print(f"teacher tokens: {result['teacher_tokens']}; build directory: {root}")
+    if result.get("student_tokens") is not None:
+        cap = result.get("student_token_budget")
+        console.print(f"student tokens: {result['student_tokens']}"
+                      + (f" of a budget of {cap}" if cap is not None else ""))
+    refused = sum(b.get("teacher_refusals") or 0 for b in builds)
+    console.print(f"teacher tokens: {result['teacher_tokens']}"
+                  + (f" ({refused} calls refused by the budget)" if refused else "")
+                  + f"; build directory: {root}")

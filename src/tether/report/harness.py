@@ -105,6 +105,8 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
                      "n": row["n"], "mean": row["mean"],
                      "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
                      "infra_errors": int(row.get("infra_errors", 0)),
+                     # items the student's budget refused (no mean then)
+                     "budget_stopped": int(row.get("budget_stopped", 0)),
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}
@@ -117,15 +119,18 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
             if found is not None:
                 changed[name] = found.scores
                 na_items[name] = len(found.na)
-    calls = store.teacher_calls()
+    # a call the teacher's budget refused was never made: counted apart
+    calls = [c for c in store.teacher_calls() if not c.get("refused")]
+    refusals = len(store.teacher_calls()) - len(calls)
     selected = store.selected() or {}
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "student_stopped": selected.get("student_stopped") or test.get("student_stopped"),
         "harness": harness_parts(selected.get("document")),
         "h0_hash": (selected.get("h0") or {}).get("hash"),
         "arms": rows,
-        "teacher": {"calls": len(calls),
+        "teacher": {"calls": len(calls), "refusals": refusals,
                     "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
                     "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
                     "errors": sum(1 for c in calls if c.get("error")),
@@ -188,6 +193,7 @@ def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str
     numbers = hc_numbers(path)
     target = (out or path / "report.html").resolve()
     html = environment().get_template("harness.html.j2").render(hc=numbers)
+    target.parent.mkdir(parents=True, exist_ok=True)  # as a run's report: --out NEW/x.html
     target.write_text(html, encoding="utf-8")
     return target, numbers
 

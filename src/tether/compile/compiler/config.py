@@ -16,6 +16,9 @@
                                 # arms scored on test beside bare and the selection
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
+    teacher_token_budget = 50000  # input + output tokens of each build's teacher
+    student_token_budget = 20000  # generated tokens of every student call of the compile
+                                # (both absent by default: unlimited)
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
@@ -66,6 +69,9 @@ class CompileConfig(BaseModel):
     teacher_max_tokens: int = Field(default=2048, ge=1)
     #: input + output tokens a build's teacher may spend (none: unlimited)
     teacher_token_budget: int | None = Field(default=None, ge=1)
+    #: generated tokens (output + reasoning) the student may spend over the whole compile,
+    #: every split and arm of every build (none: unlimited)
+    student_token_budget: int | None = Field(default=None, ge=1)
     #: let the teacher ask for one more probe trace per reflection round
     trace_requests: bool = True
     #: also score the five decision interventions of the selection on the test items
