@@ -1,6 +1,6 @@
 """`tether sandbox ...`: run a command in the sandbox from the shell.
 
-The top-level CLI mounts this group with `main.add_command(sandbox)`.
+The top-level CLI loads this group when it is used (`tether.cli.main.LAZY_COMMANDS`).
 Exit codes of `exec`: 0 the command exited 0 and was not killed; 1 otherwise;
 2 the sandbox itself could not run (one line on stderr, no traceback).
 The command's own status is `returncode` in the output: 128+N when killed by signal N.
