@@ -74,6 +74,11 @@ def test_help_lists_each_command_with_its_own_summary() -> None:
     assert all(f"  {name} " in listed for name in LAZY_COMMANDS)
 
 
+def test_a_misspelt_command_gets_a_suggestion_from_every_command() -> None:
+    res = run("rn")
+    assert res.exit_code == 2 and "No such command 'rn'. Did you mean 'run'?" in res.output
+
+
 def test_help_of_every_command_imports_no_model_runner_or_instrument() -> None:
     """`tether --help`, each command's and each subcommand's `--help` load click and rich
     only: the packages behind the commands (and pydantic, numpy) load when one runs."""

@@ -152,6 +152,19 @@ class LazyTetherGroup(TetherGroup):
             self.commands[cmd_name] = LAZY_COMMANDS[cmd_name][0]()
         return self.commands.get(cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            # click (8.4 on) suggests a name from the commands loaded so far: suggest one
+            # from all of them
+            name = getattr(exc, "command_name", None)
+            if name is None:
+                raise
+            raise click.exceptions.NoSuchCommand(
+                name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The Commands section, as click writes it, from the summaries: listing the
         commands must not import them."""
