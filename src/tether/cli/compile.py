@@ -26,9 +26,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from tether.cli.choices import COMPARATORS
 from tether.cli.console import make_console
-from tether.compile import ARMS, COMPARATORS, Compiler, config_from_fields, load_compile_config
-from tether.compile.compiler.build import teacher_failure
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
@@ -73,6 +72,9 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
+    from tether.compile import Compiler, config_from_fields, load_compile_config
+    from tether.compile.compiler.build import teacher_failure
+
     console = make_console(stderr=True)
     given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
     with _progress(console, enabled=not as_json) as report:
@@ -135,6 +137,8 @@ def _fmt(value: Any) -> str:
 
 
 def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
+    from tether.compile import ARMS
+
     builds = result.get("builds") or [result]
     for k, build in enumerate(builds):
         table = Table(title=f"build {k}: rounds", title_justify="left")

@@ -16,27 +16,20 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from tether.compile import (
-    check_harness,
-    get_setting,
-    load_harness,
-    parse_suite_spec,
-    read_harness_document,
-    setting_tasks,
-    suite_name,
-)
-from tether.compile.setting import DATA_FORMATS
-from tether.compile.settings.data import canonical_spec
-from tether.core.task import Task
+if TYPE_CHECKING:  # tether.compile loads in the commands, not for --help
+    from tether.core.task import Task
 
 
 def _setting_option(name: str | None) -> str | None:
     """`--setting` as a build records it: a data setting's path made absolute (a harness
     compiled on `jsonl:cities.jsonl` names `jsonl:/abs/cities.jsonl`)."""
+    from tether.compile.setting import DATA_FORMATS
+    from tether.compile.settings.data import canonical_spec
+
     if name and name.partition(":")[0] in DATA_FORMATS:
         return canonical_spec(name)
     return name
@@ -51,6 +44,8 @@ def harness() -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 def hash_(path: Path) -> None:
     """Print the harness's identity: sha256 of its canonical JSON."""
+    from tether.compile import load_harness
+
     click.echo(load_harness(path).hash)
 
 
@@ -61,6 +56,8 @@ def hash_(path: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="one JSON object on stdout")
 def check(path: Path, setting_name: str | None, seed: int, as_json: bool) -> None:
     """Check admissibility: schema, hook whitelist, hard-coded answers, smoke, determinism."""
+    from tether.compile import check_harness, get_setting, read_harness_document
+
     document = read_harness_document(path)
     setting_name = _setting_option(setting_name)
     if setting_name is None:
@@ -85,6 +82,8 @@ def harness_experiment(harness: str, setting: str, split: str, student: str, *,
 
     `harness` is a file (its document goes into the config inline, so the run holds the
     very harness it scored), or `bare` / `recipe` for those baselines."""
+    from tether.compile import load_harness, suite_name
+
     if harness in ("bare", "recipe"):
         arm: dict[str, Any] = {"name": "bare" if harness == "bare" else "human_recipe"}
         params: dict[str, Any] = {}
@@ -105,6 +104,8 @@ def load_harness_suite(spec: str) -> list[Task]:
     """Suite loader of `tether harness run`: a harness-SETTING[:SPLIT] spec is built by the
     one task builder (the registered suites use it too, so `--resume` finds the same
     tasks); anything else comes from the registry."""
+    from tether.compile import parse_suite_spec, setting_tasks
+
     if spec.startswith(("harness-", "harness:")):
         setting, split = parse_suite_spec(spec)
         return setting_tasks(setting, split)
@@ -146,6 +147,7 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
     strategy compiled_harness (or bare / human_recipe), the student under role `student`.
     """
     from tether.cli.run import console, err_console
+    from tether.compile import check_harness, get_setting, read_harness_document, suite_name
     from tether.runs.launch import RunRequest, execute, prepare
     from tether.runs.summary import arm_rows, arm_table
 
