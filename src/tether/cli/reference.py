@@ -7,15 +7,16 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from tether.cli.console import add_literal_row, make_console
 from tether.errors import ConfigError
-from tether.params import describe_params
-from tether.registry import Registry
+
+if TYPE_CHECKING:
+    from tether.registry import Registry
 
 #: defaults longer than this (prompt templates) are cut in the table; --json has them whole
 _SHOWN = 48
@@ -23,6 +24,8 @@ _SHOWN = 48
 
 def parameters(factory: Any) -> list[dict[str, str]]:
     """(name, type, default, description) of each parameter a factory declares."""
+    from tether.params import describe_params  # pydantic: loaded by the command, not --help
+
     return [p.to_json() for p in describe_params(factory)]
 
 
@@ -38,11 +41,12 @@ def _cut(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 
-def reference_group(name: str, registry: Registry[Any], noun: str,
+def reference_group(name: str, registry: Callable[[], Registry[Any]], noun: str,
                     facts: Callable[[str, Any], dict[str, str]] | None = None) -> click.Group:
-    """`list` and `show` over `registry`; `facts(entry, factory)` adds lines to `show`
-    (a strategy's roles, whether an instrument calls a model)."""
-
+    """The group of one registry; `registry` is called when a command runs, so the
+    registered classes (and what they import) load only then, not for `--help`.
+    `facts(entry, factory)` adds lines to `show` (a strategy's roles, whether an
+    instrument calls a model)."""
     @click.group(name=name, help=f"The registered {name}: list them, show one's parameters.")
     def group() -> None:
         pass
@@ -50,7 +54,8 @@ def reference_group(name: str, registry: Registry[Any], noun: str,
     @group.command("list")
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def list_(as_json: bool) -> None:
-        rows = [{"name": n, "summary": summary(registry.get(n))} for n in registry.names()]
+        reg = registry()
+        rows = [{"name": n, "summary": summary(reg.get(n))} for n in reg.names()]
         if as_json:
             click.echo(json.dumps(rows, indent=2))
             return
@@ -66,7 +71,7 @@ def reference_group(name: str, registry: Registry[Any], noun: str,
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def show(entry: str, as_json: bool) -> None:
         """Show ENTRY's parameters: name, type, default and what each does."""
-        factory = registry.get(entry)  # ConfigError with the known names for a typo
+        factory = registry().get(entry)  # ConfigError with "did you mean" for a typo
         params = parameters(factory)
         more = facts(entry, factory) if facts else {}
         if as_json:
@@ -105,18 +110,18 @@ def _instrument_facts(entry: str, factory: Any) -> dict[str, str]:
             "calls a model": "yes" if getattr(factory, "calls_model", False) else "no"}
 
 
-def _strategies() -> click.Group:
+def _strategies() -> Registry[Any]:
     from tether.strategies.base import STRATEGIES
 
-    return reference_group("strategies", STRATEGIES, "strategy", _strategy_facts)
+    return STRATEGIES
 
 
-def _instruments() -> click.Group:
+def _instruments() -> Registry[Any]:
     from tether.instruments.base import INSTRUMENTS
 
-    return reference_group("instruments", INSTRUMENTS, "instrument", _instrument_facts)
+    return INSTRUMENTS
 
 
-strategies = _strategies()
-instruments = _instruments()
+strategies = reference_group("strategies", _strategies, "strategy", _strategy_facts)
+instruments = reference_group("instruments", _instruments, "instrument", _instrument_facts)
 __all__ = ["ConfigError", "instruments", "parameters", "strategies"]

@@ -1,6 +1,7 @@
 """What a `tether compile` is asked to do: flags or a TOML file, validated.
 
-    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, module:attr
+    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, hf:PATH,
+                                # parquet:PATH, module:attr
     metric = "f1"               # data settings only: exact (default), anls, f1, numeric,
                                 # choice or module:function (folded into the setting spec)
     teacher = "anthropic/claude-sonnet-4-5"
@@ -15,6 +16,9 @@
                                 # arms scored on test beside bare and the selection
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
+    teacher_token_budget = 50000  # input + output tokens of each build's teacher
+    student_token_budget = 20000  # generated tokens of every student call of the compile
+                                # (both absent by default: unlimited)
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
@@ -65,6 +69,9 @@ class CompileConfig(BaseModel):
     teacher_max_tokens: int = Field(default=2048, ge=1)
     #: input + output tokens a build's teacher may spend (none: unlimited)
     teacher_token_budget: int | None = Field(default=None, ge=1)
+    #: generated tokens (output + reasoning) the student may spend over the whole compile,
+    #: every split and arm of every build (none: unlimited)
+    student_token_budget: int | None = Field(default=None, ge=1)
     #: let the teacher ask for one more probe trace per reflection round
     trace_requests: bool = True
     #: also score the five decision interventions of the selection on the test items
@@ -108,7 +115,7 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
     names the same file and metric wherever the build is resumed or reported from."""
     if config.setting.partition(":")[0] not in DATA_FORMATS:
         if config.metric is not None:
-            raise ConfigError(f"--metric applies to data settings (jsonl:PATH, csv:PATH), "
+            raise ConfigError(f"--metric applies to data settings (jsonl:, csv:, hf:, parquet:), "
                               f"not {config.setting!r}",
                               hint="a registered setting has its own metric")
         return config

@@ -13,6 +13,9 @@
     DIR/builds/K/selected.json            the frozen selection, written before any test item
     DIR/builds/K/oneshot.json             the one-shot teacher harness (Table 22 comparator)
     DIR/builds/K/test.json                test scores of bare, the selection, the comparators
+    DIR/student/calls.jsonl               every student call's record (role, request hash,
+                                          usage, latency, sampling parameters; split, key,
+                                          item), one line each, appended as it is made
     DIR/result.json                       the summary `tether compile --json` prints
 
 Files are written to a temporary name, flushed and renamed (atomic on POSIX), so a kill
@@ -26,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +63,7 @@ class BuildDir:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self._calls_lock = threading.Lock()  # concurrent items append their calls
 
     # -- config and summary ------------------------------------------------------------
     def config(self) -> dict[str, Any] | None:
@@ -72,6 +77,24 @@ class BuildDir:
 
     def result(self) -> dict[str, Any] | None:
         return read_json(self.root / "result.json")
+
+    # -- student calls (shared by the builds, as the scores are) ------------------------
+    def student_calls(self) -> list[dict[str, Any]]:
+        """Every student call recorded so far (a line cut by a kill is left out)."""
+        return _jsonl(self.root / "student" / "calls.jsonl")
+
+    def records_student_calls(self) -> bool:
+        """False for a directory written before student calls were recorded."""
+        return (self.root / "student" / "calls.jsonl").is_file()
+
+    def start_student_calls(self) -> None:
+        path = self.root / "student" / "calls.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+    def append_student_call(self, row: dict[str, Any]) -> None:
+        with self._calls_lock:
+            _append(self.root / "student" / "calls.jsonl", row)
 
     def build(self, index: int) -> BuildStore:
         return BuildStore(self.root / "builds" / str(index))
@@ -95,24 +118,38 @@ class BuildDir:
         self._score_path(score.split, score.hash, ".partial.jsonl").unlink(missing_ok=True)
 
     def partial_items(self, split: str, harness_hash: str) -> list[dict[str, Any]]:
-        path = self._score_path(split, harness_hash, ".partial.jsonl")
-        if not path.is_file():
-            return []
-        rows = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                break  # the line a kill cut short: that item is scored again
-        return rows
+        # a line a kill cut short is left out: that item is scored again
+        return _jsonl(self._score_path(split, harness_hash, ".partial.jsonl"))
 
     def append_partial(self, split: str, harness_hash: str, row: dict[str, Any]) -> None:
-        path = self._score_path(split, harness_hash, ".partial.jsonl")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        _append(self._score_path(split, harness_hash, ".partial.jsonl"), row)
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSONL file, less a line a kill cut short."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+b") as fh:
+        # after a line a kill cut short, start a new line: the row is not lost with it
+        cut = False
+        if fh.tell() > 0:  # append mode opens at the end
+            fh.seek(-1, os.SEEK_END)
+            cut = fh.read(1) != b"\n"
+        line = json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
+        fh.write((("\n" if cut else "") + line).encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 class BuildStore:
