@@ -203,3 +203,46 @@ def test_roles_read_from_the_declaration_are_the_built_strategys(name: str) -> N
         assert declared == declared_roles(build_strategy(name, params)), params
         checked += 1
     assert checked or name == "compiled_harness"
+
+
+class _OldPlugin:
+    """A plugin written before declarations: fixed roles, no Params."""
+
+    name = "old_plugin"
+    roles = ("proposer", "critic")
+    built = 0
+
+    def __init__(self, rounds: int = 1) -> None:
+        _OldPlugin.built += 1
+
+
+class _OldDynamicPlugin(_OldPlugin):
+    """Roles computed per instance: the one case a config check builds."""
+
+    name = "old_dynamic_plugin"
+
+    def __init__(self, critic: bool = False) -> None:
+        super().__init__()
+        self.critic = critic
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return ("proposer", "critic") if self.critic else ("proposer",)
+
+
+def test_an_undeclared_plugin_keeps_working_from_its_signature(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tether.strategies.base import STRATEGIES
+
+    strategy_names()  # load the registry before swapping its entries
+    monkeypatch.setattr(STRATEGIES, "_entries", {**STRATEGIES._entries,
+                                                 "old_plugin": _OldPlugin,
+                                                 "old_dynamic_plugin": _OldDynamicPlugin})
+    _OldPlugin.built = 0
+    assert strategy_roles("old_plugin", {"rounds": 2}) == ("proposer", "critic")
+    assert _OldPlugin.built == 0  # a roles tuple on the class: nothing built
+    with pytest.raises(ConfigError, match="unknown parameter 'round'") as info:
+        strategy_roles("old_plugin", {"round": 2})
+    assert "did you mean 'rounds'?" in (info.value.hint or "")
+    assert strategy_roles("old_dynamic_plugin", {"critic": True}) == ("proposer", "critic")
+    assert _OldPlugin.built == 1
