@@ -190,3 +190,20 @@ def test_without_the_gepa_package_the_comparator_is_one_line_naming_the_extra(
     assert result.exit_code == 2
     assert "tether[gepa]" in result.output and "Traceback" not in result.output
     assert not out.exists()  # refused before anything was written
+
+
+def test_a_search_cut_short_resumes_from_its_recorded_calls_and_scores(tmp_path: Path) -> None:
+    _, first = _compile(tmp_path)
+    store = BuildDir(tmp_path).build(0)
+    row = store.gepa()
+    (store.root / "gepa.json").unlink()  # as if killed before the search finished
+    (store.root / "test.json").unlink()
+    teacher = ScriptedModel(ScriptedTeacher({}).script)
+    student = ScriptedModel(contract_student)
+    again = Compiler.resume(tmp_path, teacher=teacher, student=student).run()
+    assert teacher.calls == 0  # every reflection replayed from gepa/teacher/
+    assert student.calls == 0  # every item's score read back from the stores
+    replayed = store.gepa()
+    assert {k: replayed[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")} \
+        == {k: row[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")}
+    assert again["gepa"]["test"] == first["gepa"]["test"]
