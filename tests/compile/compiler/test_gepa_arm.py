@@ -207,3 +207,14 @@ def test_a_search_cut_short_resumes_from_its_recorded_calls_and_scores(tmp_path:
     assert {k: replayed[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")} \
         == {k: row[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")}
     assert again["gepa"]["test"] == first["gepa"]["test"]
+
+
+def test_a_repeated_item_in_a_minibatch_is_scored_once(tmp_path: Path) -> None:
+    _compile(tmp_path)
+    student = ScriptedModel(contract_student)
+    again = Compiler.resume(tmp_path, teacher=ScriptedModel(["unused"]), student=student)
+    adapter = HarnessAdapter(GepaEnv(again.setting, again.splits, again.scorer, 0,
+                                     again.config.sizes), BuildStore(tmp_path / "fresh"))
+    first, second = again.splits["probe"][:2]
+    batch = adapter.evaluate([first, second, first], {"answer": f"{{question}}\n{CONTRACT}"})
+    assert batch.scores == [1.0, 1.0, 1.0] and student.calls == 2

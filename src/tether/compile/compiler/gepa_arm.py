@@ -184,7 +184,10 @@ class HarnessAdapter:
         split = str(splits.pop())
         harness = self.harness(candidate)
         broken = self.violations(harness)
-        scored: SplitScore | None = None if broken else self.scorer.score(harness, split, batch)
+        # GEPA pads a minibatch with repeats when the trainset does not divide evenly: each
+        # item is scored once
+        unique = list({item.item_id: item for item in batch}.values())
+        scored: SplitScore | None = None if broken else self.scorer.score(harness, split, unique)
         outputs: list[str | None] = []
         scores: list[float] = []
         traces: list[Trace] = []
