@@ -21,6 +21,7 @@ feedback text, 4000), `draft_temperature` (0).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -58,7 +59,7 @@ class Refinement:
     conversation: list[Message]
 
 
-class RefinementLoop:
+class RefinementLoop(ABC):
     """Draft, then revise while the metric fails and cycles remain; deliver the best."""
 
     name: ClassVar[str]
@@ -88,9 +89,9 @@ class RefinementLoop:
         """The proposer's, the strategy's own, then those of the channel's model-backed parts."""
         return tuple(dict.fromkeys((PROPOSER_ROLE, *self.own_roles, *self.channel.roles)))
 
+    @abstractmethod
     def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
         """The attempts of one iteration after the draft (the loop scores them)."""
-        raise NotImplementedError
 
     def start_facts(self) -> dict[str, Any]:
         """The strategy's own facts, recorded after the loop's (revise may grow them)."""
@@ -98,7 +99,9 @@ class RefinementLoop:
 
     def scored(self, run: Refinement, iteration: int,
                observed: list[tuple[Attempt, Observation | None]]) -> None:
-        """Called with each iteration's attempts and their metric observations."""
+        """Called with each iteration's attempts and their metric observations (by default
+        nothing more is recorded than the loop's own history)."""
+        return None
 
     def ask_again(self, ctx: TrialContext, n: int = 1) -> list[Attempt]:
         """`n` fresh attempts from the task, after every reply so far was cut off."""
@@ -133,7 +136,8 @@ class RefinementLoop:
         except BudgetExhausted as exc:
             return keep.result("budget_exhausted", **facts, budget=str(exc))
         except ContextLengthExceeded as exc:
-            if not self.context_ends_loop or keep.best is None:  # not even the draft fit
+            # an error for a loop of fresh contexts, and for any loop with nothing to deliver
+            if not self.context_ends_loop or keep.best is None:
                 raise
             return keep.result(**facts, stop_reason="context_length", context=str(exc))
         return keep.result(**facts)
