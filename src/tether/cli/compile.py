@@ -3,7 +3,7 @@
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
                     --restarts 2 --builds 1 --seed 0 --interventions
-                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote
+                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote[,gepa]
                     --teacher-temperature 0.7 --teacher-max-tokens 2048
                     --teacher-token-budget N --student-token-budget N] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tether.cli.choices import COMPARATORS
-from tether.cli.console import make_console
+from tether.cli.console import esc, make_console
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
@@ -58,7 +58,7 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
               help="also score the selection's five decision interventions on test")
 @click.option("--comparators",
               help="test arms beside bare and the selection, comma-separated, or none "
-                   f"[{','.join(COMPARATORS)}]")
+                   f"[{','.join(COMPARATORS)}]; also gepa (needs the gepa extra)")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
 @click.option("--teacher-token-budget", type=int,
@@ -167,6 +167,12 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
                        "-" if tokens is None else f"{tokens:.1f}")
     console.print(scores)
+    for k, build in enumerate(builds):
+        gepa = build.get("gepa") or {}
+        if gepa.get("stopped") is not None:
+            console.print(f"build {k} gepa: {gepa['teacher_tokens']} of "
+                          f"{gepa['teacher_budget']} teacher tokens, {gepa['metric_calls']} "
+                          f"metric calls; stopped: {esc(gepa['stopped'])}", highlight=False)
     if result.get("student_tokens") is not None:
         cap = result.get("student_token_budget")
         console.print(f"student tokens: {result['student_tokens']}"

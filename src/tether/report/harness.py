@@ -4,13 +4,16 @@
     path = write_hc_report(Path("builds/docs"))     # DIR/report.html
 
 Per build: the round table (hash, admissible, probe, validation, decision), the test
-scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote
-(the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
+scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote /
+GEPA (the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
 bootstrap of the mean for graded ones) and each arm's paired change against bare on the
 same test items (exact McNemar for pass/fail, the sign test with a paired bootstrap
 interval for graded ANLS), teacher tokens and cost, student generated tokens per item,
 and the interventions table of the selection (each over the items it applies to, with
-the count of items where it is n/a).
+the count of items where it is n/a). Where GEPA ran, its search (candidates, metric
+calls and teacher tokens against their matched budgets, why it stopped), its best prompts
+and the selection's paired change against it on the same test items (the paper's
+Table 43 row "HC - GEPA, paired").
 
 `intervention_rows` is the one interventions table: each decision intervention as a
 paired change against its reference harness on matched items (`tether.stats.paired_change`); a
@@ -30,7 +33,7 @@ from tether.report.jinja import environment
 from tether.stats import bootstrap_mean, paired_change, wilson_interval
 
 __all__ = ["ARMS", "across_builds", "build_dirs", "harness_parts", "hc_numbers",
-           "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
+           "gepa_numbers", "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
            "write_hc_report"]
 
 
@@ -139,7 +142,26 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
         "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded,
                                            na_items=na_items),
         "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},
+        "gepa": gepa_numbers(store.gepa(), test, scores, graded),
     }
+
+
+def gepa_numbers(row: Mapping[str, Any] | None, test: Mapping[str, Any],
+                 scores: Mapping[str, Mapping[str, float]], graded: bool
+                 ) -> dict[str, Any] | None:
+    """The GEPA comparator's search and the selection's paired change against it (the
+    selection minus GEPA, in points); None where GEPA did not run."""
+    if row is None:
+        return None
+    paired = None
+    if scores.get("gepa") and scores.get("selected"):
+        paired = paired_row(scores["gepa"], scores["selected"], graded=graded)
+    keys = ("hash", "is_seed", "admissible", "violations", "validation", "seed_validation",
+            "candidates", "metric_calls", "budget", "teacher_tokens", "teacher_calls",
+            "stopped")
+    return {**{k: row.get(k) for k in keys},
+            "prompts": dict((row.get("document") or {}).get("prompts") or {}),
+            "selected_vs_gepa": paired, "audit": list(test.get("gepa_audit") or [])}
 
 
 def harness_parts(document: Mapping[str, Any] | None) -> dict[str, Any] | None:

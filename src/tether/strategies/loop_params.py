@@ -1,11 +1,15 @@
-"""The declared params the refinement loops share (self_loop, proposer_reviewer, iad).
+"""The declared params the refinement loops share (`tether.strategies.refinement`:
+self_loop, proposer_reviewer, iad).
 
 Each loop's `Params` subclasses `LoopParams` (`tether.params`): a draft at the single-shot
 arm's temperature, then feedback cycles over a channel, the best kept. Their roles are
-the proposer's and those of the channel's model-backed parts.
+the proposer's, the loop's own (`own_roles`, as on the strategy), then those of the
+channel's model-backed parts: the order `RefinementLoop.roles` gives.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -17,6 +21,9 @@ __all__ = ["LoopParams"]
 
 
 class LoopParams(params.Params):
+    #: the roles the loop's own calls use beside the proposer's (its `own_roles`)
+    own_roles: ClassVar[tuple[str, ...]] = ()
+
     max_iterations: int = Field(3, description="most feedback cycles after the draft")
     feedback: FeedbackSpec = Field(
         "execution", description="the feedback channel: instrument specs joined by + "
@@ -31,4 +38,5 @@ class LoopParams(params.Params):
                                                       "is its draft)")
 
     def roles(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((PROPOSER_ROLE, *channel_roles(self.feedback))))
+        return tuple(dict.fromkeys((PROPOSER_ROLE, *self.own_roles,
+                                    *channel_roles(self.feedback))))

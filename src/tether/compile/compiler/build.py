@@ -12,7 +12,9 @@ Order (the test split is touched once, after every selection is frozen):
    scored on the same test items, with the comparators the config names (all by
    default): H0, the one-shot harness, the setting's human recipe (where one is
    bundled), and the two baselines with no harness, student_routed and cot_vote
-   (compile/baselines.py).
+   (compile/baselines.py), and GEPA's best harness when `gepa` is named
+   (compile/compiler/gepa_arm.py: its search runs in step 1, after the build's freeze,
+   on probe and validation only, under the build's teacher budget).
 A test item is never scored before its build's selected.json exists (checked before
 every test item, baselines included). Scores of the same harness (or baseline) are
 shared by the builds of a directory.
@@ -20,7 +22,8 @@ shared by the builds of a directory.
 The result (`tether compile --json`): one build's
 `{"selected_hash", "bare": {"validation", "test"}, "selected": {...}, "h0": {...},
 "oneshot": {...}, "human_recipe": {...}, "student_routed": {"test"}, "cot_vote":
-{"test"}, "rounds": [...], "teacher_tokens", ...}` (an arm not scored has null scores);
+{"test"}, "gepa": {"validation", "test", "teacher_tokens", "stopped", ...},
+"rounds": [...], "teacher_tokens", ...}` (an arm not scored has null scores);
 with `builds > 1` the same fields hold means over the builds (hashes become lists) and
 `builds` holds each build's own.
 """
@@ -35,6 +38,7 @@ from tether.compile.admissibility import check_harness
 from tether.compile.answer_audit import audit_answers
 from tether.compile.baselines import BASELINES
 from tether.compile.compiler.config import CompileConfig
+from tether.compile.compiler.gepa_arm import GepaEnv, matched_budget, require_gepa, run_gepa
 from tether.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.compile.compiler.prompts import oneshot_prompt
 from tether.compile.compiler.scoring import Progress, SplitScore, SplitScorer
@@ -62,7 +66,8 @@ from tether.models.replies import json_object
 __all__ = ["ARMS", "Compiler", "FreezeError", "teacher_failure"]
 
 #: the test arms in report order (compile/compiler/config.py: COMPARATORS)
-ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote")
+ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote",
+        "gepa")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
                 "validation", "infra_errors", "decision", "error")
 
@@ -97,6 +102,8 @@ class Compiler:
         target = out or config.out
         if target is None:
             raise ConfigError("no output directory", hint="pass --out DIR (or out = in the file)")
+        if "gepa" in config.comparators:
+            require_gepa()  # before anything is written or scored
         self.dir = BuildDir(target)
         stored = self.dir.config()
         if stored is not None and not resume:
@@ -150,6 +157,8 @@ class Compiler:
                 BuildLoop(env, store, teacher).run()
             if "oneshot" in cfg.comparators and store.oneshot() is None:
                 store.write_oneshot(self._oneshot(teacher))
+            if "gepa" in cfg.comparators and store.gepa() is None:
+                store.write_gepa(self._gepa(store, k))
         for k in range(cfg.builds):
             self._test(self.dir.build(k))
         result = summarise(self.dir)
@@ -172,6 +181,18 @@ class Compiler:
         if report.hash is not None:
             row["document"] = Harness.model_validate(document).document()
         return row
+
+    def _gepa(self, store: BuildStore, k: int) -> dict[str, Any]:
+        """GEPA's search for this build, matched to the build's spend (gepa_arm.py)."""
+        cfg = self.config
+        match = matched_budget(cfg.teacher_token_budget, store, cfg.sizes)
+        arm_store = store.gepa_store()
+        teacher = TeacherClient(self.teacher_model, arm_store, seed=cfg.seed + k,
+                                temperature=cfg.teacher_temperature,
+                                max_tokens=cfg.teacher_max_tokens,
+                                token_budget=match.teacher_tokens)
+        env = GepaEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes)
+        return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k)
 
     def _comparators(self) -> set[str]:
         """The comparators the config asks for that this setting has (the human recipe
@@ -206,6 +227,14 @@ class Compiler:
                 if oneshot.get("admissible") else None
         if "human_recipe" in wanted:
             arms["human_recipe"] = recipe(self.setting.name)
+        gepa_audit: list[str] = []
+        if "gepa" in wanted:
+            found = store.gepa() or {}
+            gepa = Harness.model_validate(found["document"]) if found.get("admissible") \
+                else None
+            arms["gepa"] = gepa
+            if gepa is not None and not found.get("is_seed"):
+                gepa_audit = audit_answers(gepa, self.setting, test_items)
         scores: dict[str, Any] = {}
         stops: list[str] = []  # why the student's budget left test items unscored
 
@@ -234,6 +263,7 @@ class Compiler:
                                  "n": len(changed.scores), "na_items": changed.na,
                                  "tokens_per_item": changed.tokens_per_item}
         store.write_test({"arms": scores, "audit": audit, "flagged": bool(audit),
+                          "gepa_audit": gepa_audit,
                           "interventions": changes, "items": [i.item_id for i in test_items],
                           "student_stopped": stops[0] if stops else None})
         self._testing = None
@@ -280,6 +310,7 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         if selected else None
     h0 = selected.get("h0") or {}
     oneshot = store.oneshot() or {}
+    gepa = store.gepa() or {}
 
     def test_of(arm: str) -> float | None:
         row = test.get(arm)
@@ -321,6 +352,13 @@ def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
         **{arm: {"test": test_of(arm), "tokens_per_item": tokens_of(arm),
                  "infra_errors": infra_of(arm)}
            for arm in ("human_recipe", "student_routed", "cot_vote")},
+        "gepa": {"hash": gepa.get("hash"), "admissible": gepa.get("admissible"),
+                 "validation": gepa.get("validation"), "test": test_of("gepa"),
+                 "tokens_per_item": tokens_of("gepa"), "infra_errors": infra_of("gepa"),
+                 "teacher_tokens": gepa.get("teacher_tokens"),
+                 "teacher_budget": (gepa.get("budget") or {}).get("teacher_tokens"),
+                 "metric_calls": gepa.get("metric_calls"), "stopped": gepa.get("stopped"),
+                 "test_audit": (store.test() or {}).get("gepa_audit", [])},
         "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
                               for c in calls),

@@ -13,7 +13,8 @@
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
-                                # arms scored on test beside bare and the selection
+                                # arms scored on test beside bare and the selection;
+                                # "gepa" (the gepa extra) is asked for by name only
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -37,13 +38,17 @@ from tether.compile.setting import DATA_FORMATS
 from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
 
-__all__ = ["COMPARATORS", "CompileConfig", "load_compile_config"]
+__all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config"]
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
-Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote", "gepa"]
+#: the comparators scored by default
 COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
                                        "cot_vote")
+#: comparators scored only when named: GEPA runs a search of its own (a teacher budget
+#: as large as the compile's) and needs the `gepa` extra
+OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("gepa",)
 
 
 class CompileConfig(BaseModel):
@@ -89,7 +94,7 @@ class CompileConfig(BaseModel):
                 v.strip() for v in value.split(",") if v.strip()]
         if isinstance(value, list) and {"bare", "selected"} & set(value):
             raise ValueError("bare and the selection are always scored; name only "
-                             + ", ".join(COMPARATORS))
+                             + ", ".join(COMPARATORS + OPTIONAL_COMPARATORS))
         if isinstance(value, list) and len(set(value)) != len(value):
             raise ValueError("a comparator is named twice")
         return value

@@ -12,6 +12,9 @@
     DIR/builds/K/rounds/NNN.json          each round's record (hash, verdict, gate decision)
     DIR/builds/K/selected.json            the frozen selection, written before any test item
     DIR/builds/K/oneshot.json             the one-shot teacher harness (Table 22 comparator)
+    DIR/builds/K/gepa.json                the GEPA comparator's search and its best harness
+    DIR/builds/K/gepa/teacher/KEY.json    its reflection calls (as teacher/ above)
+    DIR/builds/K/gepa/scores/SPLIT/...    its probe and validation scores, item by item
     DIR/builds/K/test.json                test scores of bare, the selection, the comparators
     DIR/student/calls.jsonl               every student call's record (role, request hash,
                                           usage, latency, sampling parameters; split, key,
@@ -214,6 +217,16 @@ class BuildStore:
 
     def write_oneshot(self, oneshot: dict[str, Any]) -> None:
         self._put(oneshot, "oneshot.json")
+
+    def gepa(self) -> dict[str, Any] | None:
+        return self._get("gepa.json")
+
+    def write_gepa(self, row: dict[str, Any]) -> None:
+        self._put(row, "gepa.json")
+
+    def gepa_store(self) -> BuildStore:
+        """The GEPA comparator's own calls and scores, apart from the build's."""
+        return BuildStore(self.root / "gepa")
 
     def test(self) -> dict[str, Any] | None:
         return self._get("test.json")
