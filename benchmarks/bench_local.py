@@ -25,6 +25,7 @@ import time
 from llama_cpp import Llama
 
 from tether.models import parse_model
+from tether.models.base import GenerateParams
 from tether.models.local import embedded_gguf
 
 PROMPT = [{"role": "user", "content": "Write a short story about a lighthouse keeper."}]
@@ -45,8 +46,8 @@ def main() -> int:
 
     def run_tether() -> tuple[float, int, str]:
         start = time.perf_counter()
-        (c,) = tether_model.generate(PROMPT, max_tokens=args.max_tokens, temperature=0.0,
-                                     seed=SEED)
+        (c,) = tether_model.generate(PROMPT, GenerateParams(max_tokens=args.max_tokens,
+                                                            temperature=0.0, seed=SEED))
         return time.perf_counter() - start, c.usage.output_tokens, c.text
 
     def run_direct() -> tuple[float, int, str]:

@@ -34,6 +34,7 @@ from tether.compile.compiler import CompileConfig, Compiler  # noqa: E402
 from tether.compile.compiler.config import COMPARATORS  # noqa: E402
 from tether.compile.tasks import setting_of  # noqa: E402
 from tether.models import parse_model  # noqa: E402
+from tether.models.base import GenerateParams
 
 TEACHER = "scripted:tether.compile.compiler.scripted_teacher:competent"
 
@@ -88,7 +89,8 @@ def main() -> None:
 
     cls.ocr_text = timed_ocr  # type: ignore[method-assign]
     student, teacher = Timed(parse_model(args.student)), Timed(parse_model(TEACHER))
-    student.generate([{"role": "user", "content": "hi"}], max_tokens=1)  # load (untimed)
+    # load the model (untimed)
+    student.generate([{"role": "user", "content": "hi"}], GenerateParams(max_tokens=1))
     student.seconds, student.calls = 0.0, 0
     from tether.compile.settings.ocr import default_engine
     calls_before, renders_before = default_engine().calls, default_engine().renders

@@ -21,6 +21,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tether.models.base import GenerateParams
 from tether.models.openai_backend import OpenAICompatibleModel
 
 MSG = [{"role": "user", "content": "hi"}]
@@ -64,7 +65,8 @@ def median_wall(model: OpenAICompatibleModel, n: int, reps: int) -> float:
     times = []
     for rep in range(reps):
         start = time.perf_counter()
-        out = model.generate(MSG, n=n, seed=rep * 100, temperature=0.7, max_tokens=8)
+        params = GenerateParams(seed=rep * 100, temperature=0.7, max_tokens=8)
+        out = model.generate(MSG, params, n=n)
         times.append(time.perf_counter() - start)
         assert [c.text for c in out] == [f"seed={rep * 100 + i}" for i in range(n)]
     return statistics.median(times)

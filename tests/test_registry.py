@@ -91,3 +91,12 @@ def test_a_misspelled_parameter_is_refused_before_the_factory_runs_with_a_sugges
         reg.build("best", {"n": 2, "temprature": 0.5})
     assert "did you mean 'temperature'?" in (info.value.hint or "") and built == []
     assert reg.build("best", {"n": 2, "temperature": 0.5}) == {"n": 2, "temperature": 0.5}
+
+
+def test_a_misspelled_name_gets_a_suggestion_before_the_known_ones() -> None:
+    reg: Registry = Registry("strategy", plural="strategies")
+    reg.register("best_of_n")(lambda: None)
+    reg.register("single_shot")(lambda: None)
+    with pytest.raises(ConfigError, match="unknown strategy 'best_of'") as err:
+        reg.get("best_of")
+    assert err.value.hint == "did you mean 'best_of_n'? known strategies: best_of_n, single_shot"

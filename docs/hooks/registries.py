@@ -1,7 +1,8 @@
 """MkDocs hook: fill docs/reference/registries.md from tether's registries at build time.
 
 The tables are built from what the installed code registers (strategies, instruments,
-bundled suites, harness settings), so the reference cannot drift from the code.
+bundled suites, harness settings) and the parameters each declares, so the reference
+cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -18,17 +19,13 @@ def _first_line(obj: Any) -> str:
 
 
 def _params(factory: Any) -> str:
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return ""
+    # The declared params (tether.params), as `tether strategies show` prints them; long
+    # defaults (prompt templates) are left out here.
+    from tether.params import describe_params
+
     parts = []
-    for p in sig.parameters.values():
-        if p.kind == p.VAR_KEYWORD:
-            parts.append("keyword options (see its page)")
-        if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        default = "" if p.default is p.empty else f" = {p.default!r}"
+    for p in describe_params(factory):
+        default = "" if p.default == "required" or len(p.default) > 40 else f" = {p.default}"
         parts.append(f"`{p.name}{default}`".replace("|", "\\|"))
     return ", ".join(parts) or "none"
 

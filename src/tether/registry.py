@@ -3,7 +3,8 @@
 Modules register on import with the decorator; a registry may be given a `load`
 callable that imports its package's modules, run before every look-up, so adding a
 strategy or an instrument is adding a module, with no edit of a central list. An
-unknown name is a ConfigError whose hint lists the known ones.
+unknown name is a ConfigError whose hint lists the known ones. An entry's parameters
+are checked from its declaration (`tether.params`) before, and without, building it.
 
 Modules above a registry's package in the layers (the compiled-harness strategies, the
 scene and harness instruments, a study's suite format) register too, but the registry
@@ -17,13 +18,15 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import inspect
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import Any, Generic, Literal, TypeVar
 
+from pydantic import BaseModel
+
 from tether.errors import ConfigError
+from tether.params import check_params
 
 T = TypeVar("T")
 
@@ -64,44 +67,34 @@ class Registry(Generic[T]):
         'spec'") with the known names as the hint."""
         entries = self._loaded()
         if name not in entries:
+            close = difflib.get_close_matches(name, sorted(entries), n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
-                              hint=f"known {self.plural}: {', '.join(sorted(entries))}")
+                              hint=f"{guess}known {self.plural}: {', '.join(sorted(entries))}")
         return entries[name]
+
+    def check(self, name: str, params: Mapping[str, Any] | None = None, *,
+              where: str = "") -> BaseModel | None:
+        """Validate `params` for the entry `name` from its declaration (`tether.params`),
+        building nothing: the validated `Params`, or None for an undeclared entry (whose
+        signature names are checked). ConfigError names the entry, the parameter and, for
+        an unknown one, the closest known name."""
+        return check_params(f"{self.kind} {name!r}{where}", self.get(name, where=where),
+                            params or {}, see=f"tether {self.plural} show {name}")
 
     def build(self, name: str, params: dict[str, Any] | None = None, *,
               where: str = "") -> Any:
-        """Call the factory `name` with `params`; a TypeError (an unknown or missing
-        parameter) becomes a ConfigError naming the entry and the parameters."""
+        """Call the factory `name` with `params` as written, once `check` passed them; a
+        TypeError the factory raises becomes a ConfigError naming the entry."""
         factory = self.get(name, where=where)
         if not callable(factory):
             raise TypeError(f"{self.kind} {name!r} is not a factory")
-        self._check_names(name, factory, params or {}, where)
+        self.check(name, params, where=where)
         try:
             return factory(**(params or {}))
         except TypeError as exc:
             raise ConfigError(f"{self.kind} {name!r}{where}: bad parameters {params}: "
                               f"{exc}") from None
-
-
-    def _check_names(self, name: str, factory: Callable[..., Any], params: dict[str, Any],
-                     where: str) -> None:
-        """An unknown parameter is a ConfigError naming the known ones (with "did you mean"),
-        raised before the factory runs; a factory taking **kwargs accepts any name."""
-        try:
-            sig = inspect.signature(factory)
-        except (TypeError, ValueError):  # a builtin without a signature: the call decides
-            return
-        kinds = {p.kind for p in sig.parameters.values()}
-        if inspect.Parameter.VAR_KEYWORD in kinds:
-            return
-        known = [p.name for p in sig.parameters.values()
-                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        for key in params:
-            if key not in known:
-                close = difflib.get_close_matches(key, known, n=1)
-                guess = f"did you mean {close[0]!r}? " if close else ""
-                raise ConfigError(f"{self.kind} {name!r}{where}: unknown parameter {key!r}",
-                                  hint=f"{guess}its parameters: {', '.join(known) or 'none'}")
 
 
 def import_modules(package: str, *, skip: frozenset[str] = frozenset(),

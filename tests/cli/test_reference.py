@@ -25,3 +25,26 @@ def test_show_of_a_misspelled_name_suggests_the_known_ones() -> None:
     shown = CliRunner().invoke(main, ["instruments", "show", "execution", "--json"])
     assert [p["name"] for p in json.loads(shown.output)["params"]][:2] == ["checks",
                                                                            "memory_mb"]
+
+
+def test_show_prints_each_parameter_with_its_type_default_and_description() -> None:
+    shown = CliRunner().invoke(main, ["strategies", "show", "best_of_n", "--json"])
+    data = json.loads(shown.output)
+    n = next(p for p in data["params"] if p["name"] == "n")
+    assert n == {"name": "n", "type": "int | 'auto'", "default": "4",
+                 "description": "samples per trial, or auto: as many as the budget buys"}
+    assert data["roles"].startswith("proposer (with the defaults")
+    table = CliRunner().invoke(main, ["strategies", "show", "single_shot"],
+                               env={"COLUMNS": "200"})
+    assert table.exit_code == 0
+    row = next(line for line in table.output.splitlines() if "max_tokens" in line)
+    assert ["max_tokens", "int", "1024", "most tokens of the one reply"] == [
+        c.strip() for c in row.strip("│ ").split("│")]
+    assert "roles: proposer\n" in table.output
+
+
+def test_instrument_show_says_whether_it_calls_a_model() -> None:
+    shown = json.loads(CliRunner().invoke(main, ["instruments", "show", "critique",
+                                                 "--json"]).output)
+    assert shown["calls a model"] == "yes" and shown["grounded"] == "no"
+    assert [p["name"] for p in shown["params"]] == ["model", "max_tokens"]

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("anthropic")
 
 from tether.models.anthropic_backend import AnthropicModel, to_anthropic_messages  # noqa: E402
-from tether.models.base import ToolCall, function_tool  # noqa: E402
+from tether.models.base import GenerateParams, ToolCall, function_tool  # noqa: E402
 from tether.models.errors import RateLimited  # noqa: E402
 from tether.models.retry import RetryPolicy  # noqa: E402
 
@@ -90,7 +90,8 @@ def test_tool_use_reply_becomes_tool_calls(server, model):
         {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}],
         stop="tool_use"))]
     (c,) = model.generate([{"role": "system", "content": "be brief"},
-                           {"role": "user", "content": "go"}], tools=[BASH], max_tokens=50)
+                           {"role": "user", "content": "go"}],
+                           GenerateParams.of(tools=[BASH], max_tokens=50))
     req = server.requests[0]
     assert req["system"] == "be brief" and req["max_tokens"] == 50
     assert req["tools"] == [{"name": "bash", "description": "Run a command.",
@@ -106,7 +107,8 @@ def test_tool_conversation_is_translated_to_blocks(server, model):
     model.generate([{"role": "user", "content": "go"},
                     {"role": "assistant", "content": "Looking.", "tool_calls": [call.to_message()]},
                     {"role": "tool", "tool_call_id": "toolu_1", "content": '{"returncode": 0}'},
-                    {"role": "user", "content": "(2 commands left)"}], tools=[BASH])
+                    {"role": "user", "content": "(2 commands left)"}],
+                    GenerateParams.of(tools=[BASH]))
     sent = server.requests[0]["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
     assert sent[1]["content"] == [
@@ -131,7 +133,8 @@ def test_samples_are_sent_concurrently(server, monkeypatch):
     server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
     # Three requests must be held at once for any of them to be answered in time.
     server.barrier = threading.Barrier(3, timeout=20)
-    out = model.generate([{"role": "user", "content": "hi"}], n=3, temperature=0.7)
+    out = model.generate([{"role": "user", "content": "hi"}],
+                         GenerateParams.of(temperature=0.7), n=3)
     assert not server.barrier.broken
     assert len(server.requests) == 3
     assert [c.sample_index for c in out] == [0, 1, 2]
@@ -155,9 +158,12 @@ def test_invalid_json_arguments_become_an_empty_input():
 
 def test_sampling_travels_in_the_body_one_option_only(server, model):
     server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
-    model.generate([{"role": "user", "content": "hi"}], temperature=0.0, top_p=0.9)
-    model.generate([{"role": "user", "content": "hi"}], temperature=1.0, top_p=0.95)
-    model.generate([{"role": "user", "content": "hi"}], temperature=1.0, thinking_budget=1024)
+    model.generate([{"role": "user", "content": "hi"}],
+                   GenerateParams.of(temperature=0.0, top_p=0.9))
+    model.generate([{"role": "user", "content": "hi"}],
+                   GenerateParams.of(temperature=1.0, top_p=0.95))
+    model.generate([{"role": "user", "content": "hi"}],
+                   GenerateParams.of(temperature=1.0, thinking_budget=1024))
     first, second, third = server.requests
     assert first["temperature"] == 0.0 and "top_p" not in first
     assert second["top_p"] == 0.95 and "temperature" not in second
@@ -168,8 +174,8 @@ def test_a_model_that_rejects_temperature_is_asked_again_without_it(server, mode
     rejected = {"type": "error", "error": {"type": "invalid_request_error",
                                            "message": "`temperature` is deprecated for this model"}}
     server.replies = [(400, rejected), (200, message([{"type": "text", "text": "ok"}]))]
-    (c,) = model.generate([{"role": "user", "content": "hi"}], temperature=0.0)
-    model.generate([{"role": "user", "content": "hi"}], temperature=0.0)
+    (c,) = model.generate([{"role": "user", "content": "hi"}], GenerateParams.of(temperature=0.0))
+    model.generate([{"role": "user", "content": "hi"}], GenerateParams.of(temperature=0.0))
     assert c.text == "ok"
     assert [("temperature" in r) for r in server.requests] == [True, False, False]
 
@@ -178,7 +184,8 @@ def test_a_model_that_rejects_temperature_is_asked_again_without_it(server, mode
                                          ("bash", {"type": "tool", "name": "bash"})])
 def test_tool_choice_in_anthropic_terms(server, model, choice, sent):
     server.replies = [(200, message([{"type": "text", "text": "hi"}]))]
-    model.generate([{"role": "user", "content": "hi"}], tools=[BASH], tool_choice=choice)
+    model.generate([{"role": "user", "content": "hi"}],
+                   GenerateParams.of(tools=[BASH], tool_choice=choice))
     assert server.requests[0]["tool_choice"] == sent
 
 

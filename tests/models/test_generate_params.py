@@ -5,7 +5,7 @@ import pytest
 from tether.context import TrialContext
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
-from tether.models.base import GenerateParams, make_params, request_key
+from tether.models.base import DEFAULT_PARAMS, GenerateParams, make_params, request_key
 from tether.models.scripted import ScriptedModel
 
 TOOL = {"type": "function", "function": {"name": "bash", "description": "d",
@@ -22,13 +22,38 @@ def test_of_matches_the_positional_form_and_the_defaults():
         64, 0.5, 0.9, 3, ["x"], 100, tools=[TOOL], tool_choice="bash"))
 
 
-def test_as_kwargs_round_trips_and_leaves_unused_tool_keywords_out():
-    plain = GenerateParams.of(max_tokens=8, stop=["a", "b"])
-    assert plain.as_kwargs() == {"max_tokens": 8, "temperature": 0.0, "top_p": 1.0,
-                                 "seed": None, "stop": ["a", "b"], "thinking_budget": None}
-    tooled = GenerateParams.of(tools=[TOOL], tool_choice="required")
-    assert GenerateParams.of(**tooled.as_kwargs()) == tooled
-    assert GenerateParams.of(**plain.as_kwargs()) == plain
+class _Spy:
+    """A model double that keeps the params objects it was given."""
+
+    model_id = "spy"
+
+    def __init__(self) -> None:
+        self.seen: list[GenerateParams] = []
+
+    def generate(self, messages, params=DEFAULT_PARAMS, *, n=1, role=None):
+        self.seen.append(params)
+        return ScriptedModel(["ok"] * n, supports_tools=True).generate(messages, params, n=n,
+                                                                      role=role)
+
+
+def test_the_params_object_passes_through_every_wrapper_unchanged(tmp_path):
+    from tether.models.cache import CachedModel, ResponseStore
+    from tether.models.recording import RecordingModel
+
+    spy, log = _Spy(), []
+    params = GenerateParams.of(max_tokens=8, stop=["a"], tools=[TOOL], tool_choice="bash")
+    wrapped = RecordingModel(CachedModel(spy, ResponseStore(tmp_path / "c.sqlite"), "off"),
+                             log, role="proposer")
+    wrapped.generate(MSG, params)
+    assert spy.seen == [params] and spy.seen[0] is params
+    assert log[0].request_hash == request_key("spy", MSG, params)
+
+
+def test_params_built_directly_are_checked_as_those_built_from_keywords():
+    with pytest.raises(ValueError, match="max_tokens"):
+        GenerateParams(max_tokens=0)
+    with pytest.raises(ValueError, match="tool_choice needs tools"):
+        GenerateParams(tool_choice="bash")
 
 
 def test_bad_keywords_and_values_are_refused():

@@ -19,6 +19,7 @@ from tether.models import (
     UnknownModelError,
     parse_model,
 )
+from tether.models.base import GenerateParams
 from tether.models.openai_backend import OpenAICompatibleModel
 from tether.models.retry import RetryPolicy, call_with_retries
 
@@ -225,7 +226,7 @@ def test_usage_is_parsed_from_the_servers_json(fault_server):
         "usage": {"prompt_tokens": 123, "completion_tokens": 45, "total_tokens": 168,
                   "completion_tokens_details": {"reasoning_tokens": 30}},
     }]
-    (c,) = make(fault_server).generate(MSG, max_tokens=45)
+    (c,) = make(fault_server).generate(MSG, GenerateParams.of(max_tokens=45))
     assert c.text == "forty-two"
     assert c.reasoning == "let me think"
     assert c.finish_reason == "length"
@@ -242,7 +243,9 @@ def test_missing_usage_is_zero_not_estimated(fault_server):
 
 
 def test_n_samples_are_n_requests_with_distinct_seeds(fault_server):
-    out = make(fault_server).generate(MSG, n=3, seed=10, temperature=0.7, max_tokens=20)
+    out = make(fault_server).generate(MSG,
+                                      GenerateParams.of(seed=10, temperature=0.7, max_tokens=20),
+                                                        n=3)
     assert [c.sample_index for c in out] == [0, 1, 2]
     # The samples go out concurrently: they arrive in any order, sample i with seed 10+i.
     assert sorted(r["seed"] for r in fault_server.requests) == [10, 11, 12]
@@ -261,7 +264,9 @@ def test_no_seed_means_no_seed_field(fault_server):
 
 
 def test_reasoning_model_uses_max_completion_tokens(fault_server):
-    make(fault_server, reasoning=True).generate(MSG, max_tokens=100, thinking_budget=1000)
+    make(fault_server, reasoning=True).generate(MSG,
+                                                GenerateParams.of(max_tokens=100,
+                                                                  thinking_budget=1000))
     (body,) = fault_server.requests
     assert "max_tokens" not in body
     assert body["max_completion_tokens"] == 1100
@@ -270,7 +275,7 @@ def test_reasoning_model_uses_max_completion_tokens(fault_server):
 
 def test_spec_builds_a_working_client(fault_server):
     model = parse_model(f"openai-compatible/fake@{fault_server.base_url};timeout_s=5")
-    (c,) = model.generate(MSG, seed=3)
+    (c,) = model.generate(MSG, GenerateParams.of(seed=3))
     assert c.model_id == f"openai-compatible/fake@{fault_server.base_url}"
     assert fault_server.requests[0]["seed"] == 3
 

@@ -11,6 +11,7 @@ import pytest
 import tether.models.openai_backend as ob
 from tests.models.llama_server import llama_server
 from tether.models import ContextLengthExceeded, parse_model
+from tether.models.base import GenerateParams
 from tether.models.retry import call_with_retries
 
 pytestmark = pytest.mark.llama
@@ -33,7 +34,7 @@ def model(server):
 
 
 def test_real_generation_with_real_usage(model, server):
-    (c,) = model.generate(PROMPT, max_tokens=16, seed=1)
+    (c,) = model.generate(PROMPT, GenerateParams.of(max_tokens=16, seed=1))
     assert c.text.strip()
     assert c.model_id == f"openai-compatible/smollm2@{server}"
     assert c.usage.input_tokens > 5
@@ -43,14 +44,14 @@ def test_real_generation_with_real_usage(model, server):
 
 
 def test_temperature_zero_same_seed_is_reproducible(model):
-    a = model.generate(PROMPT, max_tokens=24, temperature=0.0, seed=7)[0]
-    b = model.generate(PROMPT, max_tokens=24, temperature=0.0, seed=7)[0]
+    a = model.generate(PROMPT, GenerateParams.of(max_tokens=24, temperature=0.0, seed=7))[0]
+    b = model.generate(PROMPT, GenerateParams.of(max_tokens=24, temperature=0.0, seed=7))[0]
     assert a.text == b.text
     assert a.usage == b.usage
 
 
 def test_n_two_gives_two_completions(model):
-    out = model.generate(PROMPT, n=2, max_tokens=12, temperature=0.8, seed=3)
+    out = model.generate(PROMPT, GenerateParams.of(max_tokens=12, temperature=0.8, seed=3), n=2)
     assert [c.sample_index for c in out] == [0, 1]
     assert all(c.text.strip() and c.usage.output_tokens > 0 for c in out)
 
@@ -65,7 +66,7 @@ def test_prompt_longer_than_context_is_context_length_exceeded(model, monkeypatc
     monkeypatch.setattr(ob, "call_with_retries", counted)
     long_prompt = [{"role": "user", "content": "apple banana cherry " * 1200}]  # > 2048 tokens
     with pytest.raises(ContextLengthExceeded, match="context"):
-        model.generate(long_prompt, max_tokens=8)
+        model.generate(long_prompt, GenerateParams.of(max_tokens=8))
     assert retries == []  # not retried: repeating it cannot help
 
 
@@ -74,4 +75,4 @@ def test_unknown_route_is_unknown_model(server):
 
     bad = parse_model(f"openai-compatible/smollm2@{server}/nope;timeout_s=10")
     with pytest.raises(UnknownModelError):
-        bad.generate(PROMPT, max_tokens=4)
+        bad.generate(PROMPT, GenerateParams.of(max_tokens=4))

@@ -13,6 +13,7 @@ import pytest
 from tests.models.llama_server import llama_server
 from tether.agents.actions import BASH_TOOL
 from tether.models import parse_model
+from tether.models.base import GenerateParams
 
 pytestmark = pytest.mark.llama
 
@@ -29,7 +30,9 @@ def model():
 
 
 def test_forced_tool_call_comes_back_as_a_tool_call_and_the_result_is_accepted(model):
-    (c,) = model.generate(MSG, tools=[BASH_TOOL], tool_choice="bash", max_tokens=64, seed=1)
+    (c,) = model.generate(MSG,
+                          GenerateParams.of(tools=[BASH_TOOL], tool_choice='bash', max_tokens=64,
+                                            seed=1))
     assert c.finish_reason == "tool_calls"
     (call,) = c.tool_calls
     assert call.name == "bash" and call.id and '"command"' in call.arguments
@@ -37,6 +40,7 @@ def test_forced_tool_call_comes_back_as_a_tool_call_and_the_result_is_accepted(m
     follow = [*MSG, {"role": "assistant", "content": c.text, "tool_calls": [call.to_message()]},
               {"role": "tool", "tool_call_id": call.id,
                "content": '{"returncode": 0, "output": "a.txt\\n"}'}]
-    (reply,) = model.generate(follow, tools=[BASH_TOOL], tool_choice="bash", max_tokens=64,
-                              seed=2)
+    (reply,) = model.generate(follow,
+                              GenerateParams.of(tools=[BASH_TOOL], tool_choice='bash',
+                                                max_tokens=64, seed=2))
     assert reply.tool_calls and reply.tool_calls[0].name == "bash"

@@ -23,7 +23,7 @@ from tether.models import (
     ResponseStore,
     request_key,
 )
-from tether.models.base import make_params
+from tether.models.base import GenerateParams, make_params
 from tether.models.fanout import map_samples, sample_concurrency
 from tether.models.openai_backend import OpenAICompatibleModel
 from tether.models.retry import RetryPolicy
@@ -61,7 +61,9 @@ def answer_by_seed(server, seeds):
 @pytest.mark.parametrize(("n", "concurrency"), [(8, 8), (6, 3), (2, 8)])
 def test_samples_in_flight_reach_and_never_exceed_concurrency(fault_server, n, concurrency):
     hold(fault_server, min(n, concurrency))
-    out = make(fault_server, concurrency).generate(MSG, n=n, seed=SEED, temperature=0.7)
+    out = make(fault_server, concurrency).generate(MSG,
+                                                   GenerateParams.of(seed=SEED, temperature=0.7),
+                                                                     n=n)
     assert fault_server.max_in_flight == min(n, concurrency)
     assert len(fault_server.requests) == n
     assert sorted(r["seed"] for r in fault_server.requests) == [SEED + i for i in range(n)]
@@ -71,7 +73,7 @@ def test_samples_in_flight_reach_and_never_exceed_concurrency(fault_server, n, c
 
 def test_in_process_style_models_stay_serial(fault_server):
     # concurrency=1 is what llama.cpp and scripted models have: one sample at a time.
-    out = make(fault_server, 1).generate(MSG, n=4, seed=SEED)
+    out = make(fault_server, 1).generate(MSG, GenerateParams.of(seed=SEED), n=4)
     assert fault_server.max_in_flight == 1
     assert [r["seed"] for r in fault_server.requests] == [SEED + i for i in range(4)]
     assert len(out) == 4
@@ -80,7 +82,7 @@ def test_in_process_style_models_stay_serial(fault_server):
 def run_recorded(server, concurrency, store):
     log = []
     model = RecordingModel(CachedModel(make(server, concurrency), store), log, role="proposer")
-    out = model.generate(MSG, n=8, seed=SEED, temperature=0.7, max_tokens=32)
+    out = model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7, max_tokens=32), n=8)
     return out, log
 
 
@@ -125,13 +127,13 @@ def test_cache_hits_make_no_requests_and_misses_go_out_together(fault_server, tm
     answer_by_seed(fault_server, range(SEED, SEED + 8))
 
     hold(fault_server, 4)
-    first = model.generate(MSG, n=4, seed=SEED, temperature=0.7)
+    first = model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7), n=4)
     assert len(fault_server.requests) == 4
 
     # n=8 after n=4: the four cached samples are served, the other four go out at once.
     fault_server.max_in_flight = 0
     hold(fault_server, 4)
-    second = model.generate(MSG, n=8, seed=SEED, temperature=0.7)
+    second = model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7), n=8)
     assert len(fault_server.requests) == 8
     assert sorted(r["seed"] for r in fault_server.requests[4:]) == [SEED + i for i in range(4, 8)]
     assert fault_server.max_in_flight == 4
@@ -140,7 +142,7 @@ def test_cache_hits_make_no_requests_and_misses_go_out_together(fault_server, tm
     assert [c.text for c in second] == [f"answer of seed {SEED + i}" for i in range(8)]
 
     # All eight cached: a third call makes no request at all.
-    third = model.generate(MSG, n=8, seed=SEED, temperature=0.7)
+    third = model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7), n=8)
     assert len(fault_server.requests) == 8
     assert all(c.cache_hit for c in third)
     assert [c.text for c in third] == [c.text for c in second]
@@ -159,7 +161,7 @@ def test_a_failing_sample_raises_its_typed_error_and_leaves_no_thread(fault_serv
         "status": 400, "json": {"error": {"message": "maximum context length exceeded"}},
         "opens": sample_3_failed}
     with pytest.raises(AuthenticationError):
-        model.generate(MSG, n=4, seed=SEED, temperature=0.7)
+        model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7), n=4)
     assert sample_threads() == []
     # Every sample was asked once (neither error is retried), and the two that
     # succeeded were cached: asking again only sends the two failed samples.
@@ -167,7 +169,7 @@ def test_a_failing_sample_raises_its_typed_error_and_leaves_no_thread(fault_serv
     assert len(store) == 2
     del fault_server.by_seed[SEED + 1]
     with pytest.raises(ContextLengthExceeded):
-        model.generate(MSG, n=4, seed=SEED, temperature=0.7)
+        model.generate(MSG, GenerateParams.of(seed=SEED, temperature=0.7), n=4)
     assert sorted(r["seed"] for r in fault_server.requests[4:]) == [SEED + 1, SEED + 3]
     assert sample_threads() == []
 

@@ -1,4 +1,5 @@
 from tether.models import RecordingModel, ScriptedModel, Usage, total_usage
+from tether.models.base import GenerateParams
 
 
 def test_every_completion_is_recorded_with_role_and_hash():
@@ -20,8 +21,8 @@ def test_each_record_keeps_the_sampling_parameters_of_its_request():
 
     log = []
     m = RecordingModel(ScriptedModel(["a", "b"]), log, role="proposer")
-    m.generate([{"role": "user", "content": "x"}], n=2, temperature=0.7, top_p=0.9, seed=3,
-               max_tokens=64)
+    m.generate([{"role": "user", "content": "x"}],
+               GenerateParams.of(temperature=0.7, top_p=0.9, seed=3, max_tokens=64), n=2)
     assert [r.params["temperature"] for r in log] == [0.7, 0.7]
     assert log[0].params == {"max_tokens": 64, "temperature": 0.7, "top_p": 0.9, "seed": 3,
                              "stop": None, "thinking_budget": None, "tool_choice": None}

@@ -10,6 +10,7 @@ from tether.errors import ConfigError
 from tether.models import ScriptedModel
 from tether.models.base import (
     Completion,
+    GenerateParams,
     ToolCall,
     function_tool,
     make_params,
@@ -33,7 +34,7 @@ def test_openai_request_carries_tools_and_reply_tool_calls_are_parsed(fault_serv
     fault_server.script = [{"tool_calls": [
         {"id": "call_7", "name": "bash", "arguments": '{"command": "ls -la"}'}],
         "finish_reason": "tool_calls"}]
-    (c,) = make(fault_server).generate(MSG, tools=[BASH])
+    (c,) = make(fault_server).generate(MSG, GenerateParams.of(tools=[BASH]))
     assert fault_server.requests[0]["tools"] == [BASH]
     assert c.text == "" and c.finish_reason == "tool_calls"
     assert c.tool_calls == (ToolCall("call_7", "bash", '{"command": "ls -la"}'),)
@@ -43,7 +44,7 @@ def test_openai_tool_conversation_is_sent_as_it_is(fault_server):
     call = ToolCall("call_1", "bash", '{"command": "pwd"}')
     history = [*MSG, {"role": "assistant", "content": None, "tool_calls": [call.to_message()]},
                {"role": "tool", "tool_call_id": "call_1", "content": '{"returncode": 0}'}]
-    (c,) = make(fault_server).generate(history, tools=[BASH])
+    (c,) = make(fault_server).generate(history, GenerateParams.of(tools=[BASH]))
     sent = fault_server.requests[0]["messages"]
     assert sent[1]["tool_calls"][0]["function"] == {"name": "bash",
                                                     "arguments": '{"command": "pwd"}'}
@@ -58,7 +59,7 @@ def test_a_request_without_tools_has_no_tools_field(fault_server):
 
 def test_missing_call_id_gets_one(fault_server):
     fault_server.script = [{"tool_calls": [{"id": "", "name": "bash", "arguments": "{}"}]}]
-    (c,) = make(fault_server).generate(MSG, tools=[BASH])
+    (c,) = make(fault_server).generate(MSG, GenerateParams.of(tools=[BASH]))
     assert c.tool_calls[0].id == "call_0"
 
 
@@ -81,7 +82,7 @@ def test_text_only_backend_refuses_tools_with_a_hint():
     model = ScriptedModel(["x"])
     assert not supports_tools(model)
     with pytest.raises(ConfigError, match="does not take native tool calls"):
-        model.generate(MSG, tools=[BASH])
+        model.generate(MSG, GenerateParams.of(tools=[BASH]))
 
 
 def _tool_script(messages, info):
@@ -94,12 +95,12 @@ def test_cache_serves_tool_calls_and_replay_knows_the_cassette_used_tools(tmp_pa
     inner = ScriptedModel(_tool_script, supports_tools=True)
     cached = CachedModel(inner, ResponseStore(tmp_path / "c.sqlite"))
     assert supports_tools(cached)
-    (first,) = cached.generate(MSG, tools=[BASH], seed=3)
-    (again,) = cached.generate(MSG, tools=[BASH], seed=3)
+    (first,) = cached.generate(MSG, GenerateParams.of(tools=[BASH], seed=3))
+    (again,) = cached.generate(MSG, GenerateParams.of(tools=[BASH], seed=3))
     assert inner.calls == 1 and again.cache_hit and again.tool_calls == first.tool_calls
     replay = ReplayModel(tmp_path / "c.sqlite")
     assert supports_tools(replay)
-    (served,) = replay.generate(MSG, tools=[BASH], seed=3)
+    (served,) = replay.generate(MSG, GenerateParams.of(tools=[BASH], seed=3))
     assert served.tool_calls == first.tool_calls
 
 
@@ -113,7 +114,7 @@ def test_recording_keeps_the_calls_and_hashes_the_tools():
     log: list = []
     rec = RecordingModel(ScriptedModel(_tool_script, supports_tools=True), log, role="generator")
     assert supports_tools(rec)
-    rec.generate(MSG, tools=[BASH])
+    rec.generate(MSG, GenerateParams.of(tools=[BASH]))
     (row,) = log
     assert row.tool_calls == [{"id": "c0", "type": "function",
                                "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
@@ -125,7 +126,7 @@ def test_recording_keeps_the_calls_and_hashes_the_tools():
     ("required", "required"), ("auto", "auto"),
     ("bash", {"type": "function", "function": {"name": "bash"}})])
 def test_openai_tool_choice(fault_server, choice, sent):
-    make(fault_server).generate(MSG, tools=[BASH], tool_choice=choice)
+    make(fault_server).generate(MSG, GenerateParams.of(tools=[BASH], tool_choice=choice))
     assert fault_server.requests[0]["tool_choice"] == sent
 
 

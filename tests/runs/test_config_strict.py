@@ -10,15 +10,19 @@ The roles accepted are those the experiment's strategies and instruments declare
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
+from pydantic import Field
 
+from tether import params
 from tether.cli import main
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.runs.config import load_experiment
 from tether.runs.expand import load_tasks
+from tether.strategies.base import STRATEGIES
 
 from .conftest import SCRIPTED, write_suite
 
@@ -160,7 +164,8 @@ def test_unknown_suite_and_provider_name_the_config_file(tmp_path: Path) -> None
 
 def test_an_unknown_feedback_instrument_is_refused_before_running(tmp_path: Path) -> None:
     refused(tmp_path, config(strategies="self_loop", params="{feedback = 'critque'}"),
-            "strategies[0]: unknown instrument 'critque'", hint="critique")
+            "strategies[0]: strategy 'self_loop': parameter feedback: unknown instrument "
+            "'critque'", hint="critique")
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -206,3 +211,53 @@ def test_a_run_from_before_strict_configs_still_rescores(tmp_path: Path) -> None
         assert sorted(stored_tasks(store)) == ["suite/t1", "suite/t2", "suite/t3"]
     res = invoke("run", "--resume", str(out))  # running more of it is refused, though
     assert res.exit_code == 2 and "models[0].reviewer" in res.output
+
+
+class _NeverBuilt:
+    """A strategy whose constructor fails: a config check must not call it."""
+
+    name: ClassVar[str] = "never_built"
+
+    class Params(params.Params):
+        critic: bool = Field(False, description="a reviewer call reviews the draft")
+
+        def roles(self) -> tuple[str, ...]:
+            return ("proposer", "reviewer") if self.critic else ("proposer",)
+
+    def __init__(self, **kwargs: Any) -> None:
+        raise RuntimeError("built during config validation")
+
+
+def test_a_config_is_checked_from_the_declarations_without_building(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    STRATEGIES.names()  # load the registry before swapping its entries
+    monkeypatch.setattr(STRATEGIES, "_entries", {**STRATEGIES._entries,
+                                                 "never_built": _NeverBuilt})
+    path = tmp_path / "exp.toml"
+    path.write_text(config(strategies="never_built", params="{critic = true}",
+                           models=f"reviewer = '{SCRIPTED}'"))
+    exp = load_experiment(path)  # the roles come from Params.roles(), nothing is built
+    assert exp.strategies[0].params == {"critic": True}
+    refused(tmp_path, config(strategies="never_built", models=f"reviewer = '{SCRIPTED}'"),
+            "models[0].reviewer: no strategy or instrument of this experiment calls the "
+            "role 'reviewer'")
+
+
+def test_a_wrong_type_in_params_is_one_line_before_any_trial(tmp_path: Path) -> None:
+    line = refused(tmp_path, config(strategies="best_of_n", params="{n = 'three'}"),
+                   "strategies[0]: strategy 'best_of_n': parameter n: expected int | 'auto' "
+                   "(got 'three')", hint="tether strategies show best_of_n")
+    assert line.count("error") == 1
+
+
+def test_a_misspelled_strategy_param_is_refused_with_a_suggestion(tmp_path: Path) -> None:
+    refused(tmp_path, config(strategies="best_of_n", params="{temprature = 0.5}"),
+            "strategies[0]: strategy 'best_of_n': unknown parameter 'temprature'",
+            hint="did you mean 'temperature'?")
+
+
+def test_an_instrument_option_inside_a_strategy_param_is_checked(tmp_path: Path) -> None:
+    refused(tmp_path, config(strategies="self_loop",
+                             params="{feedback = 'execution;chekcs=visible'}"),
+            "parameter feedback: instrument 'execution' in 'execution;chekcs=visible': "
+            "unknown parameter 'chekcs'", hint="did you mean 'checks'?")

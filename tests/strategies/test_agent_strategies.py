@@ -63,8 +63,9 @@ def test_strategies_are_registered_and_check_their_params():
     assert build_strategy("agent", {"step_limit": 5}).config.step_limit == 5
     assert build_strategy("turn_bon", {"n": 8}).n == 8
     assert build_strategy("trajectory_bon", {"n": 2, "pick": "oracle"}).pick == "oracle"
-    with pytest.raises(ConfigError, match="bad parameters"):
-        build_strategy("agent", {"stepz": 5})
+    with pytest.raises(ConfigError, match="unknown parameter 'step_limt'") as info:
+        build_strategy("agent", {"step_limt": 5})
+    assert "did you mean 'step_limit'?" in (info.value.hint or "")
     with pytest.raises(ConfigError, match="pick"):
         build_strategy("trajectory_bon", {"pick": "best"})
 

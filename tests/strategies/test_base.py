@@ -14,7 +14,7 @@ from tether.errors import ConfigError
 from tether.instruments.base import register_instrument
 from tether.models.base import sample_seed
 from tether.models.scripted import CallInfo, ScriptedModel
-from tether.strategies.base import build_strategy, strategy_names
+from tether.strategies.base import build_strategy, declared_roles, strategy_names, strategy_roles
 
 TASK = Task(id="t", suite="s", prompt="Say alpha", metric="scripted_counting_check",
             artifact_kind="text", data={"expect": "alpha"})
@@ -184,3 +184,65 @@ def test_offered_tool_specs_count_as_input_when_configured() -> None:
                            {"proposer": ScriptedModel(script, supports_tools=True)})
         ctx.generate("proposer", MESSAGES, max_tokens=1000, tools=tools)
     assert allowed[1] < allowed[0] - 100  # the specs' share of the cap is not given out
+
+
+_VARIANTS = ({}, {"verifier": False}, {"n": 1}, {"n": 2}, {"pick": "oracle"},
+             {"selector": "llm"}, {"feedback": "critique"})
+
+
+@pytest.mark.parametrize("name", strategy_names())
+def test_roles_read_from_the_declaration_are_the_built_strategys(name: str) -> None:
+    # every registered strategy, with each variant of params it accepts: the config check
+    # (which builds nothing) sees the roles the running strategy will charge
+    checked = 0
+    for params in _VARIANTS:
+        try:
+            declared = strategy_roles(name, params)
+        except ConfigError:
+            continue  # not this strategy's params (or a required one is missing)
+        assert declared == declared_roles(build_strategy(name, params)), params
+        checked += 1
+    assert checked or name == "compiled_harness"
+
+
+class _OldPlugin:
+    """A plugin written before declarations: fixed roles, no Params."""
+
+    name = "old_plugin"
+    roles = ("proposer", "critic")
+    built = 0
+
+    def __init__(self, rounds: int = 1) -> None:
+        _OldPlugin.built += 1
+
+
+class _OldDynamicPlugin(_OldPlugin):
+    """Roles computed per instance: the one case a config check builds."""
+
+    name = "old_dynamic_plugin"
+
+    def __init__(self, critic: bool = False) -> None:
+        super().__init__()
+        self.critic = critic
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return ("proposer", "critic") if self.critic else ("proposer",)
+
+
+def test_an_undeclared_plugin_keeps_working_from_its_signature(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tether.strategies.base import STRATEGIES
+
+    strategy_names()  # load the registry before swapping its entries
+    monkeypatch.setattr(STRATEGIES, "_entries", {**STRATEGIES._entries,
+                                                 "old_plugin": _OldPlugin,
+                                                 "old_dynamic_plugin": _OldDynamicPlugin})
+    _OldPlugin.built = 0
+    assert strategy_roles("old_plugin", {"rounds": 2}) == ("proposer", "critic")
+    assert _OldPlugin.built == 0  # a roles tuple on the class: nothing built
+    with pytest.raises(ConfigError, match="unknown parameter 'round'") as info:
+        strategy_roles("old_plugin", {"round": 2})
+    assert "did you mean 'rounds'?" in (info.value.hint or "")
+    assert strategy_roles("old_dynamic_plugin", {"critic": True}) == ("proposer", "critic")
+    assert _OldPlugin.built == 1

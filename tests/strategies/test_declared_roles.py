@@ -14,7 +14,7 @@ import pytest
 
 from tests.strategies.test_agent_strategies import SUBMIT, bash, envs, pick, trial  # noqa: F401
 from tests.strategies.trial_helpers import RoleScript, code_task, program, run
-from tether.strategies.base import build_strategy, declared_roles
+from tether.strategies.base import build_strategy, declared_roles, strategy_roles
 
 REVIEW = json.dumps({"issues": [{"location": "f", "cause": "missing beta", "change": "add"}]})
 
@@ -48,6 +48,7 @@ def _script() -> RoleScript:
 def test_code_strategies_declare_the_roles_they_call(strategy: str, params: dict,
                                                      roles: set[str]) -> None:
     assert set(declared_roles(build_strategy(strategy, params))) == roles
+    assert strategy_roles(strategy, params) == declared_roles(build_strategy(strategy, params))
     if "screenshot_vlm" in str(params.get("feedback")):
         return  # a screenshot needs a browser; the declaration alone is the point here
     record, _ = run(strategy, params, _script(), task=code_task())
@@ -65,6 +66,7 @@ def test_code_strategies_declare_the_roles_they_call(strategy: str, params: dict
 def test_terminal_strategies_declare_the_roles_they_call(envs, strategy: str,  # noqa: F811
                                                          params: dict, roles: set[str]) -> None:
     assert set(declared_roles(build_strategy(strategy, params))) == roles
+    assert strategy_roles(strategy, params) == declared_roles(build_strategy(strategy, params))
     n = params.get("n", 1)
     # every candidate runs a command that fails the check, then submits: the attempts
     # end with a wrong submission, so a selector (if any) has to choose among them

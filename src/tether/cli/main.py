@@ -100,6 +100,11 @@ def _suites() -> click.Command:
     return suites
 
 
+def _settings() -> click.Command:
+    from tether.cli.settings import settings
+    return settings
+
+
 def _tasks() -> click.Command:
     from tether.cli.tasks import tasks
     return tasks
@@ -132,6 +137,8 @@ LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
     "sandbox": (_sandbox, "Run commands in the sandbox that model-written code runs in."),
     "scene": (_scene, "Scene programs (VETR): Blender execution, write traces, render "
               "metrics."),
+    "settings": (_settings, "Harness settings (`tether compile --setting NAME`): list them, "
+                 "show one."),
     "strategies": (_strategies, "The registered strategies: list them, show one's "
                    "parameters."),
     "suites": (_suites, "Task suites: bundled ones, foreign task files, tether suite files."),

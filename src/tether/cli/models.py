@@ -49,13 +49,13 @@ def models_list(as_json: bool) -> None:
 def models_ping(spec: str, prompt: str, max_tokens: int, seed: int, cache_path: str | None,
                 cache_mode: str, record: str | None, as_json: bool) -> None:
     """One short generation from SPEC: prints the text, tokens and latency."""
-    from tether.models import parse_model, with_cache
+    from tether.models import GenerateParams, parse_model, with_cache
 
     # click.Choice limits cache_mode to the cache mode literals
     model = with_cache(parse_model(spec), cache=cache_path, mode=cache_mode,  # type: ignore[arg-type]
                        record=record)
-    (c,) = model.generate([{"role": "user", "content": prompt}], max_tokens=max_tokens,
-                          seed=seed, role="proposer")
+    (c,) = model.generate([{"role": "user", "content": prompt}],
+                          GenerateParams(max_tokens=max_tokens, seed=seed), role="proposer")
     if as_json:
         click.echo(json.dumps({"spec": spec, **c.to_json()}, indent=2))
         return

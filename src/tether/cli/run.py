@@ -228,7 +228,7 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     sets the two scores side by side. Exit codes: 0 every artifact was scored,
     1 the instrument failed on some (recorded as errors, never as scores), 2 usage error.
     """
-    from tether.instruments.base import InstrumentEnv, build_instrument, parse_spec
+    from tether.instruments.base import InstrumentEnv, check_instrument, parse_spec
     from tether.runs.rescore import rescore_run
     from tether.runs.store import DB_NAME, RunStore, damaged
     from tether.runs.summary import arm_rows, arm_table, by_status
@@ -237,7 +237,7 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     if not (src_dir / DB_NAME).is_file():
         raise ConfigError(f"{src_dir} is not a run directory (no {DB_NAME})",
                           hint="pass a directory written by `tether run`")
-    build_instrument(metric)  # an unknown instrument is a usage error, before anything is written
+    check_instrument(metric)  # an unknown instrument is a usage error, before anything is written
     name = parse_spec(metric)[0]
     dst_dir = Path(out) if out else src_dir.with_name(f"{src_dir.name}-rescored-{name}")
     if (dst_dir / DB_NAME).is_file():

@@ -26,8 +26,11 @@ import hashlib
 import json
 import re
 from collections import Counter
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
+from pydantic import Field
+
+from tether import params
 from tether.compile.setting import Item, Setting
 from tether.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
 from tether.compile.tasks import item_of
@@ -102,6 +105,13 @@ class CotVote:
     name: ClassVar[str] = "cot_vote"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
+    class Params(params.Params):
+        n: int = Field(5, description="chain-of-thought samples voted on")
+        temperature: float = Field(0.7, description="the samples' temperature")
+        max_tokens: int = Field(256, description="most tokens of one sample")
+        modality: Literal["auto", "text", "image"] = Field(
+            "auto", description="the student's input: text, image, or auto")
+
     def __init__(self, n: int = 5, temperature: float = 0.7, max_tokens: int = 256,
                  modality: str = "auto") -> None:
         self.n, self.temperature, self.max_tokens = n, temperature, max_tokens
@@ -149,6 +159,11 @@ def parse_request(reply: str, offered: tuple[str, ...]) -> dict[str, Any]:
 class StudentRouted:
     name: ClassVar[str] = "student_routed"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+
+    class Params(params.Params):
+        max_tokens: int = Field(64, description="most tokens of one student reply")
+        modality: Literal["auto", "text", "image"] = Field(
+            "auto", description="the student's input: text, image, or auto")
 
     temperature = 0.0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from tether import params
 from tether.compile.tasks import METRIC, item_of
 from tether.core.artifact import Artifact
 from tether.core.observation import Aggregation, Observation
@@ -25,6 +26,8 @@ class HarnessAnswer:
     name: ClassVar[str] = METRIC
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
+    #: no options
+    Params = params.Params
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         setting, item = item_of(task)

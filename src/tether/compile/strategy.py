@@ -27,8 +27,11 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
+from pydantic import Field
+
+from tether import params
 from tether.compile.admissibility import check_harness
 from tether.compile.harness import Harness, bare_harness, load_harness
 from tether.compile.interventions import INTERVENTIONS, intervene
@@ -120,11 +123,42 @@ def _violations(harness: Harness, setting: Setting) -> list[str]:
     return found
 
 
+class _RunParams(params.Params):
+    modality: Literal["auto", "text", "image"] = Field(
+        "auto", description="the student's input: text, image, or auto (image where the "
+                            "student accepts images)")
+    max_steps: int = Field(MAX_STEPS, description="most student calls per item")
+    intervention: Literal["decide", "select", "generate", "integrate", "persist"] | None = (
+        Field(None, description="replace one decision of the harness (an ablation)"))
+    check: bool = Field(True, description="refuse an inadmissible harness before its "
+                                          "first item")
+
+
+def _check_harness_source(harness: str | dict[str, Any]) -> None:
+    # What the constructor would refuse, without loading (the file is read per trial).
+    if isinstance(harness, dict):
+        try:
+            Harness.model_validate(harness)
+        except ValueError as exc:
+            raise ConfigError(f"inline harness is not tether-harness/1: {exc}") from None
+    elif harness not in ("bare", "recipe") and not Path(harness).is_file():
+        raise ConfigError(f"harness file not found: {harness}",
+                          hint="harness = FILE, an inline document, \"bare\" or \"recipe\"")
+
+
+class _HarnessParams(_RunParams):
+    harness: Annotated[str | dict[str, Any], params.checked(_check_harness_source)] = Field(
+        description="a harness file, an inline tether-harness/1 document, \"bare\" or "
+                    "\"recipe\"")
+
+
 class CompiledHarness:
     """A harness on one item per trial (see the module docstring)."""
 
     name: ClassVar[str] = "compiled_harness"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+    #: its subclasses (bare, human_recipe) fix the harness, so they declare no `harness`
+    Params: ClassVar[type[params.Params]] = _HarnessParams
 
     def __init__(self, harness: str | dict[str, Any], modality: str = "auto",
                  max_steps: int = MAX_STEPS, intervention: str | None = None,
@@ -203,6 +237,7 @@ class Bare(CompiledHarness):
     """The bare student: the plain question, no resources, no hooks."""
 
     name: ClassVar[str] = "bare"
+    Params = _RunParams
 
     def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
                  intervention: str | None = None, check: bool = True) -> None:
@@ -213,6 +248,7 @@ class HumanRecipe(CompiledHarness):
     """The setting's bundled human recipe (compile/recipes/)."""
 
     name: ClassVar[str] = "human_recipe"
+    Params = _RunParams
 
     def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
                  intervention: str | None = None, check: bool = True) -> None:

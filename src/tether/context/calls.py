@@ -51,7 +51,7 @@ def charged_generate(ledger: Ledger | None, log: list[CallRecord], model: Model,
     try:
         call = replace(params, max_tokens=answer_tokens, thinking_budget=thinking_budget,
                        seed=params.seed if seed is None else seed())
-        completions = recorder.generate(messages, n=n, role=role, **call.as_kwargs())
+        completions = recorder.generate(messages, call, n=n, role=role)
         for c in completions:
             usage = usage + c.usage
     finally:

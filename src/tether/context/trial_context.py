@@ -149,10 +149,11 @@ class TrialContext:
         if params is not None:
             if request:
                 raise TypeError("generate takes params or request keywords, not both")
-            request = params.as_kwargs()
-        if request.get("seed") is not None:
+            asked = params
+        else:
+            asked = GenerateParams.of(**GenerateKwargs(max_tokens=DEFAULT_MAX_TOKENS) | request)
+        if asked.seed is not None:
             raise TypeError("the trial context seeds every call itself")
-        asked = GenerateParams.of(**GenerateKwargs(max_tokens=DEFAULT_MAX_TOKENS) | request)
         if model is None and role == METRIC_ROLE and METRIC_ROLE not in self._models:
             # A score must not silently come from the strategy's own model.
             raise ConfigError("a model-backed metric needs its own model",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 from tether import specs
 from tether.core.artifact import Artifact
@@ -20,6 +20,7 @@ from tether.core.observation import Observation
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.models.base import Completion, Message
+from tether.params import checked
 from tether.registry import Registry, import_modules
 
 
@@ -102,6 +103,18 @@ def build_instrument(spec: str) -> Instrument:
     name, options = parse_spec(spec)
     instrument: Instrument = INSTRUMENTS.build(name, options, where=f" in {spec!r}")
     return instrument
+
+
+def check_instrument(spec: str) -> None:
+    """Check a spec's name and options against the instrument's declaration
+    (`tether.params`), building nothing; ConfigError names what is wrong."""
+    name, options = parse_spec(spec)
+    INSTRUMENTS.check(name, options, where=f" in {spec!r}")
+
+
+#: An instrument spec as a declared parameter (`tether.params`): its name and options
+#: are checked against the instrument's own declaration when the params are validated.
+InstrumentSpec = Annotated[str, checked(check_instrument)]
 
 
 def calls_model(spec: str) -> bool:

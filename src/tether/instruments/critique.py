@@ -12,6 +12,9 @@ import json
 import time
 from typing import ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -96,6 +99,11 @@ class CritiqueInstrument:
     grounded: ClassVar[bool] = False
     #: its calls go through the bound generate (role by purpose: see tether.context)
     calls_model = True
+
+    class Params(params.Params):
+        model: str | None = Field(None, description="a model spec for the critique call "
+                                                    "(default: the role's model)")
+        max_tokens: int = Field(512, description="most tokens of the critique")
 
     def __init__(self, model: str | None = None, max_tokens: int = 512) -> None:
         if model is not None and not isinstance(model, str):

@@ -20,8 +20,11 @@ The verdict is thus the study's whole-script verdict either way.
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -51,6 +54,15 @@ class ExecutionInstrument:
     name: ClassVar[str] = "execution"
     version: ClassVar[str] = VERSION
     grounded: ClassVar[bool] = True
+
+    class Params(params.Params):
+        checks: Literal["hidden", "visible"] = Field(
+            "hidden", description="the task's hidden checks, or only those the prompt shows")
+        memory_mb: int = Field(1024, description="memory cap of the sandboxed program")
+        whole_script: Literal["auto", "always"] = Field(
+            "auto", description="run the program as a script: for script tasks (auto), "
+                                "or always")
+        check_timeout_s: float = Field(10.0, gt=0, description="time limit of one check")
 
     def __init__(self, checks: str = "hidden", memory_mb: int = 1024,
                  whole_script: str = "auto", check_timeout_s: float = 10.0) -> None:

@@ -17,6 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -110,6 +113,11 @@ class ScreenshotJudge:
     grounded: ClassVar[bool] = False
     #: its calls go through the bound generate (role by purpose: see tether.context)
     calls_model = True
+
+    class Params(params.Params):
+        model: str | None = Field(None, description="a model spec for the judge call "
+                                                    "(default: the role's model)")
+        max_tokens: int = Field(1024, description="most tokens of the verdict")
 
     def __init__(self, model: str | None = None, max_tokens: int = 1024) -> None:
         if model is not None and not isinstance(model, str):

@@ -9,6 +9,9 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -20,6 +23,11 @@ class ScriptedCheckInstrument:
     name: ClassVar[str] = "scripted_check"
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
+
+    class Params(params.Params):
+        fail_with: str | None = Field(None, description="raise this error instead "
+                                                        "(a failing instrument, for tests)")
+        delay_s: float = Field(0.0, description="sleep this long first (a slow instrument)")
 
     def __init__(self, fail_with: str | None = None, delay_s: float = 0.0) -> None:
         # fail_with simulates an instrument failure (for invariant-6 tests); delay_s a

@@ -18,6 +18,9 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -45,6 +48,11 @@ class StaticInstrument:
     name: ClassVar[str] = "static"
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
+
+    class Params(params.Params):
+        select: str | list[str] = Field(DEFAULT_SELECT, description="the ruff rule codes "
+                                                                    "(comma-separated)")
+        line_length: int = Field(100, description="ruff's line length")
 
     def __init__(self, select: str | list[str] = DEFAULT_SELECT, line_length: int = 100) -> None:
         self.select = ",".join(select) if isinstance(select, list) else str(select)

@@ -15,6 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -28,6 +31,9 @@ class TerminalVerifier:
     name: ClassVar[str] = "terminal_verifier"
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
+
+    class Params(params.Params):
+        output_chars: int = Field(4000, description="verifier output kept in the observation")
 
     def __init__(self, output_chars: int = 4000) -> None:
         self.output_chars = output_chars

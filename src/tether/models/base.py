@@ -1,4 +1,8 @@
-"""The model protocol: `generate(messages, ...) -> list[Completion]`.
+"""The model protocol: `generate(messages, params, *, n, role) -> list[Completion]`.
+
+`params` is one frozen `GenerateParams` (max_tokens, temperature, top_p, seed, stop,
+thinking budget, tools): every wrapper passes it on as it is, and the request hash is
+computed from it, so what a call was keyed by is what it was made with.
 
 Messages are OpenAI-style chat dicts. Content is a string or a list of parts,
 `{"type": "text", "text": ...}` or `{"type": "image_url", "image_url": {"url":
@@ -98,9 +102,9 @@ def function_tool(name: str, description: str, parameters: dict[str, Any]) -> di
 
 
 class GenerateKwargs(TypedDict, total=False):
-    """The request keywords every `generate` takes (the one list of them), besides `n`
-    and `role`. Their defaults are `GenerateParams`'s; `GenerateParams.of(**kwargs)`
-    turns them into the frozen params a request is keyed by, `params.as_kwargs()` back."""
+    """The request keywords a caller may write (the trial context's `generate` takes
+    them), one per `GenerateParams` field. `GenerateParams.of(**kwargs)` turns them into
+    the frozen params a `Model.generate` takes and a request is keyed by."""
 
     max_tokens: int
     temperature: float
@@ -132,6 +136,12 @@ class GenerateParams:
     #: None (the provider's default, "auto"), "auto", "required", or a tool's name to force
     tool_choice: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        if self.tool_choice is not None and not self.tools_json:
+            raise ValueError("tool_choice needs tools")
+
     @property
     def tools(self) -> list[dict[str, Any]] | None:
         """The specs, parsed anew on each access (test `tools_json` for presence)."""
@@ -146,14 +156,8 @@ class GenerateParams:
             raise TypeError(f"unknown generate keyword(s) {sorted(unknown)}")
         defaults: dict[str, Any] = {f.name: f.default for f in fields(cls)}
         stop, tools = kwargs.get("stop"), kwargs.get("tools")
-        max_tokens = kwargs.get("max_tokens", defaults["max_tokens"])
-        tool_choice = kwargs.get("tool_choice")
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-        if tool_choice is not None and not tools:
-            raise ValueError("tool_choice needs tools")
         return cls(
-            max_tokens=max_tokens,
+            max_tokens=kwargs.get("max_tokens", defaults["max_tokens"]),
             temperature=kwargs.get("temperature", defaults["temperature"]),
             top_p=kwargs.get("top_p", defaults["top_p"]),
             seed=kwargs.get("seed"),
@@ -161,21 +165,8 @@ class GenerateParams:
             thinking_budget=kwargs.get("thinking_budget"),
             tools_json=json.dumps(list(tools), sort_keys=True, separators=(",", ":"))
             if tools else None,
-            tool_choice=tool_choice,
+            tool_choice=kwargs.get("tool_choice"),
         )
-
-    def as_kwargs(self) -> GenerateKwargs:
-        """The keywords an inner `generate` is called with: every field, the tool ones only
-        when used, so a model double with a narrower signature keeps working."""
-        out = GenerateKwargs(max_tokens=self.max_tokens, temperature=self.temperature,
-                             top_p=self.top_p, seed=self.seed,
-                             stop=list(self.stop) if self.stop else None,
-                             thinking_budget=self.thinking_budget)
-        if self.tools_json:
-            out["tools"] = self.tools
-        if self.tool_choice is not None:
-            out["tool_choice"] = self.tool_choice
-        return out
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
@@ -219,27 +210,24 @@ def request_key(
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+#: the params of a call that names none (every field's default)
+DEFAULT_PARAMS = GenerateParams()
+
+
 @runtime_checkable
 class Model(Protocol):
-    """Anything that can answer chat messages with n completions."""
+    """Anything that can answer chat messages with n completions.
+
+    The request is one `GenerateParams` object, passed as it is through every wrapper
+    (recording, cache, replay) to the backend, so the params a request is keyed by are
+    the params it was made with."""
 
     model_id: str
 
-    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
-                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
-        """n completions of `messages`; `request` holds the `GenerateKwargs` (defaults:
-        `GenerateParams`), `role` labels the call."""
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
+        """n completions of `messages` made with `params`; `role` labels the call."""
         ...
-
-
-def tool_kwargs(tools: list[dict[str, Any]] | None,
-                tool_choice: str | None) -> dict[str, Any]:
-    """The tool arguments for an inner `generate`, left out when unused: a model double
-    with a narrower signature keeps working for calls that offer no tools."""
-    out: dict[str, Any] = {"tools": tools} if tools else {}
-    if tool_choice is not None:
-        out["tool_choice"] = tool_choice  # without tools, make_params says it is wrong
-    return out
 
 
 def supports_tools(model: Model) -> bool:
@@ -277,13 +265,12 @@ class SampledModel:
     #: `concurrency` option, in-process ones (llama.cpp, scripted) stay serial
     concurrency: int = 1
 
-    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
-                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
-        if request.get("tools") and not self.supports_tools:
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
+        if params.tools_json and not self.supports_tools:
             raise ConfigError(
                 f"{self.model_id} does not take native tool calls",
                 hint="use the text protocol for this model (agent param protocol = \"text\")")
-        params = GenerateParams.of(**request)
         return map_samples(lambda i: self._sample(messages, params, i), range(n),
                            self.concurrency)
 

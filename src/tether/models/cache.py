@@ -17,11 +17,11 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal, Unpack
+from typing import Literal
 
 from tether.models.base import (
+    DEFAULT_PARAMS,
     Completion,
-    GenerateKwargs,
     GenerateParams,
     Message,
     Model,
@@ -114,11 +114,10 @@ class CachedModel:
         self.accepts_images = accepts_images(inner)
         self.concurrency = sample_concurrency(inner)
 
-    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
-                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
-        params = GenerateParams.of(**request)
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
         if self.mode == "off":
-            return self.inner.generate(messages, n=n, role=role, **params.as_kwargs())
+            return self.inner.generate(messages, params, n=n, role=role)
         keys = [request_key(self.model_id, messages, params, sample_index=i, scope=self.scope)
                 for i in range(n)]
         hits: dict[int, Completion] = {}
@@ -131,7 +130,7 @@ class CachedModel:
         def fetch(i: int) -> Completion:
             # Sample i of an uncached call uses seed+i; ask for exactly that sample.
             sample = replace(params, seed=sample_seed(params.seed, i))
-            (fresh,) = self.inner.generate(messages, n=1, role=role, **sample.as_kwargs())
+            (fresh,) = self.inner.generate(messages, sample, n=1, role=role)
             fresh = replace(fresh, sample_index=i)
             if self.mode in ("write", "readwrite"):
                 # Stored as soon as it arrives: a sibling sample failing later keeps it.
@@ -162,9 +161,8 @@ class ReplayModel:
         # A cassette of a tool-using session replays only if the agent offers tools again.
         self.supports_tools = self.store.has_tool_requests()
 
-    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
-                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
-        params = GenerateParams.of(**request)
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
         out = []
         for i in range(n):
             hit = None

@@ -7,11 +7,11 @@ holds (a trial, a CLI command); there is no process-wide counter anywhere.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Unpack
+from typing import Any
 
 from tether.models.base import (
+    DEFAULT_PARAMS,
     Completion,
-    GenerateKwargs,
     GenerateParams,
     Message,
     Model,
@@ -57,12 +57,11 @@ class RecordingModel:
         self.accepts_images = accepts_images(inner)
         self.concurrency = sample_concurrency(inner)
 
-    def generate(self, messages: list[Message], *, n: int = 1, role: str | None = None,
-                 **request: Unpack[GenerateKwargs]) -> list[Completion]:
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
         role = role or self.role
-        # the keywords pass through as given, so the inner model sees the caller's call
-        completions = self.inner.generate(messages, n=n, role=role, **request)
-        params = GenerateParams.of(**request)
+        # the params pass through as given: the inner model sees the caller's request
+        completions = self.inner.generate(messages, params, n=n, role=role)
         for c in completions:
             self.log.append(
                 CallRecord(

@@ -11,7 +11,15 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from tether.models.base import Completion, GenerateParams, Message, SampledModel, Usage, text_of
+from tether.models.base import (
+    DEFAULT_PARAMS,
+    Completion,
+    GenerateParams,
+    Message,
+    SampledModel,
+    Usage,
+    text_of,
+)
 from tether.models.errors import ModelError
 
 
@@ -44,9 +52,10 @@ class ScriptedModel(SampledModel):
         self._lock = threading.Lock()
         self._role: str | None = None
 
-    def generate(self, messages: list[Message], **kwargs) -> list[Completion]:
-        self._role = kwargs.get("role")
-        return super().generate(messages, **kwargs)
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
+        self._role = role
+        return super().generate(messages, params, n=n, role=role)
 
     def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
         with self._lock:

@@ -216,10 +216,10 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
 def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) -> Experiment:
     """Validate a parsed config; ConfigError names `source`, the dotted key and what was wanted.
 
-    `check_roles=False` skips the check of `[models]` roles and shares against what the
-    strategies declare, and builds no strategy (building one may read files, such as a
-    compiled harness, that a finished run no longer needs): for reading back what a
-    finished run ran, never for running."""
+    Each arm's params are checked against its strategy's declaration, building nothing
+    (`tether.params`). `check_roles=False` skips that and the check of `[models]` roles
+    and shares against what the strategies declare: for reading back what a finished run
+    ran, never for running."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
     try:
@@ -249,17 +249,18 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
 
 
 def _check_arms(exp: Experiment, source: str, *, build: bool = True) -> tuple[str, ...]:
-    """Build every arm (its params are checked by its constructor); the roles they declare.
-    With `build=False` only the arms' labels are checked (no roles are returned)."""
-    from tether.strategies.base import build_strategy, declared_roles
+    """Check every arm's params against its strategy's declaration (nothing is built:
+    `tether.params`); the roles they declare. With `build=False` only the arms' labels
+    are checked (no roles are returned): reading back a finished run checks nothing a
+    strategy's params may name (a compiled harness's file may have moved since)."""
+    from tether.strategies.base import strategy_roles
 
     seen: dict[str, int] = {}
     roles: dict[str, None] = {}
     for i, arm in enumerate(exp.strategies):
         try:
             if build:
-                roles.update(dict.fromkeys(
-                    declared_roles(build_strategy(arm.name, arm.params))))
+                roles.update(dict.fromkeys(strategy_roles(arm.name, arm.params)))
         except ConfigError as exc:
             raise ConfigError(f"{source}: strategies[{i}]: {exc}", hint=exc.hint) from None
         if arm.arm in seen:

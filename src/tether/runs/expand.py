@@ -84,14 +84,14 @@ def load_tasks(exp: Experiment, load: SuiteLoader | None = None) -> list[Task]:
 
 def _check_metrics(tasks: list[Task]) -> None:
     # An unknown metric instrument would fail every trial of the task: say so up front.
-    from tether.instruments.base import build_instrument
+    from tether.instruments.base import check_instrument
 
     checked: set[str] = set()
     for task in tasks:
         if task.metric not in checked:
             checked.add(task.metric)
             try:
-                build_instrument(task.metric)
+                check_instrument(task.metric)
             except ConfigError as exc:
                 raise ConfigError(f"task {task.key}: metric: {exc}", hint=exc.hint) from None
 

@@ -13,7 +13,7 @@ import threading
 
 from tether.errors import ConfigError
 from tether.instruments.base import Generate
-from tether.models.base import Completion, Message, Model
+from tether.models.base import Completion, GenerateParams, Message, Model
 from tether.models.recording import CallRecord, RecordingModel
 from tether.models.registry import parse_model
 
@@ -32,7 +32,8 @@ def recorded_generate(log: list[CallRecord], *, role: str) -> Generate:
             if model not in models:
                 models[model] = parse_model(model)
         recorder = RecordingModel(models[model], log, role=role)
-        return recorder.generate(messages, n=1, max_tokens=max_tokens,
-                                 temperature=temperature, seed=0, role=role)
+        return recorder.generate(messages, GenerateParams(max_tokens=max_tokens,
+                                                          temperature=temperature, seed=0),
+                                 n=1, role=role)
 
     return generate

@@ -19,6 +19,9 @@ import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Defect, Observation
 from tether.core.task import Task
@@ -53,6 +56,16 @@ class SceneRenderInstrument:
     version: ClassVar[str] = "2"
     grounded: ClassVar[bool] = True
     higher_is_better = False
+
+    class Params(params.Params):
+        """Spec options (`scenes`, a warm executor callers share in code, is none)."""
+
+        size: int | None = Field(None, description="render size (default: the task's)")
+        samples: int | None = Field(None, description="render samples (default: the task's)")
+        tolerance: float = Field(RENDER_TOLERANCE_PL, description="pixel-loss tolerance "
+                                                                  "of a pass")
+        clip: str | None = Field(None, description="a CLIP model for N-CLIP (optional)")
+        lpips: str | None = Field(None, description="an LPIPS network (optional)")
 
     def __init__(self, size: int | None = None, samples: int | None = None,
                  tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None,

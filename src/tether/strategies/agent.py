@@ -31,8 +31,12 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from pydantic import Field, model_validator
+
+from tether import params
+from tether.agents.actions import OBSERVATION_LIMIT
 from tether.agents.loop import (
     GENERATOR_ROLE,
     AgentConfig,
@@ -42,11 +46,18 @@ from tether.agents.loop import (
     SamplePolicy,
     run_attempt,
 )
+from tether.agents.templates import (
+    AGENT_FORMAT_ERROR,
+    AGENT_INSTANCE,
+    AGENT_OBSERVATION,
+    AGENT_SYSTEM,
+)
 from tether.context import TrialContext
 from tether.core.artifact import Artifact
 from tether.core.end_state import AgentEndState, EndState
 from tether.core.facts import AgentFacts
 from tether.core.observation import Observation
+from tether.errors import ConfigError
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.terminal.environment import TerminalEnvironment
 from tether.terminal.snapshot import changed_files, snapshot_tree
@@ -62,6 +73,43 @@ def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvi
     return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
                                         command_timeout_s=config.command_timeout_s,
                                         output_chars=config.observation_limit)
+
+
+class AgentParams(params.Params):
+    """The declared params of the terminal strategies: the fields of `AgentConfig`."""
+
+    step_limit: int = Field(30, description="most replies per attempt")
+    wall_time_s: float | None = Field(None, description="wall-clock cap of an attempt "
+                                                        "(none: the task's agent timeout)")
+    command_timeout_s: float = Field(60.0, description="cap of one command")
+    max_tokens: int = Field(1024, description="most tokens of one generator reply")
+    temperature: float = Field(1.0, description="the generator's sampling temperature")
+    top_p: float = Field(0.95, description="the generator's nucleus sampling")
+    max_format_errors: int = Field(3, description="this many replies in a row without a "
+                                                  "runnable command end the attempt")
+    observation_limit: int = Field(OBSERVATION_LIMIT, description="longer command output "
+                                                                  "is shown as head and tail")
+    system_template: str = Field(AGENT_SYSTEM, description="the system prompt (a template)")
+    instance_template: str = Field(AGENT_INSTANCE, description="the task's first message")
+    observation_template: str = Field(AGENT_OBSERVATION, description="a command's output "
+                                                                     "as the model sees it")
+    format_error_template: str = Field(AGENT_FORMAT_ERROR, description="sent back after a "
+                                                                       "reply that cannot run")
+    protocol: Literal["auto", "tool_calls", "text"] = Field(
+        "auto", description="native tool calls, text commands, or auto (tools where the "
+                            "generator supports them)")
+    tool_choice: Literal["auto", "required", "bash"] = Field(
+        "auto", description="with native tool calls: may the model answer without one")
+
+    @model_validator(mode="after")
+    def _config_checks(self) -> AgentParams:
+        # AgentConfig's own checks (bounds, templates that must render), on a value object
+        # that holds no resources: the strategy itself is not built.
+        try:
+            agent_config(self.model_dump())
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return self
 
 
 def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
@@ -173,6 +221,7 @@ class Agent:
     name: ClassVar[str] = "agent"
     #: every call is the generator's (SamplePolicy)
     roles = (GENERATOR_ROLE,)
+    Params = AgentParams
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

@@ -14,10 +14,11 @@ from tether.context import SEED_STRIDE, TrialContext
 from tether.core.artifact import Artifact
 from tether.core.facts import Facts
 from tether.errors import ConfigError
+from tether.params import Params
 from tether.registry import Registry, import_modules
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
-           "declared_roles", "register_strategy", "strategy_names"]
+           "declared_roles", "register_strategy", "strategy_names", "strategy_roles"]
 
 
 @dataclass
@@ -45,7 +46,11 @@ class Strategy(Protocol):
     """A strategy. `roles` DECLARES every role its calls are charged to (each role it
     passes to `ctx.generate`, and those of the model-backed instruments it observes
     with: `tether.context.instrument_roles`), as built with its params; a config may
-    name models and budget shares only for declared roles (`tether.runs.config`)."""
+    name models and budget shares only for declared roles (`tether.runs.config`).
+
+    Its parameters are declared as class data, a nested `Params` model (`tether.params`);
+    where the roles depend on the params, `Params.roles()` says which, so a config is
+    checked without building the strategy (`strategy_roles`)."""
 
     name: ClassVar[str]
 
@@ -85,6 +90,26 @@ def register_strategy(name: str) -> Callable[[StrategyFactory], StrategyFactory]
 
 def strategy_names() -> list[str]:
     return STRATEGIES.names()
+
+
+def strategy_roles(name: str, params: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The roles the strategy `name` calls with `params`, read from its declaration
+    without building it: `Params.roles()` where the roles depend on the params, else the
+    class's `roles` tuple. ConfigError for bad params (`tether.params`).
+
+    Only an undeclared plugin whose `roles` is computed per instance is built here (its
+    roles cannot be read otherwise)."""
+    checked = STRATEGIES.check(name, params)
+    roles = checked.roles() if isinstance(checked, Params) else None
+    if roles is None:
+        roles = getattr(STRATEGIES.get(name), "roles", None)
+        if not isinstance(roles, tuple):
+            return declared_roles(build_strategy(name, params))
+    if not roles or not all(isinstance(r, str) and r for r in roles):
+        raise ConfigError(f"strategy {name!r} declares no roles",
+                          hint="give the strategy a `roles` tuple, or its Params a roles() "
+                               "method: the roles it passes to ctx.generate")
+    return tuple(roles)
 
 
 def build_strategy(name: str, params: dict[str, Any] | None = None) -> Strategy:

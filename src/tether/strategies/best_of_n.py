@@ -30,8 +30,11 @@ uses those scores to select. `extra["single_shot_score"]` is the first sample's.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
+from pydantic import Field
+
+from tether import params
 from tether.agents.selector import (
     DEFAULT_RETRIES,
     by_majority,
@@ -45,6 +48,7 @@ from tether.core.budget import BudgetExhausted
 from tether.core.facts import SelectionFacts
 from tether.core.observation import Observation
 from tether.errors import ConfigError
+from tether.instruments.base import InstrumentSpec
 from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages
@@ -75,6 +79,34 @@ def _text(attempt: Attempt) -> str:
 class BestOfN:
     name: ClassVar[str] = "best_of_n"
 
+    class Params(params.Params):
+        n: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+            4, description="samples per trial, or auto: as many as the budget buys")
+        temperature: float = Field(0.8, description="sampling temperature of the samples")
+        selector: Literal["oracle", "verifier", "llm", "majority"] = Field(
+            "oracle", description="how one sample is selected (see the strategy's page)")
+        verifier: InstrumentSpec = Field(
+            "execution;checks=visible", description="the verifier selector's instrument spec")
+        tie_break: Literal["rng", "first"] = Field(
+            "rng", description="the verifier's ties: the trial's rng, or the first sample")
+        max_tokens: int = Field(1024, description="most tokens of one sample")
+        selector_max_tokens: int = Field(64, description="most tokens of the llm selector's reply")
+        score_all: bool = Field(True, description="score every sample with the metric, "
+                                                  "for the record")
+        sample_tokens: int | None = Field(
+            None, description="nominal cost of one sample for n = auto (default max_tokens)")
+        max_n: int | None = Field(None, description="most samples for n = auto")
+        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable llm "
+                                      "selector reply is sent back this many times")
+
+        def roles(self) -> tuple[str, ...]:
+            if self.selector == "llm":
+                return (PROPOSER_ROLE, SELECTOR_ROLE)
+            if self.selector == "verifier":
+                return tuple(dict.fromkeys((PROPOSER_ROLE,
+                                            *instrument_roles(self.verifier, "selection"))))
+            return (PROPOSER_ROLE,)
+
     def __init__(self, n: int | str = 4, temperature: float = 0.8, selector: str = "oracle",
                  verifier: str = "execution;checks=visible", tie_break: str = "rng",
                  max_tokens: int = 1024, selector_max_tokens: int = 64,
@@ -99,12 +131,8 @@ class BestOfN:
     def roles(self) -> tuple[str, ...]:
         """The proposer's samples, plus the `llm` selector's call or a model-backed
         verifier's (it observes for selection)."""
-        if self.selector == "llm":
-            return (PROPOSER_ROLE, SELECTOR_ROLE)
-        if self.selector == "verifier":
-            return tuple(dict.fromkeys((PROPOSER_ROLE,
-                                        *instrument_roles(self.verifier, "selection"))))
-        return (PROPOSER_ROLE,)
+        return self.Params.model_construct(selector=self.selector,
+                                           verifier=self.verifier).roles()
 
     # --- sampling ---------------------------------------------------------------
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:

@@ -37,12 +37,14 @@ cycle. Without an `execution` share (or without a finite total) the strategy's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated
 
 from tether.context import TrialContext, instrument_roles
 from tether.core.artifact import Artifact
 from tether.core.budget import BudgetSpec
 from tether.core.observation import Defect, Observation
-from tether.instruments.base import calls_model, parse_spec
+from tether.instruments.base import calls_model, check_instrument, parse_spec
+from tether.params import checked
 
 #: Text a model sees when a channel gives nothing but the verdict is known.
 NO_DETAILS = "The current version does not meet the task's requirements yet."
@@ -81,6 +83,21 @@ def parse_channel(value: str | list[str] | tuple[str, ...]) -> Channel:
     instruments = [_canonical(p.strip()) for p in parts if p.strip() not in ("", "none")]
     name = value if isinstance(value, str) else "+".join(parts)
     return Channel(name=name, instruments=tuple(instruments))
+
+
+def _check_channel(value: str | list[str]) -> None:
+    for spec in parse_channel(value).instruments:
+        check_instrument(spec)
+
+
+#: A feedback channel as a declared strategy parameter (`tether.params`): every part is
+#: checked against its instrument's declaration when the params are validated.
+FeedbackSpec = Annotated[str | list[str], checked(_check_channel)]
+
+
+def channel_roles(value: str | list[str]) -> tuple[str, ...]:
+    """The roles a channel's model-backed parts spend under (a declaration's roles())."""
+    return parse_channel(value).roles
 
 
 def _with_token_cap(spec: str, max_tokens: int) -> str:

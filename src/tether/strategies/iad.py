@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from tether.core.observation import Observation
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect
 from tether.strategies.keep_best import rank_key
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.refinement import Refinement, RefinementLoop
 
 
@@ -31,6 +34,10 @@ class IAD(RefinementLoop):
     """`iad`: K candidates per iteration, ranked by the partial score, the best revised."""
 
     name: ClassVar[str] = "iad"
+
+    class Params(LoopParams):
+        k: int = Field(3, description="revisions sampled per cycle; the best is kept")
+        temperature: float = Field(0.8, description="the revisions' sampling temperature")
     numbered_candidates: ClassVar[bool] = True
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from tether.context import TrialContext
 from tether.strategies.attempts import Attempt, fenced
 from tether.strategies.base import register_strategy
 from tether.strategies.feedback import collect
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.refinement import Refinement, RefinementLoop
 from tether.strategies.review import Review, parse_review, reviewer_messages
 
@@ -41,6 +44,11 @@ class ProposerReviewer(RefinementLoop):
 
     name: ClassVar[str] = "proposer_reviewer"
     own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
+
+    class Params(LoopParams):
+        own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
+        reviewer_max_tokens: int = Field(512, description="most tokens of a review (and of "
+                                                          "a model-backed channel part)")
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024,

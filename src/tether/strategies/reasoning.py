@@ -21,8 +21,11 @@ the interaction-scaling study's R did at B = 1K.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from pydantic import Field
+
+from tether import params
 from tether.context import TrialContext
 from tether.core.artifact import Truncated
 from tether.core.budget import BudgetExhausted
@@ -59,6 +62,17 @@ class Reasoning:
     name: ClassVar[str] = "reasoning"
     #: its one call's role
     roles: ClassVar[tuple[str, ...]] = ("proposer",)
+
+    class Params(params.Params):
+        mode: Literal["auto", "native", "prompt"] = Field(
+            "auto", description="native thinking, a think-first prompt, or auto (native "
+                                "where the proposer supports it)")
+        thinking_budget: int | None = Field(
+            None, description="thinking tokens of the call; none: what the budget allows")
+        max_tokens: int = Field(1024, description="most tokens of the answer")
+        temperature: float = Field(0.0, description="sampling temperature")
+        min_thinking: int = Field(1024, description="less thinking room than this "
+                                                          "turns native thinking off")
 
     def __init__(self, mode: str = "auto", thinking_budget: int | None = None,
                  max_tokens: int = 1024, temperature: float = 0.0,

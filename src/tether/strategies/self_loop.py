@@ -22,6 +22,7 @@ from tether.context import TrialContext
 from tether.strategies.attempts import CUT_OFF_NOTE, Attempt, answer_format, sample
 from tether.strategies.base import register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.refinement import Refinement, RefinementLoop
 
 
@@ -30,6 +31,9 @@ class SelfLoop(RefinementLoop):
     """`self_loop` (L): one model, one growing conversation, revised from its own feedback."""
 
     name: ClassVar[str] = "self_loop"
+
+    class Params(LoopParams):
+        """The loop's params (`tether.strategies.loop_params`), as declared."""
     context_ends_loop: ClassVar[bool] = True
 
     def _feedback_text(self, ctx: TrialContext, attempt: Attempt) -> str:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.context import TrialContext
 from tether.strategies.attempts import PROPOSER_ROLE, single_shot_draft
 from tether.strategies.base import StrategyResult, register_strategy
@@ -13,6 +16,10 @@ from tether.strategies.base import StrategyResult, register_strategy
 class SingleShot:
     name: ClassVar[str] = "single_shot"
     roles: ClassVar[tuple[str, ...]] = (PROPOSER_ROLE,)
+
+    class Params(params.Params):
+        max_tokens: int = Field(1024, description="most tokens of the one reply")
+        temperature: float = Field(0.0, description="sampling temperature")
 
     def __init__(self, max_tokens: int = 1024, temperature: float = 0.0) -> None:
         self.max_tokens = max_tokens

@@ -18,7 +18,9 @@ trial's, not repeated there).
 from __future__ import annotations
 
 from contextlib import ExitStack
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
 
 from tether.agents.loop import (
     GENERATOR_ROLE,
@@ -39,6 +41,7 @@ from tether.core.artifact import Artifact
 from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
 from tether.strategies.agent import (
+    AgentParams,
     agent_config,
     attempt_artifact,
     attempt_summary,
@@ -54,11 +57,30 @@ PICKS = ("selector", "oracle")
 
 @register_strategy("trajectory_bon")
 class TrajectoryBoN:
-    """Params: `n` (attempts, default 4), `pick` ("selector" or "oracle"), the agent's
-    params (see `agent`), selector_max_tokens, selector_temperature, selector_retries,
-    transcript_chars."""
+    """Trajectory-level best-of-N: `n` whole attempts of the bash agent, one delivered
+    (picked by a selector call or by the task's metric).
+
+    Its params (`Params` below) are the agent's, the attempts' and the selector's.
+    """
 
     name: ClassVar[str] = "trajectory_bon"
+
+    class Params(AgentParams):
+        n: int = Field(4, ge=1, description="attempts")
+        pick: Literal["selector", "oracle"] = Field(
+            "selector", description="who picks the delivered attempt: a selector call or "
+                                    "the task's metric")
+        selector_max_tokens: int = Field(512, description="most tokens of the selector reply")
+        selector_temperature: float = Field(0.0, description="the selector's temperature")
+        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
+                                      "reply is sent back this many times")
+        transcript_chars: int = Field(600, description="characters of each attempt's "
+                                                       "transcript the selector reads")
+
+        def roles(self) -> tuple[str, ...]:
+            if self.pick == "selector" and self.n > 1:
+                return (GENERATOR_ROLE, SELECTOR_ROLE)
+            return (GENERATOR_ROLE,)
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

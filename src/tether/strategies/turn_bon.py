@@ -9,11 +9,17 @@ tokens per role.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from tether.agents.turn_bon import TurnBoNPolicy
+from pydantic import Field
+
+from tether.agents.loop import GENERATOR_ROLE
+from tether.agents.selector import DEFAULT_RETRIES
+from tether.agents.templates import SELECTOR_SYSTEM, SELECTOR_USER
+from tether.agents.turn_bon import SELECTOR_ROLE, TurnBoNPolicy
 from tether.context import TrialContext
 from tether.strategies.agent import (
+    AgentParams,
     agent_config,
     run_one,
     terminal_environment,
@@ -27,13 +33,33 @@ _POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retri
 
 @register_strategy("turn_bon")
 class TurnBoN:
-    """Params: `n` (candidates per turn, default 4), the agent's params (see `agent`), and
-    selector_max_tokens, selector_temperature, selector_retries, selector_context_chars
-    (cap on the transcript the selector reads; default none: the full context),
-    selector_thinking_budget or selector_reasoning_effort ("low", "medium", "high"),
-    selector_system, selector_user (see `tether.agents.turn_bon`)."""
+    """The bash agent with turn-level best-of-N: each turn a selector picks one of `n`
+    sampled commands to run.
+
+    Its params (`Params` below) are the agent's and the selector's (`tether.agents.turn_bon`).
+    """
 
     name: ClassVar[str] = "turn_bon"
+
+    class Params(AgentParams):
+        n: int = Field(4, ge=1, description="candidates per turn (1: no selector call)")
+        selector_max_tokens: int = Field(512, description="most tokens of a selector reply")
+        selector_temperature: float = Field(0.0, description="the selector's temperature")
+        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
+                                      "reply is sent back this many times")
+        selector_context_chars: int | None = Field(
+            None, ge=1, description="cap on the transcript the selector reads (none: all)")
+        selector_thinking_budget: int | None = Field(
+            None, description="the selector's thinking tokens")
+        selector_reasoning_effort: Literal["low", "medium", "high"] | None = Field(
+            None, description="the selector's thinking, as an effort")
+        selector_system: str = Field(SELECTOR_SYSTEM, description="the selector's system "
+                                                                  "prompt (a template)")
+        selector_user: str = Field(SELECTOR_USER, description="the selector's message "
+                                                              "(a template)")
+
+        def roles(self) -> tuple[str, ...]:
+            return (GENERATOR_ROLE,) if self.n == 1 else (GENERATOR_ROLE, SELECTOR_ROLE)
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 

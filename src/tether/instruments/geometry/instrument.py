@@ -11,8 +11,11 @@ import base64
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
+from pydantic import Field
+
+from tether import params
 from tether.core.artifact import Artifact
 from tether.core.observation import Observation
 from tether.core.task import Task
@@ -35,6 +38,18 @@ class GeometryInstrument:
     grounded: ClassVar[bool] = True
     #: lower scores are better (a defect count).
     higher_is_better = False
+
+    class Params(params.Params):
+        """Spec options (a `host`, shared by callers that build the instrument in code,
+        is no option of a spec)."""
+
+        profile: Annotated[str, params.checked(get_profile)] = Field(
+            "default", description="the defect profile (thresholds)")
+        modality: Annotated[str, params.checked(normalize_modality)] | None = Field(
+            None, description="the page's modality (default: the task's)")
+        frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
+            None, description="frame times in ms for animated pages: '0,500' or a list")
+        overlay: bool = Field(False, description="attach a PNG with the defects drawn")
 
     def __init__(self, profile: str = "default", modality: str | None = None,
                  frames: Any = None, host: BrowserHost | None = None,

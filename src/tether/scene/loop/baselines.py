@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pydantic import Field
+
 from tether.context import TrialContext
 from tether.core.budget import BudgetExhausted
 from tether.scene.instrument import shared_scenes
@@ -24,6 +26,7 @@ from tether.scene.loop.host import GENERATOR_ROLE, LoopState, finish
 from tether.scene.loop.judges import JUDGE_ROLE, tournament
 from tether.scene.loop.messages import content, resolve_modality
 from tether.scene.loop.session import SceneSession
+from tether.scene.loop.strategies import SceneParams
 from tether.scene.record import SceneRecord
 from tether.scene.scenes import TaskScenes
 from tether.strategies.base import StrategyResult, register_strategy
@@ -53,6 +56,9 @@ def _ask(session: SceneSession, program: str, render: bytes | None, modality: st
 class SceneOneShot:
     name: ClassVar[str] = "scene_one_shot"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE,)
+
+    class Params(SceneParams):
+        temperature: float = Field(0.0, description="the generator's temperature")
 
     def __init__(self, max_tokens: int = 2048, temperature: float = 0.0,
                  size: int | None = None, samples: int | None = None,
@@ -102,6 +108,11 @@ class SceneOneShot:
 class BlenderAlchemy:
     name: ClassVar[str] = "blender_alchemy"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, JUDGE_ROLE)
+
+    class Params(SceneParams):
+        depth: int = Field(2, description="rounds of edits, each judged")
+        breadth: int = Field(2, description="edits per round")
+        temperature: float = Field(0.7, description="the generator's temperature")
 
     def __init__(self, depth: int = 2, breadth: int = 2, max_tokens: int = 2048,
                  temperature: float = 0.7, size: int | None = None, samples: int | None = None,

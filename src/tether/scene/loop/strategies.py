@@ -16,8 +16,11 @@ difference from swapping them).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
+from pydantic import Field
+
+from tether import params
 from tether.context import TrialContext
 from tether.errors import ConfigError
 from tether.scene.loop.host import GENERATOR_ROLE, HostLoop, LoopConfig
@@ -32,9 +35,45 @@ ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
 VERIFY_WHEN = ("requested", "every_edit")
 
 
+class SceneParams(params.Params):
+    """What every scene strategy takes: its calls' decoding and the render settings."""
+
+    max_tokens: int = Field(2048, description="most tokens of one generator reply")
+    size: int | None = Field(None, description="render size (default: the task's)")
+    samples: int | None = Field(None, description="render samples (default: the task's)")
+    modality: Literal["auto", "text", "image"] = Field(
+        "auto", description="what the models see of a render: image, text, or auto "
+                            "(images where the model accepts them)")
+
+
+class _LoopParams(SceneParams):
+    max_interactions: int = Field(10, ge=1, description="most interactions of the loop")
+    history: int = Field(24, ge=1, description="messages of the conversation kept")
+    timeout_s: float = Field(7200.0, description="wall-clock cap of one trial")
+
+
 @register_strategy("vetr")
 class Vetr:
     name: ClassVar[str] = "vetr"
+
+    class Params(_LoopParams):
+        n: int = Field(1, ge=1, description="candidate edits per interaction")
+        refiner: Annotated[str, params.checked(resolve_refiner)] = Field(
+            "vetr", description="the refiner of failed edits: vetr or off")
+        verifier: bool = Field(True, description="a verifier call reviews delivered edits")
+        verify: Literal["requested", "every_edit"] = Field(
+            "requested", description="when the verifier runs: when the edit asks for it, "
+                                     "or after every delivered edit")
+        verifier_memory: bool = Field(False, description="one verifier memory shared "
+                                                         "across interactions")
+        persistent: bool = Field(False, description="edits apply to the latest scene "
+                                                    "instead of a fresh base")
+        show_trace: bool = Field(False, description="the generator sees observed writes")
+        temperature: float | None = Field(None, description="the generator's temperature "
+                                                            "(none: the model's default)")
+
+        def roles(self) -> tuple[str, ...]:
+            return ROLES if self.verifier else (GENERATOR_ROLE, JUDGE_ROLE)
 
     def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
                  history: int = 24, verifier: bool = True, verify: str = "requested",
@@ -80,6 +119,9 @@ class Vetr:
 class Viga:
     name: ClassVar[str] = "viga"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, VERIFIER_ROLE)
+
+    class Params(_LoopParams):
+        temperature: float = Field(0.0, description="the generator's temperature")
 
     def __init__(self, max_interactions: int = 10, history: int = 24, max_tokens: int = 2048,
                  temperature: float = 0.0, timeout_s: float = 7200.0, size: int | None = None,
