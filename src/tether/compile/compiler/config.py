@@ -33,7 +33,7 @@ from tether.compile.setting import DATA_FORMATS
 from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
 
-__all__ = ["COMPARATORS", "CompileConfig", "load_compile_config"]
+__all__ = ["COMPARATORS", "CompileConfig", "load_compile_config", "stored_config"]
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
@@ -116,6 +116,11 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
     return config.model_copy(update={"setting": spec, "metric": None})
 
 
+def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
+    """A build directory's config.json, checked as a config given by hand is."""
+    return _config(fields, where)
+
+
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
     """The config in a TOML file, with `overrides` (flags given) on top."""
     try:
@@ -124,6 +129,8 @@ def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nesting level
+        raise ConfigError(f"{path} is not TOML: nested too deeply to read") from None
     fields = dict(data.get("compile", data))
     fields.update({k: v for k, v in overrides.items() if v is not None})
     return _config(fields, str(path), base=Path(path).parent)
