@@ -31,6 +31,7 @@ from tether.terminal.spec import (
     DEFAULT_VERIFIER_TIMEOUT_S,
     TerminalSpec,
 )
+from tether.textio import loads_toml
 
 METRIC = "terminal_verifier"
 ARTIFACT_KIND = "shell"
@@ -148,7 +149,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"{path}: missing (timeouts and resources)", hint=LAYOUT_HINT)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return loads_toml(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:

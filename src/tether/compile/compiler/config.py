@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tether.compile.setting import DATA_FORMATS
 from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
+from tether.textio import loads_toml
 
 __all__ = ["COMPARATORS", "CompileConfig", "load_compile_config", "stored_config"]
 
@@ -124,13 +125,11 @@ def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
     """The config in a TOML file, with `overrides` (flags given) on top."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads_toml(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per nesting level
-        raise ConfigError(f"{path} is not TOML: nested too deeply to read") from None
     fields = dict(data.get("compile", data))
     fields.update({k: v for k, v in overrides.items() if v is not None})
     return _config(fields, str(path), base=Path(path).parent)

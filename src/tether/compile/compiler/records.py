@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from tether.compile.harness import Harness
 from tether.errors import ConfigError
-from tether.jsonio import JSONError, loads
+from tether.textio import JSONError, loads
 
 __all__ = ["Arm", "Oneshot", "ProbeReport", "Record", "Round", "Score", "Selected",
            "TeacherCall", "TestScores", "Verdict", "damaged", "read_record"]

@@ -41,7 +41,7 @@ from tether.compile.compiler.config import CompileConfig
 from tether.compile.compiler.records import damaged, read_record
 from tether.compile.compiler.scoring import SplitScore
 from tether.errors import ConfigError
-from tether.jsonio import JSONError, loads
+from tether.textio import JSONError, loads
 
 __all__ = ["BuildDir", "BuildStore", "write_json_atomic"]
 

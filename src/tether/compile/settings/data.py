@@ -28,7 +28,6 @@ follows from it. A bad file is a ConfigError naming the line.
 from __future__ import annotations
 
 import csv
-import json
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -38,6 +37,7 @@ from tether.compile.setting import SPLITS, Item
 from tether.compile.settings.base import check_resources
 from tether.compile.settings.data_metrics import Metric, resolve_metric
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 __all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
 
@@ -77,8 +77,8 @@ def _where(path: Path, line: int) -> str:
 def _answers(value: Any, where: str) -> list[str]:
     if isinstance(value, str) and value.startswith("["):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads(value)
+        except JSONError:
             pass  # an answer that merely starts with a bracket
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         value = [value]
@@ -97,8 +97,8 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
+            row = loads(line)
+        except JSONError as exc:
             raise ConfigError(f"{_where(path, number)}: not JSON ({exc.msg})") from None
         if not isinstance(row, dict):
             raise ConfigError(f"{_where(path, number)}: a row must be a JSON object")

@@ -1,4 +1,4 @@
-"""JSON text from files and from sandboxed workers, parsed with bounded nesting.
+"""JSON and TOML text from files and from sandboxed workers, read with bounded nesting.
 
 `json.loads` recurses once per nesting level: `"[" * 100000` raises RecursionError,
 and a value that parses at depth 900 can still overflow the stack of whatever walks it
@@ -8,6 +8,10 @@ every failure is one JSONError naming what is wrong and where.
 
     value = loads(text)                    # JSONError (a ValueError) when not JSON
     value = read_json(path)                # ConfigError naming the file
+    table = read_toml(path)                # ConfigError naming the file
+
+tomllib recurses too, with no parser to swap in: a TOML file nested past the
+interpreter's recursion limit is caught as such and reported like any syntax error.
 
 It reads what `json.dumps` writes, NaN and Infinity included; a lone UTF-16 surrogate
 escape (which no UTF-8 text can hold) is refused.
@@ -16,6 +20,7 @@ escape (which no UTF-8 text can hold) is refused.
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,7 @@ from pydantic_core import from_json
 
 from tether.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "JSONError", "loads", "read_json"]
+__all__ = ["MAX_DEPTH", "JSONError", "loads", "loads_toml", "read_json", "read_toml"]
 
 #: the deepest nesting `loads` accepts (pydantic-core's parser limit)
 MAX_DEPTH = 200
@@ -71,3 +76,30 @@ def read_json(path: str | Path, *, what: str = "") -> Any:
         return loads(raw)
     except JSONError as exc:
         raise ConfigError(f"{label}: not valid JSON: {exc}") from None
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """The table of TOML `text`; tomllib.TOMLDecodeError when it is not TOML (nesting
+    past the recursion limit included)."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deeply to read") from None
+
+
+def read_toml(path: str | Path, *, what: str = "") -> dict[str, Any]:
+    """The table of the TOML file at `path`; a one-line ConfigError naming it (and
+    `what` it is) when it cannot be read, is not UTF-8 or is not TOML."""
+    p = Path(path)
+    label = f"{what} {p}" if what else str(p)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                          ) from None
+    try:
+        return loads_toml(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{label}: not valid TOML: {exc}") from None
