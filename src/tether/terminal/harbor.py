@@ -29,6 +29,8 @@ from tether.terminal.spec import (
     DEFAULT_MEMORY_MB,
     DEFAULT_SETUP_TIMEOUT_S,
     DEFAULT_VERIFIER_TIMEOUT_S,
+    MAX_SIZE_MB,
+    MAX_TIMEOUT_S,
     TerminalSpec,
 )
 from tether.textio import loads_toml
@@ -44,9 +46,6 @@ CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", "c
 # per command, not a VM) rather than refused.
 MAX_MEMORY_MB = 8192
 MAX_DISK_MB = 16384
-# Past these a value is not a limit but a mistake (1e308, inf): refused, naming the key.
-MAX_TIMEOUT_S = 7 * 24 * 3600.0
-MAX_SIZE_MB = 1024 * 1024  # 1 TiB, for memory and disk (then capped as above)
 
 
 def is_task_dir(path: Path) -> bool:

@@ -143,7 +143,7 @@ class BuildDir:
         path = self._score_path(split, harness_hash, ".partial.jsonl")
         if not path.is_file():
             return []
-        rows = []
+        rows: list[dict[str, Any]] = []
         for line in path.read_bytes().splitlines():
             try:
                 row = loads(line)
