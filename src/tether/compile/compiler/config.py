@@ -62,7 +62,7 @@ class CompileConfig(BaseModel):
     metric: str | None = None
     #: the student's modality: auto (text for local and scripted students), text, image
     modality: Literal["auto", "text", "image"] = "auto"
-    teacher_temperature: float = Field(default=0.7, ge=0.0)
+    teacher_temperature: float = Field(default=0.7, ge=0.0, allow_inf_nan=False)
     teacher_max_tokens: int = Field(default=2048, ge=1)
     #: input + output tokens a build's teacher may spend (none: unlimited)
     teacher_token_budget: int | None = Field(default=None, ge=1)
