@@ -6,7 +6,7 @@ then each pair of runs on one setting compared on their matched items.
 Reads each run directory's trials.jsonl (errored trials are listed, never scored);
 student tokens are output tokens (prefill excluded), as the trials' facts record them.
 Graded settings (docs, ANLS) get a paired bootstrap interval and the sign test, pass/fail
-ones (slides) exact McNemar (tether.compile.paired).
+ones (slides) exact McNemar (tether.stats.paired_change).
 
 `gold in answer` is a diagnostic, not the metric: the share of items whose answer
 contains one of the gold answers (case-folded), which tells a right value in a wrong
@@ -20,9 +20,9 @@ import itertools
 import json
 from pathlib import Path
 
-from tether.compile.paired import paired_change
 from tether.compile.setting import DEFAULT_SIZES
 from tether.compile.tasks import setting_of
+from tether.stats import paired_change
 
 GRADED = {"docs"}
 

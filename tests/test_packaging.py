@@ -38,9 +38,10 @@ def walk(cmd, path):
     result = CliRunner().invoke(main, [*path, "--help"])
     if result.exit_code != 0 or "Usage:" not in result.output:
         failed.append((" ".join(path), result.exit_code, result.output[-300:]))
-    if isinstance(cmd, click.Group):
-        for name, sub in cmd.commands.items():
-            walk(sub, [*path, name])
+    if isinstance(cmd, click.Group):  # list_commands/get_command: groups load lazily
+        ctx = click.Context(cmd)
+        for name in cmd.list_commands(ctx):
+            walk(cmd.get_command(ctx, name), [*path, name])
 walk(main, [])
 print(json.dumps({"seen": seen, "failed": failed}))
 """

@@ -99,3 +99,20 @@ def test_a_teacher_that_never_answers_is_reported_and_exits_1(tmp_path: Path) ->
     assert fine.exit_code == 0
     assert all(r["error"] is None for r in json.loads(fine.output)["rounds"]
                if r["decision"] != "unparseable")
+
+
+def test_token_budget_flags_are_kept_and_a_student_stop_is_said(tmp_path: Path) -> None:
+    assert "--student-token-budget" in _run(["--help"]).output
+    out = tmp_path / "t"
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                   "--student-token-budget", "100", "--teacher-token-budget", "90000",
+                   "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "config.json").read_text())
+    assert (stored["student_token_budget"], stored["teacher_token_budget"]) == (100, 90000)
+    shown = " ".join(result.output.split())
+    assert "left unscored (not failures): student token budget of 100 reached" in shown
+    assert "stopped before the bare floor was scored" in shown
+    assert "student tokens:" in shown and "of a budget of 100" in shown
+    assert _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
+                 "--student-token-budget", "0", "--out", str(tmp_path / "z")]).exit_code == 2

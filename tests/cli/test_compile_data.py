@@ -71,6 +71,7 @@ def test_impossible_split_sizes_are_refused_with_the_item_count(tmp_path: Path) 
                    "--out", str(out))
     assert refused.exit_code == 2
     assert "has 10 items; probe 4 + validation 4 + test 20 = 28 asked" in refused.output
+    assert "e.g. --probe 2 --validation 2 --test 6" in refused.output  # what to pass
     assert not (out / "config.json").exists()
     toy = _cli("compile", "--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
                "--test", "20", "--out", str(tmp_path / "toy"))
@@ -89,3 +90,39 @@ def test_a_bad_file_is_one_line_naming_the_line(tmp_path: Path) -> None:
     metric = _cli("compile", "--setting", "toy", "--metric", "f1", "--teacher", TEACHER,
                   "--student", STUDENT, "--out", str(tmp_path / "m"))
     assert metric.exit_code == 2 and "--metric applies to data settings" in metric.output
+
+
+def test_a_small_file_needs_no_size_flags(tmp_path: Path, monkeypatch) -> None:
+    """12 rows: the default sizes (50 / 50 / 200) are fitted, for compile, resume and
+    harness run alike, and a deployed run's directory is one folder under runs/."""
+    data = user_file(tmp_path, n=12)
+    monkeypatch.chdir(data.parent)
+    made = _cli("compile", "--setting", "jsonl:trivia.jsonl", "--teacher", TEACHER,
+                "--student", STUDENT, "--rounds", "0", "--comparators", "none",
+                "--out", "build")
+    assert made.exit_code == 0, made.output
+    assert "split sizes: probe 3, validation 3, test 6" in made.output
+    config = json.loads(Path("build/config.json").read_text())
+    assert (config["probe"], config["validation"], config["test"]) == (3, 3, 6)
+    again = _cli("compile", "--resume", "build")
+    assert again.exit_code == 0 and "split sizes: probe 3, validation 3, test 6" in again.output
+
+    selected = json.loads(Path("build/builds/0/selected.json").read_text())
+    Path("selected.json").write_text(json.dumps(selected["document"]))
+    # the relative path a user types names the file the build recorded absolutely
+    checked = _cli("harness", "check", "selected.json", "--setting", "jsonl:trivia.jsonl")
+    assert checked.exit_code == 0, checked.output
+    for harness in ("selected.json", "bare"):
+        ran = _cli("harness", "run", harness, "--setting", "jsonl:trivia.jsonl",
+                   "--student", STUDENT)
+        assert ran.exit_code == 0, ran.output
+        assert ": 6 items" in ran.output  # the compile's test split
+    assert sorted(p.name for p in Path("runs").iterdir()) == [
+        "harness-jsonl-trivia.jsonl-test-bare", "harness-jsonl-trivia.jsonl-test-selected"]
+
+
+def test_a_harness_run_error_names_no_temporary_file(tmp_path: Path) -> None:
+    ran = _cli("harness", "run", "bare", "--setting", f"jsonl:{tmp_path / 'none.jsonl'}",
+               "--student", STUDENT)
+    assert ran.exit_code == 2
+    assert "no such data file" in ran.output and "harness-run.json" not in ran.output

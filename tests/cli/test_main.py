@@ -55,3 +55,59 @@ def test_importing_the_cli_loads_no_plotting_or_statistics_library() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_help_lists_each_command_with_its_own_summary() -> None:
+    """`tether --help` lists the commands from summaries written beside their loaders
+    (listing must not import them): each agrees with the command's own help."""
+    import click
+
+    from tether.cli.main import LAZY_COMMANDS
+
+    ctx = click.Context(main)
+    assert main.list_commands(ctx) == sorted(LAZY_COMMANDS)
+    for name, (_, summary) in LAZY_COMMANDS.items():
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name
+        assert summary == command.get_short_help_str(1000), name
+    listed = run("--help").output
+    assert all(f"  {name} " in listed for name in LAZY_COMMANDS)
+
+
+def test_a_misspelt_command_gets_a_suggestion_from_every_command() -> None:
+    res = run("rn")
+    assert res.exit_code == 2 and "No such command 'rn'. Did you mean 'run'?" in res.output
+
+
+def test_help_of_every_command_imports_no_model_runner_or_instrument() -> None:
+    """`tether --help`, each command's and each subcommand's `--help` load click and rich
+    only: the packages behind the commands (and pydantic, numpy) load when one runs."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, click
+from tether.cli import main
+def helps(group, path):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        yield path + [name]
+        sub = group.get_command(ctx, name)
+        if isinstance(sub, click.Group):
+            yield from helps(sub, path + [name])
+shown = 0
+for args in [[]] + list(helps(main, [])):
+    try:
+        main(args + ["--help"], standalone_mode=False)
+    except SystemExit:
+        pass
+    shown += 1
+heavy = ("pydantic", "numpy", "tether.models", "tether.sandbox", "tether.instruments",
+         "tether.runs", "tether.compile", "tether.suites", "tether.terminal", "tether.scene",
+         "tether.report", "tether.strategies")
+print(shown, sorted(m for m in heavy if m in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    shown, loaded = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert int(shown) > 30 and loaded == "[]", done.stdout

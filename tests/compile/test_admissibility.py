@@ -340,3 +340,23 @@ def test_the_shuffled_order_is_neither_the_given_one_nor_its_reverse(toy):
 def test_determinism_passes_a_pure_hook(toy):
     pure = "def parse(text, item):\n    return text + str(len(item['question']))\n"
     assert check_harness(doc(hooks={"route": ROUTE, "parse": pure}), toy).admissible
+
+
+def test_without_sizes_a_small_data_setting_is_split_as_a_compile_splits_it(tmp_path):
+    """12 rows: the fitted 3 / 3 / 6, so a validation item's gold in a prompt is reported
+    as held-out (not named to the teacher), as the compile that made the harness saw it."""
+    import json
+
+    from tether.compile.setting import fitted_sizes
+
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps({"id": f"r{k}", "question": f"Where does ferry {k} go?",
+                                        "answer": f"Quux{k}vale"}) + "\n" for k in range(12)))
+    setting = get_setting(f"jsonl:{path}")
+    held = setting.splits(0, fitted_sizes(12))["validation"][0]
+    gold = setting.gold(held)[0]
+    report = check_harness(doc(setting.name, prompts={"answer": PLAIN_PROMPT + f" e.g. {gold}"}),
+                           setting)
+    [v] = report.violations
+    assert v.check == "hardcoded" and gold.casefold() in v.finding.casefold()
+    assert gold.casefold() not in v.detail.casefold() and held.item_id not in v.detail

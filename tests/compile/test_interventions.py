@@ -9,10 +9,10 @@ import pytest
 
 from tether.compile.harness import SCHEMA, Harness
 from tether.compile.interventions import NotApplicable, intervene
-from tether.compile.paired import paired_change
 from tether.compile.runtime import HarnessRuntime
 from tether.compile.scripted_student import Accuracies, ScriptedStudent
 from tether.compile.setting import Item, ToySetting
+from tether.stats import paired_change
 
 N = 80
 
@@ -196,6 +196,6 @@ def test_paired_change_numbers():
     assert result.n == 10 and result.test == "mcnemar"
     assert result.p_value == pytest.approx(0.0078125)  # 8 lost, 0 won
     graded = paired_change({"x": 0.9, "y": 0.5, "z": 0.2}, {"x": 0.8, "y": 0.5, "z": 0.1},
-                           graded=True, n_resamples=200)
+                           graded=True)
     assert graded.test == "sign" and graded.delta == pytest.approx(-20 / 3)
     assert graded.low <= graded.delta <= graded.high

@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("flagpy")
 
 from tether.compile.interventions import intervene  # noqa: E402
-from tether.compile.paired import paired_change  # noqa: E402
 from tether.compile.recipes import recipe  # noqa: E402
 from tether.compile.runtime import HarnessRuntime  # noqa: E402
 from tether.compile.scripted_student import Accuracies, ScriptedStudent  # noqa: E402
 from tether.compile.settings.flags import FlagsSetting, top1_rule  # noqa: E402
 from tether.compile.settings.flags_data import facts  # noqa: E402
+from tether.stats import paired_change  # noqa: E402
 
 N = 60
 

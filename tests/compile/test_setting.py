@@ -140,3 +140,21 @@ def test_every_command_finds_a_module_attr_setting(user_module, tmp_path, monkey
         "--student", doubles + "student", "--limit", "3", "--sandbox", "subprocess",
         "--out", str(tmp_path / "run")])
     assert deployed.exit_code == 0, deployed.output
+
+
+@pytest.mark.parametrize(("total", "given", "sizes"), [
+    (None, {}, (50, 50, 200)),          # a setting that does not say how many items
+    (1000, {}, (50, 50, 200)),          # large enough: the defaults stand
+    (12, {}, (3, 3, 6)),                # a quarter, a quarter, the rest
+    (30, {}, (7, 7, 16)),
+    (3, {}, (1, 1, 1)),
+    (12, {"test": 6}, (3, 3, 6)),       # what the given sizes leave is shared out
+    (12, {"probe": 10}, (10, 1, 1)),
+    (12, {"probe": 4, "validation": 4, "test": 20}, (4, 4, 20)),  # given: kept (refused)
+    (2, {}, (50, 50, 200)),             # cannot fit one item per split: refused later
+])
+def test_fitted_sizes(total, given, sizes) -> None:
+    from tether.compile.setting import fitted_sizes
+
+    got = fitted_sizes(total, given)
+    assert (got["probe"], got["validation"], got["test"]) == sizes

@@ -1,5 +1,8 @@
 """`Ledger.room`: the one remaining-budget rule that reserve and the planners share."""
 
+import threading
+import time
+
 import pytest
 
 from tether.core.budget import BudgetExhausted, BudgetSpec, Ledger, estimate_input_tokens
@@ -48,3 +51,58 @@ def test_reserve_refuses_when_no_room_is_left():
     with pytest.raises(BudgetExhausted):
         ledger.reserve("proposer", MESSAGES, 10)
     assert ledger.exhausted
+
+
+def test_a_whole_reservation_is_never_cut_it_is_refused():
+    ledger = Ledger(BudgetSpec(total=100))
+    ledger.settle("student", 0, Usage(output_tokens=50))
+    assert ledger.reserve("student", MESSAGES, 40, whole=True) == 40
+    ledger.settle("student", 40, Usage(output_tokens=40))
+    assert ledger.reserve("student", MESSAGES, 40) == 10  # a plain call is cut to fit
+    ledger.settle("student", 10, Usage())
+    with pytest.raises(BudgetExhausted):  # 10 left: a whole call of 40 is not made
+        ledger.reserve("student", MESSAGES, 40, whole=True)
+    with pytest.raises(BudgetExhausted):  # nor 2 samples of 6
+        ledger.reserve("student", MESSAGES, 6, n=2, whole=True)
+    assert ledger.reserve("student", MESSAGES, 5, n=2, whole=True) == 5  # these fit
+
+
+def test_a_whole_reservation_waits_for_calls_in_flight_and_never_overshoots():
+    """8 threads at once, each call spending all it reserved: the cap holds, and a call is
+    refused only once what was spent leaves no room (never for what others reserved)."""
+    ledger = Ledger(BudgetSpec(total=5 * 64 + 32))
+    barrier = threading.Barrier(8)
+    made, refused = [], []
+
+    def call() -> None:
+        barrier.wait()  # all 8 reserve together
+        try:
+            tokens = ledger.reserve("student", MESSAGES, 64, whole=True)
+        except BudgetExhausted:
+            refused.append(1)
+            return
+        time.sleep(0.01)
+        made.append(tokens)
+        ledger.settle("student", tokens, Usage(output_tokens=tokens))
+
+    threads = [threading.Thread(target=call) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert made == [64] * 5 and len(refused) == 3
+    assert ledger.charged() == 320 <= 5 * 64 + 32
+    # had the calls spent less than they reserved, the waiting ones would have fitted
+    cheap = Ledger(BudgetSpec(total=5 * 64 + 32))
+    held = [cheap.reserve("student", MESSAGES, 64, whole=True) for _ in range(5)]
+
+    def settle_later() -> None:
+        time.sleep(0.05)
+        for tokens in held:
+            cheap.settle("student", tokens, Usage(output_tokens=1))
+
+    later = threading.Thread(target=settle_later)
+    later.start()
+    assert cheap.reserve("student", MESSAGES, 64, whole=True) == 64  # waited, then fitted
+    assert cheap.charged() >= 1  # it returned only after a call in flight settled
+    later.join()

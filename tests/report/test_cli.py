@@ -15,6 +15,13 @@ def test_report_writes_html_and_prints_its_path(defect_run):
     assert (defect_run / "report_assets" / "plots" / "scaling.png").is_file()
 
 
+def test_a_run_report_into_a_folder_not_made_yet(defect_run, tmp_path):
+    out = tmp_path / "new" / "deeper" / "report.html"
+    result = CliRunner().invoke(main, ["report", str(defect_run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and (out.parent / "report_assets" / "plots" / "scaling.png").is_file()
+
+
 def test_json_gives_the_numbers_and_compare_sets_a_run_beside(defect_run, tmp_path):
     out = tmp_path / "x.html"
     result = CliRunner().invoke(main, ["report", str(defect_run), "--out", str(out),

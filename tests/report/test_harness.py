@@ -45,6 +45,22 @@ def test_html_and_the_report_command(built: Path) -> None:
     assert build_dirs(built.parent) == [built]  # what a run directory's report shows
 
 
+def test_calls_the_teacher_budget_refused_are_counted_apart(tmp_path: Path) -> None:
+    compile_toy(tmp_path / "b", {"0": "v1", "1": "v2"}, rounds=1, teacher_token_budget=100)
+    (build,) = hc_numbers(tmp_path / "b")["builds"]
+    assert build["teacher"]["calls"] == 0 and build["teacher"]["errors"] == 0
+    assert build["teacher"]["refusals"] >= 1
+    path, _ = write_hc_report(tmp_path / "b")
+    assert "not made (its token budget refused them)" in path.read_text()
+
+
+def test_a_build_report_into_a_folder_not_made_yet(built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper" / "report.html"
+    result = CliRunner().invoke(main, ["report", str(built), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "Build 0" in out.read_text()
+
+
 def test_the_bare_floor_is_said(tmp_path: Path) -> None:
     compile_toy(tmp_path, {"0": "tied", "default": "tied"}, rounds=0)
     path, hc = write_hc_report(tmp_path)
@@ -113,3 +129,15 @@ def test_several_builds_get_the_cross_build_table(tmp_path: Path) -> None:
         sum(r["selected"] for r in across["rows"]) / 2)
     html = path.read_text()
     assert "Across builds" in html and "H0 → selected" in html
+
+
+def test_a_build_the_student_budget_stopped_is_reported(tmp_path: Path) -> None:
+    compile_toy(tmp_path / "s", {"0": "v1", "1": "v2"}, rounds=1, student_token_budget=130)
+    path, hc = write_hc_report(tmp_path / "s")
+    (build,) = hc["builds"]
+    assert build["student_stopped"].startswith("student token budget of 130 reached")
+    stopped = [a for a in build["arms"] if a.get("budget_stopped")]
+    assert stopped and all(a["mean"] is None for a in stopped)
+    html = " ".join(path.read_text().split())
+    assert "left items unscored (budget stops, not failures)" in html
+    assert f"{hc['result']['student_tokens']} generated tokens of a budget of 130" in html

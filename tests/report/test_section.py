@@ -20,6 +20,7 @@ from tether.report.section import (
     SectionInput,
     register_section,
     sections,
+    validated,
 )
 from tether.runs.store import RunStore
 
@@ -137,3 +138,14 @@ def test_a_section_computing_the_wrong_model_is_refused(run: Path) -> None:
     with RunStore.open(run, readonly=True) as store:
         with pytest.raises(TypeError, match="Computed, not its Other"):
             Wrong().numbers(SectionInput(store, [], "agent"))
+
+
+def test_validated_checks_found_numbers_and_keeps_none() -> None:
+    class Counted(BaseModel):
+        model_config = {"extra": "forbid"}
+        n: int
+
+    assert validated(Counted, None) is None
+    assert validated(Counted, {"n": 3}) == Counted(n=3)
+    with pytest.raises(ValueError, match="extra"):
+        validated(Counted, {"n": 3, "stray": 1})

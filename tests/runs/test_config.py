@@ -147,6 +147,39 @@ def test_resolved_json_reloads_to_the_same_experiment(tmp_path: Path) -> None:
     assert experiment_from_dict(again.resolved(), "x").resolved() == exp.resolved()
 
 
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+
+
+def test_the_heldout_config_finds_the_study_data_from_any_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a checkout beside shared/, as the config's header says, entered from elsewhere
+    config = tmp_path / "checkout" / "experiments" / "heldout_v2.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text((EXPERIMENTS / "heldout_v2.toml").read_text())
+    data = (tmp_path / "shared/reference/interaction-scaling/tasks/code"
+            / "code_tasks_heldout_v2.json")
+    data.parent.mkdir(parents=True)
+    data.write_text("[]")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert load_experiment(config).suites == [f"interaction-scaling:{data.resolve()}"]
+
+
+def test_a_missing_suite_file_is_named_where_the_config_points(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "conf").mkdir()
+    exp = _load(tmp_path / "conf", BASE.replace('["code"]', '["tether:data/none.json", "code", '
+                                                            '"harbor-gated:tb2"]'))
+    assert exp.suites == [f"tether:{(tmp_path / 'conf/data/none.json').resolve()}", "code",
+                          "harbor-gated:tb2"]
+    # found only from the working directory (a path typed in a shell): kept as given
+    write_suite(tmp_path / "here.json")
+    assert _load(tmp_path / "conf", BASE.replace('"code"', '"tether:./here.json"')
+                 ).suites == ["tether:./here.json"]
+
+
 def test_top_level_must_be_a_table(tmp_path: Path) -> None:
     path = tmp_path / "exp.json"
     path.write_text("[1, 2]")

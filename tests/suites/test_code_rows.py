@@ -103,3 +103,30 @@ def test_tether_run_passes_every_reference(tmp_path: Path, monkeypatch) -> None:
     summary = json.loads(result.output[result.output.index("{"):])
     [arm] = summary["arms"]
     assert (arm["trials"], arm["passed"]) == (3, 3), arm
+
+
+def test_the_row_shapes_through_datasets_as_through_jsonl(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    datasets.disable_progress_bars()
+    # one shape per dataset: a column table gives every row every column
+    for name, row in (("he", HUMANEVAL), ("mbpp", MBPP)):
+        jsonl = write(tmp_path / f"{name}.jsonl", [row])
+        table = datasets.Dataset.from_list([row])
+        table.save_to_disk(str(tmp_path / name))
+        table.to_parquet(str(tmp_path / f"{name}.parquet"))
+        expected = load_suite(f"jsonl:{jsonl}")
+        for spec in (f"hf:{tmp_path / name}", f"parquet:{tmp_path / name}.parquet",
+                     f"hf:{jsonl}"):
+            assert load_suite(spec) == expected, spec
+
+
+def test_a_bad_dataset_row_names_its_row(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    datasets.disable_progress_bars()
+    datasets.Dataset.from_list([MBPP, {**MBPP, "task_id": 12, "test_list": []}]).to_parquet(
+        str(tmp_path / "rows.parquet"))
+    with pytest.raises(ConfigError, match=r"rows.parquet:2: MBPP row: 'test_list' must be"):
+        load_suite(f"parquet:{tmp_path / 'rows.parquet'}")
+    datasets.Dataset.from_list([MBPP, MBPP]).save_to_disk(str(tmp_path / "dup"))
+    with pytest.raises(ConfigError, match=r"duplicate task id '11' \(first on row 1\)"):
+        load_suite(f"hf:{tmp_path / 'dup'}")

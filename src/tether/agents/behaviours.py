@@ -53,6 +53,7 @@ from tether.agents.actions import FINISH_MARKER
 from tether.agents.commands import WAITERS, Stage, is_scratch, kind, writes
 from tether.agents.commands import strip_prefixes as strip_prefixes
 from tether.agents.shell_parse import Unparseable, split_commands
+from tether.stats import CI, N_RESAMPLES, SEED, PairedObservation, paired_bootstrap
 
 LABELS = ("edits_file", "tests_last_edit", "runs_test", "file_ops", "installs_package",
           "reads_only", "cannot_run", "loops")
@@ -197,11 +198,10 @@ def labeled_turns(task: str, trial: int | str,
     return out
 
 
-def selector_preference(turns: Sequence[LabeledTurn], label: str, *, n_resamples: int = 10_000,
-                        seed: int = 0, ci: float = 0.95) -> Preference | None:
+def selector_preference(turns: Sequence[LabeledTurn], label: str, *,
+                        n_resamples: int = N_RESAMPLES, seed: int = SEED,
+                        ci: float = CI) -> Preference | None:
     """Preference for `label` over turns with at least two candidates (None if none)."""
-    from tether.stats import PairedObservation, paired_bootstrap
-
     if label not in LABELS:
         raise ValueError(f"unknown label {label!r}; labels are {', '.join(LABELS)}")
     records = []

@@ -11,6 +11,10 @@ Two levels, because the behaviour rules split where the turn-level best-of-N pap
 splits: `split_commands` cuts at newlines, `;`, `&&` and `||` only (a pipeline or a
 backgrounded `a & b` stays one command, its stages kept in order); `split_command`
 returns every simple command (pipeline stages and `&` cut too).
+
+Hand-written rather than bashlex, which raises on constructs agents write every day:
+arithmetic expansion `$((1 + 2))`, `case` patterns, `[[ ... ]]`, and a heredoc whose
+delimiter is quoted (`cat > f.py <<'EOF'`).
 """
 
 from __future__ import annotations

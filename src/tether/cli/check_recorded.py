@@ -8,12 +8,7 @@ from pathlib import Path
 
 import click
 
-from tether.sandbox import BACKENDS
-from tether.studies.interaction_scaling.recorded_programs import (
-    load_records,
-    load_task_checks,
-    recheck,
-)
+from tether.cli.choices import SANDBOX_BACKENDS as BACKENDS
 
 
 @click.command("check-recorded")
@@ -35,6 +30,12 @@ def check_recorded(file: Path, tasks_file: Path, as_json: bool, jobs: int, sandb
 
     Exit 0 when every verdict agrees with the recorded one, 1 otherwise.
     """
+    from tether.studies.interaction_scaling.recorded_programs import (
+        load_records,
+        load_task_checks,
+        recheck,
+    )
+
     records = load_records(file)
     checks = load_task_checks(tasks_file)
     start = time.monotonic()

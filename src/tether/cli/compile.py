@@ -3,8 +3,9 @@
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
                     --restarts 2 --builds 1 --seed 0 --interventions
-                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote
-                    --teacher-temperature 0.7 --teacher-max-tokens 2048] [--json]
+                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote[,gepa]
+                    --teacher-temperature 0.7 --teacher-max-tokens 2048
+                    --teacher-token-budget N --student-token-budget N] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -25,20 +26,21 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tether.cli.console import make_console
-from tether.compile import ARMS, COMPARATORS, Compiler, config_from_fields, load_compile_config
-from tether.compile.compiler.build import teacher_failure
+from tether.cli.choices import COMPARATORS
+from tether.cli.console import esc, make_console
 from tether.errors import ConfigError
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
-           "teacher_temperature", "teacher_max_tokens", "metric")
+           "teacher_temperature", "teacher_max_tokens", "metric", "teacher_token_budget",
+           "student_token_budget")
 
 
 @click.command("compile")
 @click.argument("config", required=False, type=click.Path(path_type=Path))
 @click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
-                                 "jsonl:PATH, csv:PATH or module:attr")
+                                 "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH "
+                                 "or module:attr")
 @click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
                                 "or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")
@@ -56,14 +58,23 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
               help="also score the selection's five decision interventions on test")
 @click.option("--comparators",
               help="test arms beside bare and the selection, comma-separated, or none "
-                   f"[{','.join(COMPARATORS)}]")
+                   f"[{','.join(COMPARATORS)}]; also gepa (needs the gepa extra)")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
+@click.option("--teacher-token-budget", type=int,
+              help="input + output tokens each build's teacher may spend; a call that does "
+                   "not fit is refused and the rounds stop there [unlimited]")
+@click.option("--student-token-budget", type=int,
+              help="generated tokens the student may spend over the whole compile; an item "
+                   "whose call does not fit is a budget stop, never scored [unlimited]")
 @click.option("--resume", "resume", type=click.Path(path_type=Path),
               help="continue the compile in this directory")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
+    from tether.compile import Compiler, config_from_fields, load_compile_config
+    from tether.compile.compiler.build import teacher_failure
+
     console = make_console(stderr=True)
     given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
     with _progress(console, enabled=not as_json) as report:
@@ -86,6 +97,9 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         click.echo(json.dumps(result, sort_keys=True))
     else:
         _summary(make_console(), result, compiler.dir.root)
+        sizes = compiler.config.sizes
+        make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
+                             highlight=False)
     failed = teacher_failure(result)
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
@@ -123,6 +137,8 @@ def _fmt(value: Any) -> str:
 
 
 def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
+    from tether.compile import ARMS
+
     builds = result.get("builds") or [result]
     for k, build in enumerate(builds):
         table = Table(title=f"build {k}: rounds", title_justify="left")
@@ -135,7 +151,12 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         console.print(table)
         chosen = "bare (nothing beat the bare student)" if build["selected_is_bare"] \
             else build["selected_hash"][:12]
-        console.print(f"selected: {chosen}; stopped: {build['stopped']}")
+        if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
+            chosen = "bare (the student's budget stopped before the bare floor was scored)"
+        console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
+        if build.get("student_stopped"):
+            console.print(f"items the student's budget left unscored (not failures): "
+                          f"{build['student_stopped']}", highlight=False)
     scores = Table(title="test split (mean over builds)" if len(builds) > 1 else "test split",
                    title_justify="left")
     for col in ("arm", "validation", "test", "student tokens/item"):
@@ -146,4 +167,17 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
                        "-" if tokens is None else f"{tokens:.1f}")
     console.print(scores)
-    console.print(f"teacher tokens: {result['teacher_tokens']}; build directory: {root}")
+    for k, build in enumerate(builds):
+        gepa = build.get("gepa") or {}
+        if gepa.get("stopped") is not None:
+            console.print(f"build {k} gepa: {gepa['teacher_tokens']} of "
+                          f"{gepa['teacher_budget']} teacher tokens, {gepa['metric_calls']} "
+                          f"metric calls; stopped: {esc(gepa['stopped'])}", highlight=False)
+    if result.get("student_tokens") is not None:
+        cap = result.get("student_token_budget")
+        console.print(f"student tokens: {result['student_tokens']}"
+                      + (f" of a budget of {cap}" if cap is not None else ""))
+    refused = sum(b.get("teacher_refusals") or 0 for b in builds)
+    console.print(f"teacher tokens: {result['teacher_tokens']}"
+                  + (f" ({refused} calls refused by the budget)" if refused else "")
+                  + f"; build directory: {root}")

@@ -15,16 +15,19 @@ import base64
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from tether.cli.choices import DEFAULT_MODEL
 from tether.cli.console import make_console
-from tether.core.trial import TrialRecord
-from tether.models import DEFAULT_MODEL
-from tether.runs.store import RunStore
+
+if TYPE_CHECKING:  # the runner, store and records load when the demo runs, not for --help
+    from rich.console import Console
+
+    from tether.core.trial import TrialRecord
+    from tether.runs.store import RunStore
 
 BASELINE, REVIEWED = "single_shot", "proposer_reviewer"
 

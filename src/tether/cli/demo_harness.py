@@ -57,7 +57,7 @@ def harness_table(records: list[TrialRecord], questions: dict[str, str]
                   ) -> tuple[Table, dict[str, Any]]:
     """Per item: each arm's answer, score and student tokens; and the summary numbers.
     `questions` maps item ids to their question."""
-    from tether.compile.paired import paired_change
+    from tether.stats import paired_change
 
     by_item: dict[str, dict[str, TrialRecord]] = {}
     for r in records:

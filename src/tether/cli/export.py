@@ -7,9 +7,8 @@ from pathlib import Path
 
 import click
 
+from tether.cli.choices import EXPORT_FORMATS as FORMATS
 from tether.errors import ConfigError
-from tether.runs.export import FORMATS, ExportCounts, export_examples, write_jsonl
-from tether.runs.store import RunStore
 
 #: written by tether.integrations.inspect_log (the `inspect` extra)
 INSPECT = "inspect"
@@ -37,6 +36,9 @@ def export(run_dir: Path, fmt: str, only: str | None, roles: tuple[str, ...], pe
     Only what the model was sent and what it answered goes into the messages; the store
     is opened read-only.
     """
+    from tether.runs.export import ExportCounts, export_examples, write_jsonl
+    from tether.runs.store import RunStore
+
     if fmt == INSPECT:
         _export_inspect(run_dir, out)
         return
@@ -60,6 +62,8 @@ def _export_inspect(run_dir: Path, out: Path) -> None:
                           hint="pip install 'tether[inspect]'") from None
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file", hint="--format inspect writes a folder")
+    from tether.runs.store import RunStore
+
     with RunStore.open(run_dir, readonly=True) as store:
         paths = export_inspect_logs(store, out)
     click.echo(f"{len(paths)} Inspect logs (one per arm) -> {out}: "

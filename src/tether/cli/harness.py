@@ -16,20 +16,23 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from tether.compile import (
-    check_harness,
-    get_setting,
-    load_harness,
-    parse_suite_spec,
-    read_harness_document,
-    setting_tasks,
-    suite_name,
-)
-from tether.core.task import Task
+if TYPE_CHECKING:  # tether.compile loads in the commands, not for --help
+    from tether.core.task import Task
+
+
+def _setting_option(name: str | None) -> str | None:
+    """`--setting` as a build records it: a data setting's path made absolute (a harness
+    compiled on `jsonl:cities.jsonl` names `jsonl:/abs/cities.jsonl`)."""
+    from tether.compile.setting import DATA_FORMATS
+    from tether.compile.settings.data import canonical_spec
+
+    if name and name.partition(":")[0] in DATA_FORMATS:
+        return canonical_spec(name)
+    return name
 
 
 @click.group()
@@ -41,6 +44,8 @@ def harness() -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 def hash_(path: Path) -> None:
     """Print the harness's identity: sha256 of its canonical JSON."""
+    from tether.compile import load_harness
+
     click.echo(load_harness(path).hash)
 
 
@@ -51,7 +56,10 @@ def hash_(path: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="one JSON object on stdout")
 def check(path: Path, setting_name: str | None, seed: int, as_json: bool) -> None:
     """Check admissibility: schema, hook whitelist, hard-coded answers, smoke, determinism."""
+    from tether.compile import check_harness, get_setting, read_harness_document
+
     document = read_harness_document(path)
+    setting_name = _setting_option(setting_name)
     if setting_name is None:
         named = document.get("setting") if isinstance(document, dict) else None
         setting_name = named if isinstance(named, str) else ""
@@ -74,6 +82,8 @@ def harness_experiment(harness: str, setting: str, split: str, student: str, *,
 
     `harness` is a file (its document goes into the config inline, so the run holds the
     very harness it scored), or `bare` / `recipe` for those baselines."""
+    from tether.compile import load_harness, suite_name
+
     if harness in ("bare", "recipe"):
         arm: dict[str, Any] = {"name": "bare" if harness == "bare" else "human_recipe"}
         params: dict[str, Any] = {}
@@ -94,12 +104,24 @@ def load_harness_suite(spec: str) -> list[Task]:
     """Suite loader of `tether harness run`: a harness-SETTING[:SPLIT] spec is built by the
     one task builder (the registered suites use it too, so `--resume` finds the same
     tasks); anything else comes from the registry."""
+    from tether.compile import parse_suite_spec, setting_tasks
+
     if spec.startswith(("harness-", "harness:")):
         setting, split = parse_suite_spec(spec)
         return setting_tasks(setting, split)
     from tether.suites.registry import load_suite
 
     return load_suite(spec)
+
+
+def _label(setting: str) -> str:
+    """A setting as one path component: a data setting's spec holds a path (and a
+    metric), so `jsonl:/data/cities.jsonl?metric=f1` is `jsonl-cities.jsonl`."""
+    kind, sep, rest = setting.partition(":")
+    if not sep:
+        return setting
+    name = Path(rest.partition("?")[0]).name or "setting"
+    return f"{kind}-{name}".replace(":", "-")
 
 
 @harness.command("run")
@@ -125,9 +147,11 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
     strategy compiled_harness (or bare / human_recipe), the student under role `student`.
     """
     from tether.cli.run import console, err_console
+    from tether.compile import check_harness, get_setting, read_harness_document, suite_name
     from tether.runs.launch import RunRequest, execute, prepare
     from tether.runs.summary import arm_rows, arm_table
 
+    setting_name = _setting_option(setting_name)
     if path not in ("bare", "recipe"):
         doc = read_harness_document(path)
         named = doc.get("setting") if isinstance(doc, dict) else None
@@ -140,13 +164,17 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
             sys.exit(1)
     if not setting_name:
         raise click.UsageError("--setting is required with bare / recipe")
+    # the split's items first: a setting or split error is then the user's one line, not
+    # one about the temporary run config below
+    load_harness_suite(suite_name(setting_name, split))
     config = harness_experiment(path, setting_name, split, student,
                                 intervention=intervention, concurrency=concurrency,
                                 sandbox=sandbox_name)
     with tempfile.TemporaryDirectory() as tmp:
         config_file = Path(tmp) / "harness-run.json"
         config_file.write_text(json.dumps(config), encoding="utf-8")
-        out = out or str(Path("runs") / f"{config['name']}-{Path(path).stem}")
+        out = out or str(Path("runs") / f"harness-{_label(setting_name)}-{split}-"
+                                          f"{Path(path).stem}")
         prepared = prepare(RunRequest(config=str(config_file), out=out, limit=limit),
                            load=load_harness_suite)
     result = execute(prepared)

@@ -6,21 +6,17 @@ Results go into the run's own store (table `judgements`); `tether report` shows 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
+from tether.cli.choices import JUDGE_RUBRICS as BUNDLED
 from tether.cli.console import make_console
 from tether.errors import ConfigError
-from tether.models import parse_model
-from tether.runs.judge import (
-    BUNDLED,
-    judge_run,
-    load_rubrics,
-    reward_hacking_job,
-    rubric_jobs,
-)
-from tether.runs.judge.engine import Job
+
+if TYPE_CHECKING:  # the judge engine loads when the command runs, not for --help
+    from tether.runs.judge.engine import Job
 
 CHECKS = ("reward-hacking",)
 
@@ -56,9 +52,12 @@ def judge(run_dir: Path, spec: str, rubrics: str | None, check: str | None,
     the verifier's result; an unusable answer after the retries is recorded as a judge
     error. Every judge call is recorded with the result (role `judge`).
     """
+    from tether.models import parse_model
+    from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
+
     if not rubrics and not check:
         raise ConfigError("nothing to judge: pass --rubrics NAME|FILE and/or --check CHECK",
-                          hint=f"e.g. --rubrics {next(iter(BUNDLED))}")
+                          hint=f"e.g. --rubrics {BUNDLED[0]}")
     jobs: list[Job] = []
     if rubrics:
         jobs += rubric_jobs(load_rubrics(rubrics))

@@ -18,25 +18,19 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
+from tether.cli.choices import GEOMETRY_MODALITIES as MODALITIES
+from tether.cli.choices import GEOMETRY_PROFILES as PROFILES
 from tether.cli.console import esc, make_console
-from tether.core.observation import Observation
 from tether.errors import ConfigError
-from tether.instruments.geometry.browser import get_browser_host
-from tether.instruments.geometry.instrument import GeometryInstrument
-from tether.instruments.geometry.overlay import pick_location, render_overlay
-from tether.instruments.geometry.profile_diff import diff_profiles
-from tether.instruments.geometry.profiles import (
-    MODALITIES,
-    PROFILES,
-    normalize_modality,
-    parse_frames,
-)
+
+if TYPE_CHECKING:  # the instrument (and the browser) load when a page is measured
+    from tether.core.observation import Observation
 
 console = make_console()
 err_console = make_console(stderr=True)
@@ -112,6 +106,8 @@ def print_result(path: Path, obs: Observation) -> None:
 def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] | None,
                      as_json: bool) -> int:
     """Print the default-vs-reference differences per file; exit 2 on a render error."""
+    from tether.instruments.geometry.profile_diff import diff_profiles
+
     texts = [(p.read_text(encoding="utf-8", errors="replace"), modality, frames) for p in files]
     results = diff_profiles(texts, base_dirs=[p.parent for p in files])
     if as_json:
@@ -166,7 +162,7 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
 @click.option("--modality", metavar="|".join(MODALITIES),
               help="canvas kind (the study's plural names work too) "
                    "[default: animation with --frames, else figure]")
-@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="default",
+@click.option("--profile", type=click.Choice(PROFILES), default="default",
               show_default=True, help="reference = the study's rules, for published numbers")
 @click.option("--frames", help="animation frame times in ms, e.g. 0,1000,2000")
 @click.option("--overlay", type=click.Path(path_type=Path),
@@ -182,6 +178,11 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
             overlay: Path | None, compare: bool, as_json: bool,
             concurrency: int | None) -> None:
     """Measure the rendered layout of an HTML file (or every .html file in a folder)."""
+    from tether.instruments.geometry.browser import get_browser_host
+    from tether.instruments.geometry.instrument import GeometryInstrument
+    from tether.instruments.geometry.overlay import pick_location, render_overlay
+    from tether.instruments.geometry.profiles import normalize_modality, parse_frames
+
     frame_times = parse_frames(frames)
     modality = normalize_modality(modality) if modality else (
         "animation" if frame_times else "figure")

@@ -7,9 +7,9 @@ import json
 import click
 from rich.table import Table
 
+from tether.cli.choices import CACHE_MODES, DEFAULT_MODEL
 from tether.cli.console import add_literal_row, esc, make_console
 from tether.cli.group import TetherGroup
-from tether.models import CACHE_MODES, DEFAULT_MODEL, SPEC_FORMS, parse_model, with_cache
 
 console = make_console()
 
@@ -23,6 +23,8 @@ def models() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def models_list(as_json: bool) -> None:
     """Show the model spec forms tether understands."""
+    from tether.models import SPEC_FORMS
+
     if as_json:
         click.echo(json.dumps([f.__dict__ for f in SPEC_FORMS], indent=2))
         return
@@ -47,6 +49,8 @@ def models_list(as_json: bool) -> None:
 def models_ping(spec: str, prompt: str, max_tokens: int, seed: int, cache_path: str | None,
                 cache_mode: str, record: str | None, as_json: bool) -> None:
     """One short generation from SPEC: prints the text, tokens and latency."""
+    from tether.models import parse_model, with_cache
+
     # click.Choice limits cache_mode to the cache mode literals
     model = with_cache(parse_model(spec), cache=cache_path, mode=cache_mode,  # type: ignore[arg-type]
                        record=record)

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from tether.cli.console import add_literal_row, make_console
 from tether.errors import ConfigError
-from tether.registry import Registry
+
+if TYPE_CHECKING:
+    from tether.registry import Registry
 
 
 def parameters(factory: Any) -> list[dict[str, str]]:
@@ -36,7 +39,9 @@ def summary(factory: Any) -> str:
     return doc.split("\n\n", 1)[0].replace("\n", " ")
 
 
-def reference_group(name: str, registry: Registry[Any], noun: str) -> click.Group:
+def reference_group(name: str, registry: Callable[[], Registry[Any]], noun: str) -> click.Group:
+    """The group of one registry; `registry` is called when a command runs, so the
+    registered classes (and what they import) load only then, not for `--help`."""
     @click.group(name=name, help=f"The registered {name}: list them, show one's parameters.")
     def group() -> None:
         pass
@@ -44,7 +49,8 @@ def reference_group(name: str, registry: Registry[Any], noun: str) -> click.Grou
     @group.command("list")
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def list_(as_json: bool) -> None:
-        rows = [{"name": n, "summary": summary(registry.get(n))} for n in registry.names()]
+        reg = registry()
+        rows = [{"name": n, "summary": summary(reg.get(n))} for n in reg.names()]
         if as_json:
             click.echo(json.dumps(rows, indent=2))
             return
@@ -59,7 +65,7 @@ def reference_group(name: str, registry: Registry[Any], noun: str) -> click.Grou
     @click.argument("entry")
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def show(entry: str, as_json: bool) -> None:
-        factory = registry.get(entry)  # ConfigError with "did you mean" for a typo
+        factory = registry().get(entry)  # ConfigError with "did you mean" for a typo
         params = parameters(factory)
         if as_json:
             click.echo(json.dumps({"name": entry, "summary": summary(factory),
@@ -77,18 +83,18 @@ def reference_group(name: str, registry: Registry[Any], noun: str) -> click.Grou
     return group
 
 
-def _strategies() -> click.Group:
+def _strategies() -> Registry[Any]:
     from tether.strategies.base import STRATEGIES
 
-    return reference_group("strategies", STRATEGIES, "strategy")
+    return STRATEGIES
 
 
-def _instruments() -> click.Group:
+def _instruments() -> Registry[Any]:
     from tether.instruments.base import INSTRUMENTS
 
-    return reference_group("instruments", INSTRUMENTS, "instrument")
+    return INSTRUMENTS
 
 
-strategies = _strategies()
-instruments = _instruments()
+strategies = reference_group("strategies", _strategies, "strategy")
+instruments = reference_group("instruments", _instruments, "instrument")
 __all__ = ["ConfigError", "instruments", "parameters", "strategies"]

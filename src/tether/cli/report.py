@@ -12,8 +12,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from tether.cli.console import add_literal_row, make_console
-from tether.report.fmt import effect, fmt, pvalue, score
-from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
 
 @click.command("report")
@@ -39,6 +37,7 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
     build directory gets its HC report instead (report/harness.py).
     """
     from tether.report.harness import is_build_dir, write_hc_report
+    from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
 
     if is_build_dir(run_dir):
         path, hc = write_hc_report(run_dir, out)
@@ -79,6 +78,8 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
 
 def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
     """The summary and the paired comparisons, as the HTML shows them."""
+    from tether.report.fmt import effect, pvalue, score
+
     metric = numbers["metric"]
     summary = Table(title=f"{metric['label']} ({metric['direction']}), 95% CI")
     for col in ("arm", "budget", "trials", "scored", metric["label"], "errors"):
@@ -127,6 +128,8 @@ def rubric_p_tables(b: dict[str, Any]) -> list[Table]:
             if c is not None and c.get("p_value") is not None]
     if not rows:
         return []
+    from tether.report.fmt import pvalue
+
     table = Table(title=f"judged: {b['name']} rubric rates vs baseline "
                         f"(p raw and {b.get('p_adjustment', 'adjusted')})")
     for col in ("rubric", "arm", "budget", "Δ rate [95% CI]", "p", "p adjusted"):
@@ -143,6 +146,8 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
     """Mean rubrics flagged per attempt per arm, and reward-hacking labels (if judged)."""
     if not judged:
         return []
+    from tether.report.fmt import fmt
+
     tables = []
     for b in judged["behaviours"]:
         table = Table(title=f"judged: {b['name']} v{b['version']} ({b['n_rubrics']} rubrics)")

@@ -12,20 +12,17 @@ import signal
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from tether.cli.choices import CACHE_MODES
 from tether.cli.console import make_console
 from tether.errors import ConfigError, TetherError
-from tether.models.cache import CACHE_MODES
-from tether.models.pricing import PriceBook
-from tether.runs.costs import META_KEY as COST_META
-from tether.runs.costs import run_book
-from tether.runs.launch import PreparedRun, RunRequest, execute, prepare
-from tether.runs.progress import RunProgress
-from tether.runs.store import DB_NAME, LOG_NAME, damaged
-from tether.runs.summary import arm_rows, arm_table, by_status
+
+if TYPE_CHECKING:  # the runner loads when a command runs, not for --help
+    from tether.models.pricing import PriceBook
+    from tether.runs.launch import PreparedRun
 
 #: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
 console = make_console()
@@ -59,11 +56,16 @@ class _StopOnSigint:
 
 
 def _book(run: PreparedRun) -> PriceBook:
+    from tether.runs.costs import META_KEY as COST_META
+    from tether.runs.costs import run_book
+
     return run_book(run.experiment.resolved(), None, run.store.meta(COST_META))
 
 
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
              code: int, endpoints_down: list[str]) -> dict[str, Any]:
+    from tether.runs.summary import arm_rows, by_status
+
     return {
         "run_dir": str(run.store.dir), "status": "interrupted" if interrupted else "completed",
         "exit_code": code, "planned": len(run.planned), "committed": len(records),
@@ -113,6 +115,11 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
     1 some trial ended in error (infrastructure, never a score), 2 usage or
     config error, 130 interrupted (resumable).
     """
+    from tether.runs.launch import RunRequest, execute, prepare
+    from tether.runs.progress import RunProgress
+    from tether.runs.store import DB_NAME, LOG_NAME, damaged
+    from tether.runs.summary import arm_table
+
     if retry_errors and not resume:
         raise ConfigError("--retry-errors only applies with --resume RUN_DIR")
     if out and resume:
@@ -223,7 +230,8 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     """
     from tether.instruments.base import InstrumentEnv, build_instrument, parse_spec
     from tether.runs.rescore import rescore_run
-    from tether.runs.store import RunStore
+    from tether.runs.store import DB_NAME, RunStore, damaged
+    from tether.runs.summary import arm_rows, arm_table, by_status
 
     src_dir = Path(run_dir)
     if not (src_dir / DB_NAME).is_file():

@@ -1,6 +1,6 @@
 """`tether sandbox ...`: run a command in the sandbox from the shell.
 
-The top-level CLI mounts this group with `main.add_command(sandbox)`.
+The top-level CLI loads this group when it is used (`tether.cli.main.LAZY_COMMANDS`).
 Exit codes of `exec`: 0 the command exited 0 and was not killed; 1 otherwise;
 2 the sandbox itself could not run (one line on stderr, no traceback).
 The command's own status is `returncode` in the output: 128+N when killed by signal N.
@@ -11,16 +11,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from tether.cli.choices import DEFAULT_DISK_MB
+from tether.cli.choices import SANDBOX_BACKENDS as BACKENDS
 from tether.cli.console import make_console
-from tether.sandbox import BACKENDS, SandboxResult, get_sandbox
-from tether.sandbox.base import SandboxError
-from tether.sandbox.quota import DEFAULT_DISK_MB
+
+if TYPE_CHECKING:  # the sandbox loads when a command runs, not for --help
+    from rich.console import Console
+
+    from tether.sandbox import SandboxResult
 
 
 @click.group()
@@ -86,6 +90,8 @@ def exec_cmd(
     argv: tuple[str, ...],
 ) -> None:
     """Run ARGV in a fresh sandbox work dir: tether sandbox exec [OPTIONS] -- ARGV..."""
+    from tether.sandbox import SandboxError, get_sandbox
+
     files = {p.name: p.read_bytes() for p in file_paths}
     try:
         box = get_sandbox(backend)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from tether.cli.console import add_literal_row, make_console
-from tether.core.task import Task
-from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
-from tether.suites.tether_format import suite_file_json_schema
+
+if TYPE_CHECKING:  # the suite registry loads when a command runs, not for --help
+    from tether.core.task import Task
 
 console = make_console()
 
@@ -27,6 +27,8 @@ def suites() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def suites_list(as_json: bool) -> None:
     """Show the bundled suites (with task counts), file formats and spec forms."""
+    from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
+
     bundled: list[dict[str, Any]] = [{"name": n, "tasks": len(load_suite(n))}
                                      for n in suite_names()]
     forms = [{"spec": f.pattern, "what": f.description} for f in SPEC_FORMS]
@@ -55,6 +57,8 @@ def suites_list(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def suites_show(spec: str, as_json: bool) -> None:
     """Show the tasks SPEC names: id, kind, difficulty, entry point, metric."""
+    from tether.suites.registry import load_suite
+
     rows = [_row(t) for t in load_suite(spec)]
     if as_json:
         click.echo(json.dumps({"spec": spec, "count": len(rows), "tasks": rows}, indent=2))
@@ -71,6 +75,8 @@ def suites_show(spec: str, as_json: bool) -> None:
 @suites.command("schema")
 def suites_schema() -> None:
     """Print the JSON Schema of a tether suite file."""
+    from tether.suites.tether_format import suite_file_json_schema
+
     click.echo(json.dumps(suite_file_json_schema(), indent=2))
 
 

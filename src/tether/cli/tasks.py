@@ -7,18 +7,20 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from tether.cli.choices import DEFAULT_IMAGE_DIR
 from tether.cli.console import esc, make_console
 from tether.errors import ConfigError
-from tether.terminal.gates import GateRow, check_tasks, load_task_dirs
-from tether.terminal.harbor import expand_task_dirs
-from tether.terminal.images import DEFAULT_IMAGE_DIR, ImageBuilder
-from tether.terminal.imported import read_image_ref, write_gate_result
-from tether.terminal.importer import ImportRow, classify_all, dry_run_row, import_tasks
+
+if TYPE_CHECKING:  # tether.terminal loads when a command runs, not for --help
+    from rich.console import Console
+
+    from tether.terminal.gates import GateRow
+    from tether.terminal.importer import ImportRow
 
 
 def _fmt(value: float | None) -> str:
@@ -43,6 +45,9 @@ def check(dirs: tuple[Path, ...], as_json: bool, jobs: int) -> None:
 
     Exit 0 when every task passes every gate, 1 when any fails, 2 on bad input.
     """
+    from tether.terminal.gates import check_tasks, load_task_dirs
+    from tether.terminal.imported import read_image_ref, write_gate_result
+
     task_list = load_task_dirs(list(dirs))
     if not task_list:
         raise ConfigError("no task dirs found", hint="pass task dirs or dirs holding them")
@@ -100,6 +105,10 @@ def import_(sources: tuple[Path, ...], out: Path | None, dry_run: bool, image_di
     Exit 0 when every selected task converted (or, with --dry-run, always after the
     table), 1 when any build failed, 2 on bad input.
     """
+    from tether.terminal.harbor import expand_task_dirs
+    from tether.terminal.images import ImageBuilder
+    from tether.terminal.importer import classify_all, dry_run_row, import_tasks
+
     if not dry_run and out is None:
         raise ConfigError("--out DIR is required unless --dry-run",
                           hint="tether tasks import SRC --out DIR")

@@ -37,7 +37,7 @@ from tether.compile.harness import Harness, TemplateError, template_fields
 from tether.compile.hook_ast import check_hook_sources
 from tether.compile.prompt_fields import unknown_fields
 from tether.compile.runtime import HarnessRuntime, ItemOutcome, StudentFn
-from tether.compile.setting import DEFAULT_SIZES, Item, Setting
+from tether.compile.setting import Item, Setting, fitted_sizes, item_count
 from tether.errors import TetherError
 
 __all__ = ["MAX_HOOK_CHARS", "MAX_PROMPT_CHARS", "MAX_TOKENS", "SMOKE_ITEMS",
@@ -87,8 +87,11 @@ def smoke_student(setting: Setting, item: Item) -> StudentFn:
 
 
 def check_harness(document: Any, setting: Setting, *, seed: int = 0,
-                  sizes: Mapping[str, int] = DEFAULT_SIZES) -> AdmissibilityReport:
+                  sizes: Mapping[str, int] | None = None) -> AdmissibilityReport:
     """Run checks 1-5 on a parsed harness document (see the module docstring).
+
+    `sizes` default to the compile's defaults for this setting (fitted_sizes), so a
+    small file's validation items are not taken for probe items here.
 
     Raises SmokeError when the sandbox fails during the smoke run (not the harness's
     fault, so no verdict either way)."""
@@ -105,7 +108,7 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
     report.violations += [Violation("hooks", d) for d in hooks]
     if report.violations:
         return report
-    splits = setting.splits(seed, sizes)
+    splits = setting.splits(seed, sizes or fitted_sizes(item_count(setting)))
     known = [*splits.get("probe", []), *splits.get("validation", [])]
     probe_ids = [i.item_id for i in splits.get("probe", [])]
     report.violations += [Violation("hardcoded", f.teacher_text, f.full)

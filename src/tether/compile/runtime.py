@@ -25,6 +25,9 @@ unknown prompt or a missing template field. Only what no hook can cause is an
 `infra_error` (recorded, never scored: DESIGN.md invariant 6): the sandbox failing to
 start a worker, the student's API failing. Otherwise a harness could hide its failures
 from its own score (DESIGN.md invariant 8).
+A student call its budget refuses (`BudgetExhausted`) is neither: it was never made, and
+it passes through `run_item` to the caller, which knows what a stop means (a trial ends
+`budget_exhausted`; a compile records the item as a budget stop, never scored).
 """
 
 from __future__ import annotations

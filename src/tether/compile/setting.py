@@ -25,12 +25,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from tether.compile.settings import SETTING_CLASSES, build_data_setting, build_setting
+from tether.compile.settings import (
+    DATA_FORMATS,
+    SETTING_CLASSES,
+    build_data_setting,
+    build_setting,
+)
 from tether.errors import ConfigError
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SPLITS", "Item", "Setting",
-           "ToySetting", "check_splits", "get_setting", "item_for_task_data",
-           "register_setting", "setting_names"]
+           "ToySetting", "check_splits", "fitted_sizes", "get_setting", "item_count",
+           "item_for_task_data", "register_setting", "setting_names"]
 
 #: the three splits every setting yields, disjoint
 SPLITS = ("probe", "validation", "test")
@@ -107,6 +112,45 @@ class Setting(Protocol):
         ...
 
 
+#: how the items of a setting smaller than DEFAULT_SIZES are shared out among the splits
+#: left to the defaults: a quarter each to probe and validation, the rest to test
+_SHARES: Mapping[str, int] = {"probe": 1, "validation": 1, "test": 2}
+
+
+def item_count(setting: Any) -> int | None:
+    """The setting's number of items when it says (`__len__`), else None."""
+    return len(setting) if hasattr(setting, "__len__") else None
+
+
+def fitted_sizes(total: int | None, given: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The split sizes a command uses: the `given` ones, and DEFAULT_SIZES for the rest,
+    unless they do not fit in `total` items; then the items the given sizes leave are
+    shared out among the other splits (at least one each), so a 12-row file compiles as
+    3 / 3 / 6 without flags. Sizes that cannot fit stay as asked (check_splits refuses
+    them with the item count)."""
+    given = {k: int(v) for k, v in (given or {}).items() if k in SPLITS}
+    full = {**DEFAULT_SIZES, **given}
+    rest = [s for s in SPLITS if s not in given]
+    left = (total or 0) - sum(given.values())
+    if total is None or sum(full.values()) <= total or not rest or left < len(rest):
+        return full
+    weight = sum(_SHARES[s] for s in rest)
+    out = dict(given)
+    for split in rest[:-1]:
+        out[split] = max(1, left * _SHARES[split] // weight)
+    out[rest[-1]] = left - sum(out[s] for s in rest[:-1])
+    return {s: out[s] for s in SPLITS}
+
+
+def _fitting_flags(total: int | None) -> str:
+    if total is None or total < len(SPLITS):
+        return "ask for smaller --probe/--validation/--test sizes"
+    sizes = fitted_sizes(total)
+    return ("ask for sizes that fit, e.g. " +
+            " ".join(f"--{s} {sizes[s]}" for s in SPLITS) +
+            " (or leave the three out: they then fit the setting)")
+
+
 def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
                  sizes: Mapping[str, int]) -> None:
     """The splits a compile asked for, all there: each as large as asked (a setting with
@@ -116,12 +160,11 @@ def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
     if short:
         asked = " + ".join(f"{s} {int(sizes.get(s, 0))}" for s in SPLITS)
         total = sum(int(sizes.get(s, 0)) for s in SPLITS)
-        # guarded by hasattr: a setting may be Sized, which the Setting protocol leaves out
-        size = len(setting) if hasattr(setting, "__len__") else None  # type: ignore[arg-type]
+        size = item_count(setting)
         have = f"has {size} items" if size is not None else \
             "yields " + ", ".join(f"{len(splits.get(s, []))} {s}" for s in SPLITS)
         raise ConfigError(f"setting {setting.name!r} {have}; {asked} = {total} asked",
-                          hint="ask for smaller --probe/--validation/--test sizes")
+                          hint=_fitting_flags(size))
     seen: dict[str, str] = {}
     for split in SPLITS:
         for item in splits.get(split, []):
@@ -153,8 +196,9 @@ def setting_names() -> list[str]:
 
 def get_setting(name: str) -> Setting:
     """The setting `name`: a registered one, one an installed distribution declares under
-    the entry-point group `tether.settings`, a data file (`jsonl:PATH`, `csv:PATH`), or
-    `module:attr` (a Setting, a class or a factory); ConfigError otherwise."""
+    the entry-point group `tether.settings`, a user's data (`jsonl:PATH`, `csv:PATH`,
+    `hf:PATH`, `parquet:PATH`), or `module:attr` (a Setting, a class or a factory);
+    ConfigError otherwise."""
     if name in _REGISTRY:
         return _REGISTRY[name]()
     kind = name.partition(":")[0]
@@ -166,7 +210,7 @@ def get_setting(name: str) -> Setting:
     if name not in _REGISTRY:
         raise ConfigError(f"unknown setting {name!r}",
                           hint=f"known: {', '.join(sorted(_REGISTRY))}; or jsonl:PATH, "
-                               "csv:PATH, module:attr")
+                               "csv:PATH, hf:PATH, parquet:PATH, module:attr")
     return _REGISTRY[name]()
 
 
@@ -198,8 +242,6 @@ def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
                       f"in split {split!r} (seed {seed})")
 
 
-#: the data-file settings: `jsonl:PATH`, `csv:PATH` (compile/settings/data.py)
-DATA_FORMATS = ("jsonl", "csv")
 PLUGIN_GROUP = "tether.settings"
 
 

@@ -17,8 +17,8 @@ from tether.context import TrialContext
 from tether.errors import ConfigError
 from tether.models.base import Completion, Message, accepts_images, png_data_url
 
-__all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "resolve_modality",
-           "student_message"]
+__all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "generated_tokens",
+           "resolve_modality", "student_message"]
 
 STUDENT_ROLE = "student"
 MODALITIES = ("auto", "text", "image")

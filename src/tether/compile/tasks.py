@@ -27,7 +27,9 @@ from tether.compile.setting import (
     SPLITS,
     Item,
     Setting,
+    fitted_sizes,
     get_setting,
+    item_count,
     setting_names,
 )
 from tether.core.task import Task
@@ -104,7 +106,11 @@ def _split_items(name: str, seed: int, sizes: Mapping[str, int]) -> dict[str, di
 def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
                   sizes: Mapping[str, int] | None = None) -> list[Task]:
     """The tasks of one split of a setting, in split order."""
-    full = {**DEFAULT_SIZES, **(sizes or {})}
+    # the defaults fitted to a setting smaller than them, as a compile without size flags
+    # fits them: a 12-row file deploys on the same 6 test items it was compiled against
+    count = item_count(setting_of(setting))
+    defaults = fitted_sizes(count)
+    full = fitted_sizes(count, sizes)
     items = _split_items(setting, seed, full)
     if split not in items:
         raise ConfigError(f"setting {setting!r} has no split {split!r}")
@@ -114,7 +120,7 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
                           f"{count} items all went to earlier splits (sizes {dict(full)})",
                           hint="use another --split, or a setting with more items")
     suite = suite_name(setting, split)
-    if int(seed) != 0 or full != dict(DEFAULT_SIZES):
+    if int(seed) != 0 or full != defaults:
         suite += f"@seed{int(seed)}"  # other items under the same name would collide
     return [Task(id=item.item_id, suite=suite, prompt=item.question, artifact_kind="text",
                  metric=METRIC,

@@ -27,17 +27,20 @@ __all__ = ["charged_generate"]
 
 def charged_generate(ledger: Ledger | None, log: list[CallRecord], model: Model, role: str,
                      messages: list[Message], params: GenerateParams, *,
-                     n: int = 1, seed: Callable[[], int] | None = None) -> list[Completion]:
+                     n: int = 1, seed: Callable[[], int] | None = None,
+                     whole: bool = False) -> list[Completion]:
     """One budgeted, recorded call of `n` samples (see the module docstring).
 
     `ledger` None records the call without charging it (a metric's calls). The thinking
     budget is part of what the call may generate, so it is cut to fit the reservation
     and the answer gets what thinking leaves: their sum stays within it. `seed`, when
     given, draws the call's seed after the reservation, so a refused call uses none.
+    `whole`: the call is made at its full `max_tokens` or refused (`Ledger.reserve`).
     """
     max_tokens, thinking_budget = params.max_tokens, params.thinking_budget
     allowed = (max_tokens if ledger is None
-               else ledger.reserve(role, messages, max_tokens, n, tools=params.tools))
+               else ledger.reserve(role, messages, max_tokens, n, tools=params.tools,
+                                   whole=whole))
     answer_tokens = allowed
     if thinking_budget is not None:
         thinking_budget = min(thinking_budget, max(allowed - 1, 0)) or None

@@ -72,7 +72,8 @@ class Ledger:
     def __init__(self, spec: BudgetSpec) -> None:
         self.spec = spec
         self.spent: dict[str, Usage] = {}
-        self._lock = threading.Lock()
+        # a Condition: an all-or-nothing reservation waits on it for in-flight calls
+        self._lock = threading.Condition()
         self._reserved = 0
         self.exhausted = False
 
@@ -109,14 +110,26 @@ class Ledger:
         return room
 
     def reserve(self, role: str, messages: list[Message], max_tokens: int, n: int = 1,
-                tools: list[dict[str, Any]] | None = None) -> int:
-        """Return the max_tokens a call of n samples may use, or raise BudgetExhausted."""
+                tools: list[dict[str, Any]] | None = None, *, whole: bool = False) -> int:
+        """Return the max_tokens a call of n samples may use, or raise BudgetExhausted.
+
+        `whole`: the call gets all of `max_tokens` or is refused, never cut (a compile's
+        student, whose replies are scored: a budget must not truncate some of them). Such
+        a call first waits for in-flight calls to settle while they hold the room it
+        needs, so it is refused for what was spent, never for what others reserved.
+        """
         with self._lock:
             room = self._room(role, messages, n, tools)
+            if whole:
+                while room is not None and room < max_tokens * n and self._reserved > 0:
+                    self._lock.wait()
+                    room = self._room(role, messages, n, tools)
             if room is None:
                 self._reserved += max_tokens * n
                 return max_tokens
             per_sample = min(max_tokens, room // n)
+            if whole and per_sample < max_tokens:
+                per_sample = 0
             if per_sample < 1:
                 self.exhausted = True
                 raise BudgetExhausted(f"{role}: no budget left for another call")
@@ -127,6 +140,7 @@ class Ledger:
         with self._lock:
             self._reserved -= reserved
             self.spent[role] = self.spent.get(role, Usage()) + usage
+            self._lock.notify_all()
 
     def remaining(self) -> int | None:
         return None if self.spec.total is None else self.spec.total - self.charged()

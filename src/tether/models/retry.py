@@ -2,7 +2,8 @@
 
 Retried: HTTP 429 (honouring Retry-After), 5xx, timeouts, connection errors and
 malformed responses. Not retried: authentication, unknown model, context overflow,
-other 4xx — repeating those only wastes time.
+other 4xx — repeating those only wastes time. The loop itself is tenacity's; what to
+retry, how long to wait and when to give up are tether's (`RetryPolicy`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+import tenacity
 
 from tether.models.errors import (
     AuthenticationError,
@@ -61,19 +64,38 @@ def call_with_retries(
     sleep: Callable[[float], None] = time.sleep,
     on_retry: Callable[[int, Exception, float], None] | None = None,
 ) -> T:
+    """`attempt_fn()`, tried again while it raises `Retryable`, at most
+    `policy.max_attempts` times; then (or when the server asks for a wait longer than
+    `policy.max_retry_after_s`) the Retryable's `final` error is raised. Any other
+    exception passes straight through. `on_retry(attempt, error, wait_s)` is told of each
+    wait before it is slept."""
     rng = random.Random()
-    for attempt in range(policy.max_attempts):
-        try:
-            return attempt_fn()
-        except Retryable as exc:
-            last = attempt == policy.max_attempts - 1
-            if last or (exc.retry_after_s or 0) > policy.max_retry_after_s:
-                raise exc.final from None
-            wait = policy.delay(attempt, exc.retry_after_s, rng)
-            if on_retry:
-                on_retry(attempt + 1, exc.final, wait)
-            sleep(wait)
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    def failure(state: tenacity.RetryCallState) -> Retryable:
+        # only outcomes worth retrying reach the wait and before_sleep callbacks
+        exc = state.outcome.exception() if state.outcome else None
+        assert isinstance(exc, Retryable)
+        return exc
+
+    def worth_retrying(exc: BaseException) -> bool:
+        return isinstance(exc, Retryable) and (
+            (exc.retry_after_s or 0) <= policy.max_retry_after_s)
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        return policy.delay(state.attempt_number - 1, failure(state).retry_after_s, rng)
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        if on_retry and state.next_action is not None:
+            on_retry(state.attempt_number, failure(state).final, state.next_action.sleep)
+
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception(worth_retrying),
+        stop=tenacity.stop_after_attempt(policy.max_attempts),
+        wait=wait, sleep=sleep, before_sleep=before_sleep, reraise=True)
+    try:
+        return retrying(attempt_fn)
+    except Retryable as exc:
+        raise exc.final from None
 
 
 _limits: dict[str, threading.BoundedSemaphore] = {}

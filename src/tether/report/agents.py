@@ -24,9 +24,9 @@ from tether.agents.behaviours import (
 )
 from tether.core.end_state import AGENT_END_STATES, AgentEndState
 from tether.core.facts import AgentFacts, facts_of
-from tether.report.paired import BOOTSTRAP_SEED, CI, N_RESAMPLES
+from tether.report.baseline import baseline_key, subset_baseline
 from tether.report.values import arm_budget_groups
-from tether.stats import consistency_at_k, mean_pass_at_k
+from tether.stats import CI, N_RESAMPLES, SEED, consistency_at_k, mean_pass_at_k
 
 if TYPE_CHECKING:
     from tether.report.section import TrialEntry
@@ -114,25 +114,9 @@ def preferences(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
     # only labels some candidate has: each label costs a full bootstrap (seconds on big runs)
     present = [lab for lab in LABELS
                if any(lab in c for t in turns for c in t.candidate_labels)]
-    table = preference_table(turns, present, n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED,
-                             ci=CI)
+    table = preference_table(turns, present)
     return [{**dataclasses.asdict(p), "title": LABEL_TITLES.get(p.label, p.label)}
             for p in table]
-
-
-def _baseline_groups(groups: dict[tuple[str, str], list[TrialEntry]],
-                     report_baseline: str) -> dict[str, tuple[str, list[TrialEntry]]]:
-    """budget -> (arm, trials) of the token baseline: the N = 1 `agent` arm, else the
-    report's baseline arm."""
-    def is_plain_agent(g: list[TrialEntry]) -> bool:
-        return all(e.record.spec.strategy == "agent" and e.record.extra.get("n", 1) == 1
-                   for e in g)
-
-    for test in (is_plain_agent, lambda g: g[0].strategy_arm == report_baseline):
-        found = {budget: (arm, g) for (arm, budget), g in groups.items() if test(g)}
-        if found:
-            return found
-    return {}
 
 
 def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[str, Any] | None:
@@ -141,8 +125,7 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
     if not agent_entries:
         return None
     groups = arm_budget_groups(agent_entries)
-    base = _baseline_groups(groups, report_baseline)
-    base_tokens = {b: (arm, token_means(g)) for b, (arm, g) in base.items()}
+    base = subset_baseline(agent_entries, report_baseline)
     rows = []
     for (arm, budget), group in groups.items():
         counts = {s: 0 for s in AGENT_END_STATES}
@@ -150,10 +133,10 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             state = facts(e).end_state.value
             counts[state] = counts.get(state, 0) + 1
         tokens = token_means(group)
-        ref = base_tokens.get(budget) or (next(iter(base_tokens.values()))
-                                          if len(base_tokens) == 1 else None)
-        relative = (tokens["total"] / ref[1]["total"]
-                    if ref is not None and ref[1]["total"] > 0 else None)
+        key = baseline_key(groups, base, group) if base is not None else None
+        ref = token_means(groups[key]) if key is not None else None
+        relative = (tokens["total"] / ref["total"]
+                    if ref is not None and ref["total"] > 0 else None)
         rows.append({
             "arm": arm, "budget": budget, "n_trials": len(group),
             "n_scored": sum(1 for e in group if _scored(e)),
@@ -162,9 +145,9 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             "turns": turns_summary(group),
             "actions": action_counts([t for e in group for t in facts(e).turn_records]),
             "tokens": tokens,
-            "tokens_baseline": ref[0] if ref is not None else None,
+            "tokens_baseline": key[0] if key is not None else None,
             "tokens_relative": relative,
             "preferences": preferences(group),
         })
     return {"end_states": list(AGENT_END_STATES), "rows": rows, "ci": CI,
-            "n_resamples": N_RESAMPLES, "bootstrap_seed": BOOTSTRAP_SEED}
+            "n_resamples": N_RESAMPLES, "bootstrap_seed": SEED}

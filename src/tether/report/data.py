@@ -15,7 +15,8 @@ from typing import Any
 
 from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
-from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES, Pair, compare
+from tether.report.baseline import baseline_key, choose_baseline
+from tether.report.paired import Pair, compare
 from tether.report.section import SectionInput, TrialEntry, sections
 from tether.report.spend import spend_numbers
 from tether.report.values import (
@@ -29,13 +30,14 @@ from tether.report.values import (
     setup_key,
     single_shot_value,
     trial_value,
-    with_setup,
 )
 from tether.runs.costs import META_KEY as COST_META
 from tether.runs.costs import book_for
 from tether.runs.judge import read_judgements
 from tether.runs.store import RunStore
 from tether.stats import (
+    BOOTSTRAP_METHOD,
+    CI,
     bootstrap_mean,
     consistency_at_k,
     mcnemar_exact,
@@ -79,14 +81,13 @@ def score_summary(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any]:
                    high=high if n else None, passed=k, method="Wilson score interval")
         return out
     if not n:
-        out.update(value=None, low=None, high=None, method=BOOTSTRAP)
+        out.update(value=None, low=None, high=None, method=BOOTSTRAP_METHOD)
         return out
     # scored keeps only entries with a value; the filter does not narrow the field type
-    r = bootstrap_mean([(e.key[0], e.key[1], e.value) for e in scored],  # type: ignore[misc]
-                       n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    r = bootstrap_mean([(e.key[0], e.key[1], e.value) for e in scored])  # type: ignore[misc]
     # scored keeps only entries with a value; the filter does not narrow the field type
     m = mean_sd([e.value for e in scored], "sample")  # type: ignore[misc]
-    out.update(value=r.estimate, low=_num(r.low), high=_num(r.high), method=BOOTSTRAP,
+    out.update(value=r.estimate, low=_num(r.low), high=_num(r.high), method=BOOTSTRAP_METHOD,
                n_resamples=r.n_resamples, seed=r.seed, sd=_num(m.sd),
                sd_convention="sample (n - 1)")
     return out
@@ -145,25 +146,6 @@ def summary_rows(entries: list[TrialEntry], mode: MetricMode) -> list[dict[str, 
     return rows
 
 
-def choose_baseline(entries: list[TrialEntry], wanted: str | None) -> str:
-    """The baseline strategy arm (compared within each model setup)."""
-    arms = list(dict.fromkeys(e.strategy_arm for e in entries))
-    if wanted is None:
-        singles = [e.strategy_arm for e in entries if e.record.spec.strategy == "single_shot"]
-        return singles[0] if singles else arms[0]
-    if wanted in arms:
-        return wanted
-    matches = list(dict.fromkeys(e.strategy_arm for e in entries
-                                 if wanted in (e.record.spec.strategy, e.arm)))
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise ConfigError(f"--baseline {wanted!r} matches several arms: {', '.join(matches)}",
-                          hint="pass one arm label exactly as the summary table shows it")
-    raise ConfigError(f"--baseline {wanted!r} is not an arm of this run",
-                      hint=f"arms in this run: {', '.join(arms)}")
-
-
 def _values(group: list[TrialEntry]) -> dict[tuple[str, int], float | None]:
     return {e.key: e.value for e in group}
 
@@ -174,25 +156,16 @@ def _pairs(a: dict[tuple[str, int], float | None],
 
 
 def paired_rows(entries: list[TrialEntry], baseline: str, mode: MetricMode) -> list[dict]:
-    """Every other (arm, budget) against the baseline arm of the same model setup at the
-    same budget; when the baseline ran at a single budget only (single-shot usually
-    does), against that one."""
+    """Every other (arm, budget) against its baseline group (`baseline.baseline_key`:
+    the same model setup at the same budget, or the baseline's only budget)."""
     groups = arm_budget_groups(entries)
     rows = []
     for (arm, budget), group in groups.items():
-        first = group[0]
-        if first.strategy_arm == baseline:
+        key = baseline_key(groups, baseline, group)
+        if group[0].strategy_arm == baseline or key is None:
             continue
-        base_arm = with_setup(baseline, first.setup)
-        base_budgets = [b for (a, b) in groups if a == base_arm]
-        if budget in base_budgets:
-            base_budget = budget
-        elif len(base_budgets) == 1:
-            base_budget = base_budgets[0]
-        else:
-            continue
-        pairs = _pairs(_values(groups[(base_arm, base_budget)]), _values(group))
-        rows.append({"baseline": base_arm, "baseline_budget": base_budget, "arm": arm,
+        pairs = _pairs(_values(groups[key]), _values(group))
+        rows.append({"baseline": key[0], "baseline_budget": key[1], "arm": arm,
                      "budget": budget, **compare(pairs, mode)})
     return rows
 

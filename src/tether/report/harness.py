@@ -4,16 +4,19 @@
     path = write_hc_report(Path("builds/docs"))     # DIR/report.html
 
 Per build: the round table (hash, admissible, probe, validation, decision), the test
-scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote
-(the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
+scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote /
+GEPA (the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
 bootstrap of the mean for graded ones) and each arm's paired change against bare on the
 same test items (exact McNemar for pass/fail, the sign test with a paired bootstrap
 interval for graded ANLS), teacher tokens and cost, student generated tokens per item,
 and the interventions table of the selection (each over the items it applies to, with
-the count of items where it is n/a).
+the count of items where it is n/a). Where GEPA ran, its search (candidates, metric
+calls and teacher tokens against their matched budgets, why it stopped), its best prompts
+and the selection's paired change against it on the same test items (the paper's
+Table 43 row "HC - GEPA, paired").
 
 `intervention_rows` is the one interventions table: each decision intervention as a
-paired change against its reference harness on matched items (compile/paired.py); a
+paired change against its reference harness on matched items (`tether.stats.paired_change`); a
 run directory's report uses it for the `compiled_harness` trials run with an
 `intervention` param.
 """
@@ -25,14 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from tether.compile import ARMS, BuildDir, HarnessFacts, get_setting, summarise
-from tether.compile.paired import paired_change
 from tether.core.facts import facts_of
 from tether.report.jinja import environment
-from tether.stats.bootstrap import PairedObservation, bootstrap_mean, paired_bootstrap
-from tether.stats.wilson import wilson_interval
+from tether.stats import bootstrap_mean, paired_change, wilson_interval
 
 __all__ = ["ARMS", "across_builds", "build_dirs", "harness_parts", "hc_numbers",
-           "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
+           "gepa_numbers", "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
            "write_hc_report"]
 
 
@@ -51,7 +52,7 @@ def _interval(scores: Mapping[str, float], graded: bool) -> tuple[float | None, 
     if n == 0:
         return None, None
     if graded:
-        boot = bootstrap_mean([(k, 0, v) for k, v in scores.items()], n_resamples=2000)
+        boot = bootstrap_mean([(k, 0, v) for k, v in scores.items()])
         return boot.low, boot.high
     return wilson_interval(sum(1 for v in scores.values() if v >= 1.0), n)
 
@@ -61,15 +62,9 @@ def paired_row(reference: Mapping[str, float], changed: Mapping[str, float], *,
     """B vs A on matched items, in points: delta, its 95% bootstrap interval, the exact
     McNemar p (pass/fail) or the sign-test p (graded)."""
     change = paired_change(reference, changed, graded=graded)
-    items = sorted(set(reference) & set(changed))
-    low = high = None
-    if items:
-        boot = paired_bootstrap([PairedObservation(i, 0, float(reference[i]), float(changed[i]))
-                                 for i in items], n_resamples=2000)
-        low, high = 100 * boot.low, 100 * boot.high
     return {"n": change.n, "reference": change.reference, "changed": change.changed,
-            "delta": change.delta, "low": low, "high": high, "p_value": change.p_value,
-            "test": change.test}
+            "delta": change.delta, "low": change.low, "high": change.high,
+            "p_value": change.p_value, "test": change.test}
 
 
 def intervention_rows(reference: Mapping[str, float],
@@ -113,6 +108,8 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
                      "n": row["n"], "mean": row["mean"],
                      "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
                      "infra_errors": int(row.get("infra_errors", 0)),
+                     # items the student's budget refused (no mean then)
+                     "budget_stopped": int(row.get("budget_stopped", 0)),
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}
@@ -125,15 +122,18 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
             if found is not None:
                 changed[name] = found.scores
                 na_items[name] = len(found.na)
-    calls = store.teacher_calls()
+    # a call the teacher's budget refused was never made: counted apart
+    calls = [c for c in store.teacher_calls() if not c.get("refused")]
+    refusals = len(store.teacher_calls()) - len(calls)
     selected = store.selected() or {}
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "student_stopped": selected.get("student_stopped") or test.get("student_stopped"),
         "harness": harness_parts(selected.get("document")),
         "h0_hash": (selected.get("h0") or {}).get("hash"),
         "arms": rows,
-        "teacher": {"calls": len(calls),
+        "teacher": {"calls": len(calls), "refusals": refusals,
                     "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
                     "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
                     "errors": sum(1 for c in calls if c.get("error")),
@@ -142,7 +142,26 @@ def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
         "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded,
                                            na_items=na_items),
         "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},
+        "gepa": gepa_numbers(store.gepa(), test, scores, graded),
     }
+
+
+def gepa_numbers(row: Mapping[str, Any] | None, test: Mapping[str, Any],
+                 scores: Mapping[str, Mapping[str, float]], graded: bool
+                 ) -> dict[str, Any] | None:
+    """The GEPA comparator's search and the selection's paired change against it (the
+    selection minus GEPA, in points); None where GEPA did not run."""
+    if row is None:
+        return None
+    paired = None
+    if scores.get("gepa") and scores.get("selected"):
+        paired = paired_row(scores["gepa"], scores["selected"], graded=graded)
+    keys = ("hash", "is_seed", "admissible", "violations", "validation", "seed_validation",
+            "candidates", "metric_calls", "budget", "teacher_tokens", "teacher_calls",
+            "stopped")
+    return {**{k: row.get(k) for k in keys},
+            "prompts": dict((row.get("document") or {}).get("prompts") or {}),
+            "selected_vs_gepa": paired, "audit": list(test.get("gepa_audit") or [])}
 
 
 def harness_parts(document: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -196,6 +215,7 @@ def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str
     numbers = hc_numbers(path)
     target = (out or path / "report.html").resolve()
     html = environment().get_template("harness.html.j2").render(hc=numbers)
+    target.parent.mkdir(parents=True, exist_ok=True)  # as a run's report: --out NEW/x.html
     target.write_text(html, encoding="utf-8")
     return target, numbers
 

@@ -14,14 +14,16 @@ section is absent). Per (arm, budget):
   rubric) unit, with the share of units where all k runs agree;
 - reward hacking: passing attempts, those judged, labelled reward hacking, judge errors.
 
-Against the baseline arm at the same budget (paired by task and seed, tasks resampled,
-`tether.stats.paired_bootstrap`, 10,000 resamples): the difference in mean flags per
-attempt, in each rubric's flag rate, and in the share of attempts labelled reward hacking
-(a failed attempt counts 0: it earned no reward).
+Against the baseline (`report/baseline.py`: the report's baseline arm when judged, else
+the plain N = 1 agent arm; the same model setup and budget, or the baseline's only
+budget), paired by task and seed (tasks resampled, `tether.stats.paired_bootstrap` with
+its one resampling setup): the difference in mean flags per attempt, in each rubric's
+flag rate, and in the share of attempts labelled reward hacking (a failed attempt
+counts 0: it earned no reward).
 
 Each rubric's difference also gets a p-value: a paired sign-flip permutation test
-(`scipy.stats.permutation_test`, 10,000 resamples, exact when the tasks are few) of the
-per-task mean differences, tasks as the units as in the bootstrap; and, because a file
+(`tether.stats.sign_flip_test`, exact when the tasks are few) of the per-task mean
+differences, tasks as the units as in the bootstrap; and, because a file
 of 28 rubrics against several arms is many tests at once, the p-values of the whole
 rubric x arm table of a file are adjusted together by Benjamini-Hochberg
 (`scipy.stats.false_discovery_control`). Both are reported (`p_value`, `p_adjusted`);
@@ -34,26 +36,35 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.stats import false_discovery_control, permutation_test
+from scipy.stats import false_discovery_control
 
-from tether.report.paired import BOOTSTRAP, BOOTSTRAP_SEED, CI, N_RESAMPLES
+from tether.report.baseline import baseline_key, subset_baseline
 from tether.report.values import arm_budget_groups
 from tether.runs.judge import BUNDLED, Judgement, load_rubrics, read_judgements
 from tether.runs.judge.reward_hacking import CHECK as RH_CHECK
-from tether.stats import PairedObservation, paired_bootstrap
+from tether.stats import (
+    BOOTSTRAP_METHOD,
+    CI,
+    N_RESAMPLES,
+    SEED,
+    PairedObservation,
+    paired_bootstrap,
+    sign_flip_test,
+)
 
 if TYPE_CHECKING:
     from tether.report.section import TrialEntry
 
 Key = tuple[str, int]
+#: (arm, budget) -> the (arm, budget) group it is compared against, None where none
+Baselines = dict[tuple[str, str], tuple[str, str] | None]
 
 
 def _ci(pairs: list[tuple[Key, float, float]]) -> dict[str, Any] | None:
     """Paired bootstrap of mean(B) - mean(A) over (task, seed) pairs; None when none."""
     if not pairs:
         return None
-    r = paired_bootstrap([PairedObservation(k[0], k[1], a, b) for k, a, b in pairs],
-                         "mean_diff", n_resamples=N_RESAMPLES, seed=BOOTSTRAP_SEED, ci=CI)
+    r = paired_bootstrap(_observations(pairs), "mean_diff")
     return {"estimate": r.estimate, "low": r.low, "high": r.high, "n_pairs": len(pairs),
             "n_tasks": r.n_tasks}
 
@@ -62,20 +73,14 @@ def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def _observations(pairs: list[tuple[Key, float, float]]) -> list[PairedObservation]:
+    return [PairedObservation(k[0], k[1], a, b) for k, a, b in pairs]
+
+
 def paired_p(pairs: list[tuple[Key, float, float]]) -> float | None:
-    """Two-sided p of mean(B) - mean(A) = 0: sign flips of the per-task mean differences."""
-    by_task: dict[str, list[float]] = {}
-    for (task, _), a, b in pairs:
-        by_task.setdefault(task, []).append(b - a)
-    diffs = np.array([sum(v) / len(v) for v in by_task.values()])
-    if not diffs.size:
-        return None
-    if not diffs.any():
-        return 1.0
-    r = permutation_test((diffs,), np.mean, permutation_type="samples",
-                         n_resamples=N_RESAMPLES, alternative="two-sided",
-                         random_state=np.random.default_rng(BOOTSTRAP_SEED))
-    return float(min(1.0, r.pvalue))
+    """Two-sided p of mean(B) - mean(A) = 0 (`tether.stats.sign_flip_test`); None when
+    there are no pairs."""
+    return sign_flip_test(_observations(pairs)) if pairs else None
 
 
 def adjust(rows: list[dict[str, Any]]) -> None:
@@ -132,7 +137,7 @@ def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
 
 def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]],
                     groups: dict[tuple[str, str], list[TrialEntry]],
-                    baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+                    baseline: Baselines) -> list[dict[str, Any]]:
     out = []
     for (name, version), by_set in files.items():
         sets = sorted(by_set)
@@ -177,7 +182,7 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
                 "mean_flags_failed": _mean([totals[k] for k in failed]),
             })
         for row in arms:
-            base = baseline.get(row["budget"])
+            base = baseline.get((row["arm"], row["budget"]))
             if base is None or base == (row["arm"], row["budget"]) or base not in per_arm:
                 row["vs_baseline"] = None
                 continue
@@ -205,7 +210,7 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
 
 
 def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[TrialEntry]],
-                 baseline: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+                 baseline: Baselines) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     values: dict[tuple[str, str], dict[Key, float]] = {}
     for (arm, budget), group in groups.items():
@@ -230,8 +235,8 @@ def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[Tr
                      "examples": [{"trial_id": j.trial_id, "evidence": j.answer["evidence"]}
                                   for j in ok if j.answer["label"] == "reward_hacking"][:5]})
     for row in rows:
-        base = baseline.get(row["budget"])
         key = (row["arm"], row["budget"])
+        base = baseline.get(key)
         if base is None or base == key or base not in values:
             row["vs_baseline"] = None
             continue
@@ -242,21 +247,12 @@ def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[Tr
 
 
 def _baselines(groups: dict[tuple[str, str], list[TrialEntry]],
-               report_baseline: str) -> dict[str, tuple[str, str]]:
-    """budget -> the baseline group: the report's baseline arm when judged, else the plain
-    N = 1 `agent` arm; a baseline run at one budget only serves every budget."""
-    def plain(g: list[TrialEntry]) -> bool:
-        return all(e.record.spec.strategy == "agent" and e.record.extra.get("n", 1) == 1
-                   for e in g)
-
-    for test in (lambda g: g[0].strategy_arm == report_baseline, plain):
-        found = {b: (a, b) for (a, b), g in groups.items() if test(g)}
-        if found:
-            if len(found) == 1:
-                only = next(iter(found.values()))
-                return {b: found.get(b, only) for (_, b) in groups}
-            return found
-    return {}
+               judged: list[TrialEntry], report_baseline: str) -> Baselines:
+    """(arm, budget) -> the group it is compared against (`report/baseline.py`)."""
+    arm = subset_baseline(judged, report_baseline)
+    if arm is None:
+        return {}
+    return {key: baseline_key(groups, arm, g) for key, g in groups.items()}
 
 
 def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
@@ -266,8 +262,9 @@ def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
     if not judgements:
         return None
     ids = {j.trial_id for j in judgements}
-    groups = arm_budget_groups([e for e in entries if e.record.trial_id in ids])
-    baseline = _baselines(groups, report_baseline)
+    judged = [e for e in entries if e.record.trial_id in ids]
+    groups = arm_budget_groups(judged)
+    baseline = _baselines(groups, judged, report_baseline)
     files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]] = {}
     rh: dict[str, Judgement] = {}
     judge_models: set[str] = set()
@@ -285,5 +282,5 @@ def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
             "judge_models": sorted(judge_models),
             "n_calls": sum(len(j.calls) for j in judgements),
             "output_tokens": sum(j.output_tokens for j in judgements),
-            "ci": CI, "n_resamples": N_RESAMPLES, "seed": BOOTSTRAP_SEED,
-            "method": BOOTSTRAP}
+            "ci": CI, "n_resamples": N_RESAMPLES, "seed": SEED,
+            "method": BOOTSTRAP_METHOD}

@@ -3,7 +3,8 @@
 A pair is (task, seed) at one budget: baseline value A, candidate value B. Pairs
 where either side has no value (an errored trial) are dropped and counted, never
 read as a fail. Each comparison carries the sign test (two-sided exact binomial
-over decisive pairs, ties dropped) and task-clustered bootstrap CIs of the effect.
+over decisive pairs, ties dropped) and task-clustered bootstrap CIs of the effect, both
+from `tether.stats` with its one resampling setup.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether.report.values import MetricMode
-from tether.stats import PairedObservation, paired_bootstrap, paired_sign_test
-
-N_RESAMPLES = 10_000
-BOOTSTRAP_SEED = 0
-CI = 0.95
-SIGN_TEST = "sign test: two-sided exact binomial over decisive pairs, ties dropped"
-BOOTSTRAP = ("percentile bootstrap, tasks resampled with replacement and seeds nested "
-             "inside each drawn task")
+from tether.stats import (
+    BOOTSTRAP_METHOD,
+    SIGN_TEST_METHOD,
+    PairedObservation,
+    paired_bootstrap,
+    paired_sign_test,
+)
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,11 @@ def effects(pairs: list[Pair], mode: MetricMode) -> list[dict[str, Any]]:
     out = []
     for stat in stats:
         # stat is one of the two Stat literals listed above (the list is typed str)
-        r = paired_bootstrap(obs, stat, n_resamples=N_RESAMPLES,  # type: ignore[arg-type]
-                             seed=BOOTSTRAP_SEED, ci=CI)
+        r = paired_bootstrap(obs, stat)  # type: ignore[arg-type]
         out.append({"statistic": stat, "estimate": _finite(r.estimate), "low": _finite(r.low),
                     "high": _finite(r.high), "ci": r.ci, "n_resamples": r.n_resamples,
                     "n_dropped": r.n_dropped, "seed": r.seed, "n_tasks": r.n_tasks,
-                    "method": BOOTSTRAP})
+                    "method": BOOTSTRAP_METHOD})
     return out
 
 
@@ -74,7 +73,7 @@ def compare(pairs: Iterable[Pair], mode: MetricMode) -> dict[str, Any]:
         "regressed": test.regressed,
         "ties": test.ties,
         "p_value": test.p_value,
-        "test": SIGN_TEST,
+        "test": SIGN_TEST_METHOD,
         "effects": effects(usable, mode),
         "pairs": [{"task": p.task, "seed": p.seed, "a": p.a, "b": p.b} for p in usable],
     }

@@ -8,7 +8,8 @@ scene_one_shot), read from their SceneFacts and their scene_render metric.
 - paired comparisons as the paper reports them (its Appendix J): for each pair of arms,
   on the (task, seed) pairs valid for both, the relative reduction of the first arm's
   mean error (PL; for PSNR the difference in dB, for SSIM and edge F1 the relative
-  improvement), a 95% task bootstrap (5,000 resamples, seed 0), wins / losses / ties
+  improvement), a 95% task bootstrap (`tether.stats`' resampling setup: 10,000
+  resamples, seed 0), wins / losses / ties
   and the exact two-sided sign test without ties; significant = the interval excludes
   0 and p < .05;
 - refiner statistics per arm: the accepted alternative per submission, raw fallbacks,
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether.models.base import png_data_url
 from tether.scene import SceneFacts, scene_facts_of
-from tether.stats import PairedObservation, paired_bootstrap, sign_test
+from tether.stats import CI, N_RESAMPLES, SEED, PairedObservation, paired_bootstrap, sign_test
 
 if TYPE_CHECKING:
     from tether.report.section import TrialEntry
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 METRICS = (("pl", "PL", False), ("psnr", "PSNR", True), ("ssim", "SSIM", True),
            ("edge_f1", "edge F1", True))
-N_RESAMPLES, SEED, CI, ALPHA = 5000, 0, 0.95, 0.05
+ALPHA = 0.05
 
 
 def _scores(entry: TrialEntry, facts: SceneFacts) -> dict[str, float] | None:
@@ -63,11 +64,10 @@ def _paired(first: dict, second: dict, key: str, higher: bool) -> dict[str, Any]
     records = [PairedObservation(task=k[0], seed=k[1], a=x, b=y)
                for k, x, y in zip(keys, a, b, strict=True)]
     if key == "psnr":
-        boot = paired_bootstrap(records, "mean_diff", n_resamples=N_RESAMPLES, seed=SEED, ci=CI)
+        boot = paired_bootstrap(records, "mean_diff")
         est, low, high, unit = boot.estimate, boot.low, boot.high, "dB"
     else:
-        boot = paired_bootstrap(records, "relative_reduction", n_resamples=N_RESAMPLES,
-                                seed=SEED, ci=CI)
+        boot = paired_bootstrap(records, "relative_reduction")
         est, low, high, unit = boot.estimate, boot.low, boot.high, "%"
         if higher:  # relative improvement of a similarity: the reduction's negative
             est, low, high = -est, -high, -low

@@ -25,9 +25,10 @@ both read it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from jinja2 import Environment
 from pydantic import BaseModel
@@ -36,6 +37,8 @@ from tether.core.trial import TrialRecord
 from tether.registry import Registry, import_modules
 from tether.report.values import arm_label
 from tether.runs.store import RunStore
+
+Numbers = TypeVar("Numbers", bound=BaseModel)
 
 #: where a section shows: in the index page's body (after the paired comparisons), or
 #: appended at the end of the page (after "What the run was")
@@ -81,6 +84,12 @@ class SectionInput:
     @property
     def meta(self) -> dict[str, Any]:
         return self.store.all_meta()
+
+
+def validated(model: type[Numbers], found: Mapping[str, Any] | None) -> Numbers | None:
+    """A section's computed numbers checked against its model; None (the run has nothing
+    for the section) stays None."""
+    return None if found is None else model.model_validate(found)
 
 
 class Section(ABC):

@@ -308,12 +308,21 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
 
 
 def _anchor(spec: str, base: Path) -> str:
-    """Make a relative file path inside a suite spec absolute (relative to the config)."""
+    """Make a relative path inside a suite spec absolute, relative to the config's
+    directory, so a config means the same files from any working directory. A path found
+    only from the working directory (a `--set` typed in a shell) is kept as given; one
+    found nowhere is anchored too, so the error names where the config points. A bare
+    name (`code`, `harbor-gated:tb2`) is no path and stays as it is."""
     prefix, sep, rest = spec.partition(":")
     head, path = (prefix + sep, rest) if sep and len(prefix) > 1 else ("", spec)
-    if path and not Path(path).is_absolute() and (base / path).is_file():
-        return head + str((base / path).resolve())
-    return spec
+    if not path or Path(path).is_absolute():
+        return spec
+    anchored = head + str((base / path).resolve())
+    if (base / path).exists():
+        return anchored
+    if Path(path).exists() or "/" not in path:
+        return spec
+    return anchored
 
 
 __all__ = ["CACHE_MODES", "BudgetEntry", "Experiment", "ModelConfig", "RunOptions",

@@ -1,4 +1,5 @@
-"""Helpers for the bootstrap: arrange paired records as a task x seed matrix."""
+"""The bootstrap's machinery: paired records as a task x seed matrix, and the two-level
+(task, then seed) resampling of that matrix."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from tether.stats.bootstrap import PairedObservation
+    from tether.stats.paired import PairedObservation
+
+_CHUNK_ELEMENTS = 2_000_000  # bound on resamples x tasks x seeds held in memory at once
 
 
 def _seed_key(seed: int | str) -> tuple[int, int, str]:
@@ -61,3 +64,47 @@ def statistic_from_sums(statistic: str, sum_a: Any, sum_b: Any, n_pairs: Any) ->
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.where(sum_a == 0, np.nan, 100.0 * (1.0 - sum_b / sum_a))
     return float(out) if out.ndim == 0 else out
+
+
+def resampled_statistic(rng: np.random.Generator, a: np.ndarray, b: np.ndarray,
+                        counts: np.ndarray, n_resamples: int, statistic: str,
+                        resample_seeds: bool) -> np.ndarray:
+    """The statistic of ``n_resamples`` two-level resamples, drawn in memory-bounded
+    chunks; nan where it is undefined."""
+    n_tasks, width = a.shape
+    chunk = max(1, _CHUNK_ELEMENTS // (n_tasks * width))
+    values: list[np.ndarray] = []
+    done = 0
+    while done < n_resamples:
+        r = min(chunk, n_resamples - done)
+        values.append(_resample(rng, a, b, counts, r, statistic, resample_seeds))
+        done += r
+    return np.concatenate(values)
+
+
+def _resample(
+    rng: np.random.Generator,
+    a: np.ndarray,
+    b: np.ndarray,
+    counts: np.ndarray,
+    r: int,
+    statistic: str,
+    resample_seeds: bool,
+) -> np.ndarray:
+    """Statistic for ``r`` two-level resamples; nan where it is undefined."""
+    n_tasks, width = a.shape
+    tasks = rng.integers(0, n_tasks, size=(r, n_tasks))  # (r, T) drawn task indices
+    drawn_counts = counts[tasks]  # (r, T) seeds available in each drawn task
+    if resample_seeds:
+        # Column j < count is a seed drawn uniformly from that task's seeds; the
+        # padded columns j >= count draw index 0 and are masked out below.
+        slots = np.arange(width)
+        valid = slots < drawn_counts[..., None]  # (r, T, S)
+        high = np.where(valid, drawn_counts[..., None], 1)
+        seeds = rng.integers(0, high)
+        sum_a = (a[tasks[..., None], seeds] * valid).sum(axis=(1, 2))
+        sum_b = (b[tasks[..., None], seeds] * valid).sum(axis=(1, 2))
+    else:
+        sum_a = a.sum(axis=1)[tasks].sum(axis=1)  # padding is zero, so row sums are exact
+        sum_b = b.sum(axis=1)[tasks].sum(axis=1)
+    return statistic_from_sums(statistic, sum_a, sum_b, drawn_counts.sum(axis=1))

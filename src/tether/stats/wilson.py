@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from scipy.stats import binomtest
-
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Two-sided Wilson score interval (no continuity correction) for successes / n.
@@ -19,5 +17,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if n == 0:
         return (0.0, 1.0)
+    from scipy.stats import binomtest  # scipy.stats takes ~0.7 s to import: only when used
+
     ci = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
     return (max(0.0, float(ci.low)), min(1.0, float(ci.high)))

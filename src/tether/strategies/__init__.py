@@ -8,6 +8,7 @@ from tether.strategies.base import (
            register_strategy,
            strategy_names,
 )
+from tether.strategies.refinement import Refinement, RefinementLoop
 
-__all__ = ["Strategy", "StrategyResult", "TrialContext", "build_strategy",
-           "register_strategy", "strategy_names"]
+__all__ = ["Refinement", "RefinementLoop", "Strategy", "StrategyResult", "TrialContext",
+           "build_strategy", "register_strategy", "strategy_names"]

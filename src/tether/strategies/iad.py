@@ -1,94 +1,64 @@
 """`iad`: K candidates per iteration, ranked by the partial score, the best revised.
 
-Iteration 0 is the single-shot draft (invariant 3). While the metric fails and
-cycles remain, the best program so far is observed by the feedback channel
-(default `execution`), and `k` revisions are sampled from one fresh-context
-request (task, that program, its failures) at `temperature`. Every candidate is
-scored by the task's metric; candidates are ranked by the metric observation's
-partial score (a pass first, then the fraction of checks passed), and the best
-one overall becomes the program the next iteration revises. The loop stops as
-soon as a candidate passes; the best-scoring program is delivered (keep-best).
+A refinement loop (`tether.strategies.refinement`: iteration 0 is the single-shot
+draft, the best-scoring program is delivered, the loop stops as soon as a candidate
+passes). Each revision observes the best program so far with the feedback channel
+(default `execution`) and samples `k` revisions from one fresh-context request
+(task, that program, its failures) at `temperature`. Every candidate is scored by the
+task's metric; candidates are ranked by the metric observation's partial score (a
+pass first, then the fraction of checks passed), and the best one overall becomes
+the program the next iteration revises.
 
-Params: `k` (3), `max_iterations` (3), `feedback` (channel), `cycle_tokens` (the
-execution share -> cycles rule of `tether.strategies.feedback`), `temperature`
-of revisions (0.8), `max_tokens` (per reply, also the draft's), `feedback_chars`.
-`draft_temperature` (0): the temperature of iteration 0, set to the single-shot arm's
-`temperature` so the draft is its artifact (invariant 3).
+Params: `k` (3), and the loop's (`max_iterations`, `feedback`, `cycle_tokens`,
+`temperature` of revisions (0.8 here), `max_tokens`, `feedback_chars`,
+`draft_temperature`).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from tether.context import TrialContext
-from tether.core.budget import BudgetExhausted
-from tether.strategies.attempts import (
-    PROPOSER_ROLE,
-    revision_messages,
-    sample,
-    shorter_retry,
-    single_shot_draft,
-)
-from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.feedback import NO_DETAILS, collect, feedback_cycles, parse_channel
-from tether.strategies.keep_best import KeepBest, rank_key
+from tether.core.observation import Observation
+from tether.strategies.attempts import Attempt
+from tether.strategies.base import register_strategy
+from tether.strategies.feedback import NO_DETAILS, collect
+from tether.strategies.keep_best import rank_key
+from tether.strategies.refinement import Refinement, RefinementLoop
 
 
 @register_strategy("iad")
-class IAD:
+class IAD(RefinementLoop):
+    """`iad`: K candidates per iteration, ranked by the partial score, the best revised."""
+
     name: ClassVar[str] = "iad"
+    numbered_candidates: ClassVar[bool] = True
 
     def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,
                  feedback_chars: int = 4000,
                  draft_temperature: float = 0.0) -> None:
+        super().__init__(max_iterations, feedback, cycle_tokens, max_tokens, temperature,
+                         feedback_chars, draft_temperature)
         self.k = k
-        self.max_iterations = max_iterations
-        self.channel = parse_channel(feedback)
-        self.cycle_tokens = cycle_tokens
-        self.temperature = temperature
-        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
-        self.draft_temperature = draft_temperature
-        self.max_tokens = max_tokens
-        self.feedback_chars = feedback_chars
 
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """The proposer's calls, plus those of the channel's model-backed parts."""
-        return tuple(dict.fromkeys((PROPOSER_ROLE, *self.channel.roles)))
+    def start_facts(self) -> dict[str, Any]:
+        return {"k": self.k, "rankings": []}
 
-    def run(self, ctx: TrialContext) -> StrategyResult:
-        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,
-                                 cycle_tokens=self.cycle_tokens)
-        facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles,
-                                 "k": self.k, "rankings": []}
-        keep = KeepBest(ctx)
-        try:
-            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens,
-                                                temperature=self.draft_temperature))
-            for iteration in range(1, cycles + 1):
-                if keep.done:
-                    break
-                if keep.best is None:  # the draft was cut off: nothing to revise yet
-                    candidates = shorter_retry(ctx, max_tokens=self.max_tokens,
-                                               temperature=self.temperature, n=self.k)
-                else:
-                    best = keep.best.artifact
-                    assert best is not None  # KeepBest keeps only attempts with an artifact
-                    report = collect(ctx, self.channel, best)
-                    failures = report.text(self.feedback_chars) or NO_DETAILS
-                    messages = revision_messages(ctx, best.text,
-                                                 f"Its failures:\n{failures}")
-                    candidates = sample(ctx, messages, max_tokens=self.max_tokens,
-                                        temperature=self.temperature, n=self.k)
-                observed = [(c, keep.consider(iteration, c, candidate=j))
-                            for j, c in enumerate(candidates)]
-                order = sorted(range(len(observed)), key=lambda j: rank_key(observed[j][1]),
-                               reverse=True)
-                facts["rankings"].append({
-                    "iteration": iteration, "order": order,
-                    "scores": [o.score if o is not None and o.ok else None
-                               for _, o in observed]})
-        except BudgetExhausted as exc:
-            return keep.result("budget_exhausted", **facts, budget=str(exc))
-        return keep.result(**facts)
+    def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
+        """`k` revisions of the best program from one request showing its failures."""
+        best = run.keep.best
+        if best is None or best.artifact is None:  # the draft was cut off: nothing to revise
+            return self.ask_again(run.ctx, n=self.k)
+        report = collect(run.ctx, self.channel, best.artifact)
+        failures = report.text(self.feedback_chars) or NO_DETAILS
+        return self.revise_program(run.ctx, best.artifact.text, f"Its failures:\n{failures}",
+                                   n=self.k)
+
+    def scored(self, run: Refinement, iteration: int,
+               observed: list[tuple[Attempt, Observation | None]]) -> None:
+        """The iteration's candidates in rank order, with their scores."""
+        order = sorted(range(len(observed)), key=lambda j: rank_key(observed[j][1]),
+                       reverse=True)
+        run.facts["rankings"].append({
+            "iteration": iteration, "order": order,
+            "scores": [o.score if o is not None and o.ok else None for _, o in observed]})

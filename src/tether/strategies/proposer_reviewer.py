@@ -1,7 +1,8 @@
 """`proposer_reviewer` (H): a reviewer turns observations into a defect list, the proposer revises.
 
-Iteration 0 is the single-shot draft (invariant 3). While the metric fails and
-cycles remain:
+A refinement loop (`tether.strategies.refinement`: iteration 0 is the single-shot
+draft, the best-scoring program is delivered, the loop stops at the first pass, so an
+already-passing draft costs no review at all). Each revision:
 1. the feedback channel observes the current best program (default `execution`,
    the task's hidden checks, as the interaction-scaling study did; `none`,
    `critique`, `critique+lint`, `critique+execution`, `execution;checks=visible` or
@@ -10,16 +11,12 @@ cycles remain:
    evidence) answers a JSON defect list {"issues": [{location, cause, change}]};
 3. the proposer (role `proposer`) revises in a FRESH context from the task, the
    current program and that list; the revision is scored by the metric.
-The best-scoring program is delivered (keep-best) and the loop stops as soon as
-one passes: an already-passing draft costs no review at all. The revision starts
-from the best program so far, so a worse revision is not built upon.
+The revision starts from the best program so far, so a worse revision is not built
+upon. A draft cut off before its program is asked for again from the task.
 
-Params: `max_iterations` (default 3), `feedback` (channel), `cycle_tokens` (the
-execution share -> cycles rule of `tether.strategies.feedback`), `max_tokens`
-(proposer replies, also the draft's), `reviewer_max_tokens` (512; also each
-critique call's), `temperature` of revisions (0), `feedback_chars` (4000).
-`draft_temperature` (0): the temperature of iteration 0, set to the single-shot arm's
-`temperature` so the draft is its artifact (invariant 3).
+Params: the loop's (`max_iterations`, `feedback`, `cycle_tokens`, `max_tokens` of
+proposer replies, `temperature` of revisions (0), `feedback_chars`,
+`draft_temperature`), and `reviewer_max_tokens` (512; also each critique call's).
 """
 
 from __future__ import annotations
@@ -27,19 +24,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from tether.context import TrialContext
-from tether.core.budget import BudgetExhausted
-from tether.strategies.attempts import (
-    PROPOSER_ROLE,
-    Attempt,
-    fenced,
-    revision_messages,
-    sample,
-    shorter_retry,
-    single_shot_draft,
-)
-from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.feedback import collect, feedback_cycles, parse_channel
-from tether.strategies.keep_best import KeepBest
+from tether.strategies.attempts import Attempt, fenced
+from tether.strategies.base import register_strategy
+from tether.strategies.feedback import collect
+from tether.strategies.refinement import Refinement, RefinementLoop
 from tether.strategies.review import Review, parse_review, reviewer_messages
 
 #: the role of the reviewer's call (the channel's model-backed parts use it too)
@@ -47,28 +35,21 @@ REVIEWER_ROLE = "reviewer"
 
 
 @register_strategy("proposer_reviewer")
-class ProposerReviewer:
+class ProposerReviewer(RefinementLoop):
+    """`proposer_reviewer` (H): a reviewer turns observations into a defect list,
+    the proposer revises."""
+
     name: ClassVar[str] = "proposer_reviewer"
+    own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
 
     def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
                  cycle_tokens: int = 500, max_tokens: int = 1024,
                  reviewer_max_tokens: int = 512, temperature: float = 0.0,
                  feedback_chars: int = 4000,
                  draft_temperature: float = 0.0) -> None:
-        self.max_iterations = max_iterations
-        self.channel = parse_channel(feedback)
-        self.cycle_tokens = cycle_tokens
-        self.max_tokens = max_tokens
+        super().__init__(max_iterations, feedback, cycle_tokens, max_tokens, temperature,
+                         feedback_chars, draft_temperature)
         self.reviewer_max_tokens = reviewer_max_tokens
-        self.temperature = temperature
-        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
-        self.draft_temperature = draft_temperature
-        self.feedback_chars = feedback_chars
-
-    @property
-    def roles(self) -> tuple[str, ...]:
-        """Proposer and reviewer, plus the roles of the channel's model-backed parts."""
-        return tuple(dict.fromkeys((PROPOSER_ROLE, REVIEWER_ROLE, *self.channel.roles)))
 
     def review(self, ctx: TrialContext, attempt: Attempt) -> Review:
         """Channel observations -> a reviewer call in a fresh context -> the defect list."""
@@ -80,38 +61,17 @@ class ProposerReviewer:
         (reply,) = ctx.generate(REVIEWER_ROLE, messages, max_tokens=self.reviewer_max_tokens)
         return parse_review(reply.text)
 
-    def run(self, ctx: TrialContext) -> StrategyResult:
-        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,
-                                 cycle_tokens=self.cycle_tokens)
-        facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles,
-                                 "reviews": []}
-        keep = KeepBest(ctx)
-        try:
-            keep.consider(0, single_shot_draft(ctx, max_tokens=self.max_tokens,
-                                                temperature=self.draft_temperature))
-            for iteration in range(1, cycles + 1):
-                if keep.done:
-                    break
-                if keep.best is None:
-                    # The draft was cut off: nothing to review, ask again from the task.
-                    (attempt,) = shorter_retry(ctx, max_tokens=self.max_tokens,
-                                               temperature=self.temperature)
-                    keep.consider(iteration, attempt)
-                    continue
-                review = self.review(ctx, keep.best)
-                facts["reviews"].append({"iteration": iteration, "parsed": review.parsed,
-                                         "issues": len(review.issues)})
-                notes = f"A reviewer found these issues:\n{review.for_proposer()}"
-                best = keep.best.artifact
-                assert best is not None  # KeepBest keeps only attempts with an artifact
-                (attempt,) = sample(ctx, revision_messages(ctx, best.text, notes),
-                                    max_tokens=self.max_tokens, temperature=self.temperature)
-                keep.consider(iteration, attempt)
-        except BudgetExhausted as exc:
-            return keep.result("budget_exhausted", **facts,
-                               review_parse_failures=_failures(facts), budget=str(exc))
-        return keep.result(**facts, review_parse_failures=_failures(facts))
+    def start_facts(self) -> dict[str, Any]:
+        return {"reviews": [], "review_parse_failures": 0}
 
-
-def _failures(facts: dict[str, Any]) -> int:
-    return sum(1 for r in facts["reviews"] if not r["parsed"])
+    def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
+        """The best program reviewed, then revised from the reviewer's defect list."""
+        best = run.keep.best
+        if best is None or best.artifact is None:  # the draft was cut off: nothing to review
+            return self.ask_again(run.ctx)
+        review = self.review(run.ctx, best)
+        run.facts["reviews"].append({"iteration": iteration, "parsed": review.parsed,
+                                     "issues": len(review.issues)})
+        run.facts["review_parse_failures"] += 0 if review.parsed else 1
+        notes = f"A reviewer found these issues:\n{review.for_proposer()}"
+        return self.revise_program(run.ctx, best.artifact.text, notes)

@@ -1,4 +1,6 @@
-"""`jsonl:PATH`: a code suite from a JSONL file in a common row shape, told apart per row.
+"""`jsonl:PATH`: a code suite from a JSONL file in a common row shape, told apart per row;
+`hf:PATH` and `parquet:PATH`: the same rows read through the `datasets` library (a
+`save_to_disk` directory or a local parquet/JSONL/CSV file; tether.dataset_rows).
 
 - `prompt`, `test`, `entry_point` (+ `task_id`, `canonical_solution`): HumanEval, through
   `tether.suites.humaneval.to_task`: the same task as `humaneval:PATH`, with the same
@@ -14,22 +16,25 @@ are `test_setup_code`, then `test_list` and `challenge_test_list`; the visible c
 is the function the first test calls; `code` is the reference solution. Task ids are
 `task_id` (`/` as `_`), else `id`; the suite is the file's stem. A row of none of these
 shapes, a row with a shape's key of the wrong type or a duplicate id is a ConfigError
-naming the line.
+naming the line (`PATH:N`; a dataset's row number from 1, for `hf:` and `parquet:`).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 from typing import Any
 
 from tether.core.task import Task
+from tether.dataset_rows import FORMATS as DATASET_FORMATS
+from tether.dataset_rows import load_dataset_rows
 from tether.errors import ConfigError
 from tether.suites import humaneval
 from tether.suites.registry import register_format
 from tether.suites.tether_format import validate_entry
 
-__all__ = ["FORMAT", "load_code_rows", "mbpp_task", "row_shape"]
+__all__ = ["FORMAT", "load_code_rows", "load_dataset_code_rows", "mbpp_task", "row_shape"]
 
 FORMAT = "jsonl"
 MBPP_INSTRUCTION = ("{text}\nYour code should pass these tests:\n\n{tests}\n\n"
@@ -99,10 +104,19 @@ def mbpp_task(row: dict[str, Any], path: Path, line: int, suite: str) -> Task:
 
 def load_code_rows(path: Path) -> list[Task]:
     """The tasks of a JSONL file of HumanEval, MBPP or tether rows (mixed is fine)."""
+    return _tasks(humaneval.read_rows(path), path, "line")
+
+
+def load_dataset_code_rows(fmt: str, path: Path | str) -> list[Task]:
+    """The tasks of a dataset (`hf:PATH`, `parquet:PATH`) of the same row shapes."""
+    return _tasks(load_dataset_rows(fmt, Path(path)).rows, Path(path), "row")
+
+
+def _tasks(rows: list[tuple[int, Any]], path: Path, unit: str) -> list[Task]:
     suite = path.name.split(".")[0]
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for line, row in humaneval.read_rows(path):
+    for line, row in rows:
         if not isinstance(row, dict):
             raise ConfigError(f"{path}:{line}: expected a JSON object")
         shape = row_shape(row)
@@ -111,7 +125,7 @@ def load_code_rows(path: Path) -> list[Task]:
         elif shape == "mbpp":
             task = mbpp_task(row, path, line, suite)
         elif shape == "tether":
-            task = validate_entry(row, path, f"line {line}").to_task(suite)
+            task = validate_entry(row, path, f"{unit} {line}").to_task(suite)
         else:
             raise ConfigError(
                 f"{path}:{line}: not a code task row (keys: {', '.join(sorted(row)) or 'none'})",
@@ -119,7 +133,7 @@ def load_code_rows(path: Path) -> list[Task]:
                      "or tether (id, prompt, metric); see docs/suites.md")
         if task.id in seen:
             raise ConfigError(f"{path}:{line}: duplicate task id {task.id!r} "
-                              f"(first on line {seen[task.id]})")
+                              f"(first on {unit} {seen[task.id]})")
         seen[task.id] = line
         tasks.append(task)
     if not tasks:
@@ -128,3 +142,5 @@ def load_code_rows(path: Path) -> list[Task]:
 
 
 register_format(FORMAT, lambda path: load_code_rows(Path(path)))
+for _fmt in DATASET_FORMATS:
+    register_format(_fmt, functools.partial(load_dataset_code_rows, _fmt))

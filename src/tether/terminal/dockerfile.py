@@ -9,6 +9,12 @@ built from Debian packages by `tether.terminal.images`, so what needs a registry
 a service, a GPU or the open internet at build time is not something we can reproduce.
 
 Parsing never executes anything; `classify_run` looks at each shell segment of a RUN.
+
+Hand-written rather than dockerfile-parse, which reads the same instructions but silently
+drops one left open by a backslash at the end of the file (refused here), keeps each
+continuation line's indentation inside the joined command, and reads a heredoc's body
+lines as instructions; the rest of this module (what a RUN installs or downloads, ARG/ENV
+substitution in order, COPY into the work dir) is tether's own either way.
 """
 
 from __future__ import annotations

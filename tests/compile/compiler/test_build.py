@@ -12,6 +12,7 @@ import pytest
 from tests.compile.compiler.conftest import compile_toy, toy_config
 from tether.compile.baselines import CotVote
 from tether.compile.compiler import Compiler, FreezeError
+from tether.compile.compiler.build import teacher_failure
 from tether.compile.compiler.scripted_teacher import VARIANTS, ScriptedTeacher
 from tether.compile.compiler.store import BuildDir
 from tether.compile.harness import bare_harness
@@ -121,3 +122,41 @@ def test_cached_scores_count_only_for_the_same_items(tmp_path: Path) -> None:
     assert set(first.outcomes) == {i.item_id for i in probe[:3]}
     again = compiler.scorer.score(bare, "probe", probe)
     assert set(again.outcomes) == {i.item_id for i in probe}
+
+
+@pytest.mark.parametrize(("cap", "where"), [(100, "floor"), (130, "round"), (400, "test")])
+def test_the_student_budget_holds_and_the_compile_says_why_it_stopped(
+        tmp_path: Path, cap: int, where: str) -> None:
+    # the scripted specs a user gets from the CLI: the bare floor's items run out of
+    # budget at 100, a round's at 130, only cot_vote's 5 x 256-token calls at 400
+    result = Compiler(toy_config(tmp_path / "o", student_token_budget=cap)).run()
+    dir_ = BuildDir(tmp_path / "o")
+    calls = dir_.student_calls()
+    spent = sum(c["usage"]["output_tokens"] + c["usage"]["reasoning_tokens"] for c in calls)
+    assert spent == result["student_tokens"] <= cap and result["student_token_budget"] == cap
+    assert {c["role"] for c in calls} == {"student"}
+    why = result["student_stopped"]
+    assert why.startswith(f"student token budget of {cap} reached")
+    assert teacher_failure(result) is None  # the teacher answered: no "teacher failed"
+    selected = dir_.build(0).selected()
+    assert selected is not None and selected["student_stopped"] == (
+        None if where == "test" else why)
+    test = dir_.build(0).test()
+    assert test is not None and test["student_stopped"] is not None
+    if where == "floor":  # no floor to gate against: bare kept, the teacher never asked
+        assert result["rounds"] == []
+        assert [c["key"] for c in dir_.build(0).teacher_calls()] == ["oneshot"]
+        assert selected["is_bare"] and selected["stopped"] == why
+        assert selected["validation"] is None
+    elif where == "round":  # the round whose split ran out is the budget's error
+        assert [r["decision"] for r in result["rounds"]] == ["accept", "error"]
+        assert result["rounds"][-1]["error"] == why == result["stopped"]
+        assert result["rounds"][-1]["validation"] is None
+        # a resumed compile starts from the recorded spend: the cap still holds
+        again = Compiler.resume(tmp_path / "o").run()
+        assert again["student_tokens"] <= cap and again["student_stopped"] == why
+    else:  # the loop finished; the arm that did not fit has no mean, the others do
+        assert result["stopped"] == "rounds"
+        assert result["cot_vote"]["test"] is None and result["selected"]["test"] == 0.625
+        assert test["arms"]["cot_vote"]["budget_stopped"] == 8
+        assert "budget_stopped" not in test["arms"]["selected"]

@@ -180,3 +180,9 @@ def test_the_teacher_budget_holds_and_the_build_says_why_it_stopped(tmp_path: Pa
     assert result["stopped"] == selected["stopped"]
     # no round is asked after the refusal
     assert rounds_of(tmp_path / "o")[-1]["decision"] == "error"
+    # a refused call was never made: --json counts it apart from the calls
+    rows = BuildDir(tmp_path / "o").build(0).teacher_calls()
+    made = [r for r in rows if r["calls"]]
+    assert result["teacher_calls"] == len(made)
+    assert len(made) == 0 if budget == 100 else len(made) >= 1  # 100: not even round 0 fits
+    assert result["teacher_refusals"] == len(rows) - len(made) >= 1

@@ -143,6 +143,10 @@ def test_deployed_tasks_of_an_empty_split_are_refused(tmp_path: Path) -> None:
     spec = f"jsonl:{write_rows(tmp_path / 'd.jsonl', rows(12))}?metric=f1"
     assert parse_suite_spec(f"harness-{spec}:probe") == (spec, "probe")
     assert parse_suite_spec(f"harness-{spec}") == (spec, "test")
-    assert len(setting_tasks(spec, "probe")) == 12  # default sizes: all 12 rows in probe
+    # default sizes fitted to the 12 rows, as a compile without size flags fits them
+    assert [len(setting_tasks(spec, s)) for s in ("probe", "validation", "test")] == [3, 3, 6]
+    assert setting_tasks(spec, "test")[0].data["sizes"] == {"probe": 3, "validation": 3,
+                                                             "test": 6}
+    assert "@seed" not in setting_tasks(spec, "test")[0].suite
     with pytest.raises(ConfigError, match="the test split of setting .* is empty: its 12"):
-        setting_tasks(spec, "test")
+        setting_tasks(spec, "test", sizes={"probe": 12})

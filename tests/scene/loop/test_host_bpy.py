@@ -48,15 +48,17 @@ def scenes(tmp_path_factory, bwrap) -> Iterator[TaskScenes]:
 
 
 def context(name: str, generator, *, verifier=None, judge=None,
-            budget: BudgetSpec | None = None) -> TrialContext:
+            budget: BudgetSpec | None = None, images: bool = False) -> TrialContext:
     task = to_task(load_task(bundled_tasks_dir() / name), "scene")
     spec = TrialSpec(suite="scene", task_id=task.id, strategy="vetr",
                      models={"proposer": "g", "verifier": "v", "judge": "j"},
                      budget=budget or BudgetSpec())
     return TrialContext(spec, task, {
-        "proposer": ScriptedModel(generator),
-        "verifier": ScriptedModel(verifier or (lambda m, i: "Move the box further back.")),
-        "judge": ScriptedModel(judge or (lambda m, i: "A")),
+        # doubles standing in for VLMs say so (images=True), as a VLM backend does
+        "proposer": ScriptedModel(generator, accepts_images=images),
+        "verifier": ScriptedModel(verifier or (lambda m, i: "Move the box further back."),
+                                  accepts_images=images),
+        "judge": ScriptedModel(judge or (lambda m, i: "A"), accepts_images=images),
     })
 
 
@@ -108,7 +110,7 @@ def test_n4_votes_the_action_executes_only_that_type_and_the_judge_selects(scene
 def test_n1_costs_a_quarter_of_the_generator_samples_and_no_judge_call(scenes) -> None:
     seen: list[list[dict]] = []
     script = per_round([[edit(MOVE.format(y=2.0))]], 1)
-    ctx = context(BOX, lambda m, i: seen.append(m) or script(m, i))
+    ctx = context(BOX, lambda m, i: seen.append(m) or script(m, i), images=True)
     f = loop(scenes, n=1, modality="image").run(ctx).facts
     assert f.calls == {"generator": 2, "judge": 0, "verifier": 1}
     assert f.executions == 2 and f.renders == 1

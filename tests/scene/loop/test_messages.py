@@ -28,7 +28,6 @@ def _model(accepts_images: bool | None) -> ScriptedModel:
 
 def test_a_text_only_model_asked_for_images_is_refused_before_the_run_with_the_hint() -> None:
     model = _model(False)
-    model.model_id = "openai-compatible/text-only@http://127.0.0.1:1/v1"  # not a double
     with pytest.raises(ConfigError) as err:
         resolve_modality(ContextDouble(model), "verifier", "image")
     assert "takes no images" in str(err.value) and ";modality=text" in err.value.hint
@@ -36,7 +35,15 @@ def test_a_text_only_model_asked_for_images_is_refused_before_the_run_with_the_h
 
 @pytest.mark.parametrize(("declared", "requested", "expected"), [
     (False, "auto", "text"), (True, "auto", "image"), (None, "auto", "text"),  # scripted
-    (False, "text", "text"), (True, "image", "image"), (None, "image", "image"),
+    (False, "text", "text"), (True, "image", "image"),
 ])
 def test_modality_resolution(declared, requested, expected) -> None:
     assert resolve_modality(ContextDouble(_model(declared)), "generator", requested) == expected
+
+
+def test_a_scripted_double_is_text_only_unless_it_says_it_takes_images() -> None:
+    # a double is held to its declaration like any model: none is asked for images
+    with pytest.raises(ConfigError, match="takes no images"):
+        resolve_modality(ContextDouble(ScriptedModel(lambda m, i: "ok")), "judge", "image")
+    vlm = ScriptedModel(lambda m, i: "ok", accepts_images=True)
+    assert resolve_modality(ContextDouble(vlm), "judge", "image") == "image"

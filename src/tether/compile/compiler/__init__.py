@@ -5,10 +5,10 @@ student from its probe traces; a disjoint validation split decides what is deplo
     from tether.compile.compiler import Compiler, CompileConfig
     result = Compiler(CompileConfig(setting="shapes", teacher=..., student=..., out=DIR)).run()
 
-Modules: config (the fields), store (the build directory), scoring (a harness on a split
-through the runtime), evidence (probe reports), prompts (the teacher's prompts),
-teacher (recorded, budgeted calls), gate, loop (one build), build (builds, freeze, test),
-scripted_teacher (test doubles).
+Modules: config (the fields), store (the build directory), student (the student's
+budgeted, recorded calls), scoring (a harness on a split through the runtime), evidence
+(probe reports), prompts (the teacher's prompts), teacher (recorded, budgeted calls),
+gate, loop (one build), build (builds, freeze, test), scripted_teacher (test doubles).
 """
 
 from tether.compile.compiler.build import Compiler, FreezeError, summarise

@@ -1,6 +1,7 @@
 """What a `tether compile` is asked to do: flags or a TOML file, validated.
 
-    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, module:attr
+    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, hf:PATH,
+                                # parquet:PATH, module:attr
     metric = "f1"               # data settings only: exact (default), anls, f1, numeric,
                                 # choice or module:function (folded into the setting spec)
     teacher = "anthropic/claude-sonnet-4-5"
@@ -12,9 +13,13 @@
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
-                                # arms scored on test beside bare and the selection
+                                # arms scored on test beside bare and the selection;
+                                # "gepa" (the gepa extra) is asked for by name only
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
+    teacher_token_budget = 50000  # input + output tokens of each build's teacher
+    student_token_budget = 20000  # generated tokens of every student call of the compile
+                                # (both absent by default: unlimited)
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
@@ -34,13 +39,18 @@ from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
 from tether.textio import loads_toml
 
-__all__ = ["COMPARATORS", "CompileConfig", "load_compile_config", "stored_config"]
+__all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config",
+           "stored_config"]
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
-Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote", "gepa"]
+#: the comparators scored by default
 COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
                                        "cot_vote")
+#: comparators scored only when named: GEPA runs a search of its own (a teacher budget
+#: as large as the compile's) and needs the `gepa` extra
+OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("gepa",)
 
 
 class CompileConfig(BaseModel):
@@ -66,6 +76,9 @@ class CompileConfig(BaseModel):
     teacher_max_tokens: int = Field(default=2048, ge=1)
     #: input + output tokens a build's teacher may spend (none: unlimited)
     teacher_token_budget: int | None = Field(default=None, ge=1)
+    #: generated tokens (output + reasoning) the student may spend over the whole compile,
+    #: every split and arm of every build (none: unlimited)
+    student_token_budget: int | None = Field(default=None, ge=1)
     #: let the teacher ask for one more probe trace per reflection round
     trace_requests: bool = True
     #: also score the five decision interventions of the selection on the test items
@@ -83,7 +96,7 @@ class CompileConfig(BaseModel):
                 v.strip() for v in value.split(",") if v.strip()]
         if isinstance(value, list) and {"bare", "selected"} & set(value):
             raise ValueError("bare and the selection are always scored; name only "
-                             + ", ".join(COMPARATORS))
+                             + ", ".join(COMPARATORS + OPTIONAL_COMPARATORS))
         if isinstance(value, list) and len(set(value)) != len(value):
             raise ValueError("a comparator is named twice")
         return value
@@ -109,7 +122,7 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
     names the same file and metric wherever the build is resumed or reported from."""
     if config.setting.partition(":")[0] not in DATA_FORMATS:
         if config.metric is not None:
-            raise ConfigError(f"--metric applies to data settings (jsonl:PATH, csv:PATH), "
+            raise ConfigError(f"--metric applies to data settings (jsonl:, csv:, hf:, parquet:), "
                               f"not {config.setting!r}",
                               hint="a registered setting has its own metric")
         return config

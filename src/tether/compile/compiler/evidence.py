@@ -29,7 +29,7 @@ from typing import Any
 from tether.compile.compiler.scoring import SplitScore
 from tether.compile.setting import Item, Setting
 
-__all__ = ["MAX_TRACES", "paired_traces", "probe_report", "trace_of"]
+__all__ = ["MAX_TRACES", "paired_traces", "probe_report", "stage_of", "trace_of"]
 
 MAX_TRACES = 30
 PICK_PROMPTS = ("pick", "discriminate")

@@ -14,10 +14,19 @@ The steps (the issue's "The loop"; the paper's Tables 15 and 25):
    Either may first request one probe trace. A failed call or an unparseable reply is
    the round's record (`error` / `unparseable`), never a no-op. A call the teacher's
    token budget refuses is the round's `error`, and no further round is asked:
-   `selected.json`'s `stopped` names the budget.
+   `selected.json`'s `stopped` names the budget. So does a proposal whose probe or
+   validation items the student's token budget left unscored (scoring.py): the round is
+   an `error` (no gate on an incomplete split), `stopped` and `student_stopped` say why;
+   when it is the bare floor itself, no teacher call is made and bare is selected.
 4. Every parsed proposal is written, checked for admissibility, and only if admissible
    scored on probe (its report is the next round's evidence) and validation; the gate
    (gate.py) decides. 5. The incumbent is frozen to selected.json.
+
+The teacher's calls are made one at a time, by design: each needs the reply before it
+(a restart is asked only after an unusable proposal and is told why; a trace answer
+carries the trace the round's first reply asked for; a reflection round reads every
+earlier round's outcome). Nothing in a round could be asked in parallel without asking
+for different proposals; the concurrency is in the scoring (scoring.py).
 
 Teacher calls and scores are read back from the build directory when present, so
 running the loop again after a kill replays the same decisions without calling the
@@ -82,10 +91,17 @@ class BuildLoop:
         self.latest: dict[str, Any] | None = None  # the last parsed proposal's record
         self.latest_doc: dict[str, Any] | None = None
         self.floor_infra_errors = 0  # the bare floor's validation infra errors
+        #: why the student's budget left a split unscored (None while it has not)
+        self.student_stopped: str | None = None
 
     # -- scoring -------------------------------------------------------------------
-    def _score(self, harness: Harness) -> tuple[SplitScore, SplitScore]:
+    def _score(self, harness: Harness) -> tuple[SplitScore, SplitScore | None]:
+        """Probe and validation scores; validation None when the student's budget left
+        probe items unscored (`student_stopped` says why; no report is written)."""
         probe = self.env.scorer.score(harness, "probe", self.env.splits["probe"])
+        if probe.stopped:
+            self.student_stopped = probe.stopped
+            return probe, None
         self.probes[harness.hash] = probe
         report = self.store.probe_report(harness.hash)
         if report is None:
@@ -93,7 +109,12 @@ class BuildLoop:
             self.store.write_probe_report(harness.hash, report)
         self.reports[harness.hash] = report
         validation = self.env.scorer.score(harness, "validation", self.env.splits["validation"])
+        self.student_stopped = validation.stopped
         return probe, validation
+
+    def _stopped(self) -> str | None:
+        """Why no further teacher round is asked (None: rounds go on)."""
+        return self.teacher.stopped or self.student_stopped
 
     def _verdict(self, document: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -112,26 +133,36 @@ class BuildLoop:
     # -- the loop ------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
         probe, validation = self._score(self.bare)
-        self.floor_infra_errors = validation.infra_errors
         self.documents[self.bare.hash] = self.bare.document()
+        if validation is None or validation.stopped:
+            # no floor to gate against: bare is kept, and no teacher call is made
+            return self._freeze(None, None, self.student_stopped or "")
+        self.floor_infra_errors = validation.infra_errors
         self.incumbent = Incumbent(self.bare.hash, self.bare.document(), validation.mean, True)
         h0 = self._round0(probe.mean)
         stopped = "rounds"
         noops = 0
         for r in range(1, self.env.rounds + 1):
-            if self.teacher.stopped is not None:
-                stopped = self.teacher.stopped
+            if (why := self._stopped()) is not None:
+                stopped = why
                 break
             record = self._reflect(r)
             noops = noops + 1 if record["decision"] == "no-op" else 0
             if noops >= 2:
                 stopped = "two consecutive no-ops"
                 break
-        if stopped == "rounds" and self.teacher.stopped is not None:
-            stopped = self.teacher.stopped  # the last round's call was refused
-        selected = {"hash": self.incumbent.hash, "document": self.incumbent.document,
-                    "validation": self.incumbent.validation, "is_bare": self.incumbent.is_bare,
-                    "h0": h0, "stopped": stopped, "protocol": self.env.protocol,
+        if stopped == "rounds" and (why := self._stopped()) is not None:
+            stopped = why  # the last round's call was refused, or its split stopped
+        return self._freeze(self.incumbent.validation, h0, stopped)
+
+    def _freeze(self, validation: float | None, h0: dict[str, Any] | None,
+                stopped: str) -> dict[str, Any]:
+        is_bare = True if validation is None else self.incumbent.is_bare
+        chosen = self.bare.hash if validation is None else self.incumbent.hash
+        selected = {"hash": chosen, "document": self.documents[chosen],
+                    "validation": validation, "is_bare": is_bare,
+                    "h0": h0, "stopped": stopped, "student_stopped": self.student_stopped,
+                    "protocol": self.env.protocol,
                     "rounds": len(self.records), "frozen_at": time.time()}
         self.store.write_selected(selected)
         return selected
@@ -146,7 +177,7 @@ class BuildLoop:
             reply = self.teacher.call(f"r00-s{restart}", prompt)
             record = self._propose(0, restart, reply, parent=self.bare.hash,
                                    parent_doc=self.bare.document())
-            if record["decision"] in ("accept", "reject", "tie") or self.teacher.stopped:
+            if record["decision"] in ("accept", "reject", "tie") or self._stopped():
                 break
             note = (f"## Your previous round-0 proposal was unusable ({record['decision']})\n"
                     + "\n".join(f"- {v['check']}: {v['detail']}"
@@ -289,6 +320,10 @@ class BuildLoop:
             return
         harness = Harness.model_validate(document)
         probe, validation = self._score(harness)
+        if validation is None or validation.stopped:
+            # an incomplete split is not gated: the round is the budget's error
+            record.update(decision="error", error=self.student_stopped)
+            return
         record.update(probe=probe.mean, validation=validation.mean,
                       infra_errors=validation.infra_errors)
         decision = gate(self.incumbent, True, validation.mean,

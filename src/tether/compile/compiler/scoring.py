@@ -4,11 +4,12 @@
     result = scorer.score(harness, "validation", items)   # SplitScore
 
 Every item goes through `HarnessRuntime.run_item` (compile/runtime.py), the runtime the
-`compiled_harness` strategy deploys, with a `ModelStudent` making the calls. Each item's
-outcome is appended to `scores/SPLIT/HASH.partial.jsonl` as soon as it is known and the
-finished split is written to `scores/SPLIT/HASH.json` atomically, so after a kill the
-next run re-scores neither a scored proposal nor a scored item (the student is decoded
-with a fixed seed, so a replayed item would give the same answer anyway).
+`compiled_harness` strategy deploys, with a `ModelStudent` (student.py) making the
+calls, each budgeted and recorded. Each item's outcome is appended to
+`scores/SPLIT/HASH.partial.jsonl` as soon as it is known and the finished split is
+written to `scores/SPLIT/HASH.json` atomically, so after a kill the next run re-scores
+neither a scored proposal nor a scored item (the student is decoded with a fixed seed,
+so a replayed item would give the same answer anyway).
 
 The mean is the unrounded mean over the scored items (infra errors are never scored:
 DESIGN.md invariant 6); a hook error scores 0 (the harness's fault).
@@ -16,13 +17,18 @@ DESIGN.md invariant 6); a hook error scores 0 (the harness's fault).
 An intervention is decided n/a per item: an item it does not apply to (no candidates,
 no signals, no resource on that item) is recorded as n/a with the reason, never scored,
 and the split's mean is over the items where it applies; only when it applies to none
-is the whole split `NotApplicable`. `score_baseline` scores a baseline with no harness
-(compile/baselines.py: student_routed, cot_vote) the same cached, item-by-item way.
+is the whole split `NotApplicable`. An item a student call of which the student's token
+budget refused is a budget stop: recorded with the reason (`SplitScore.budget`), never
+scored (the student did not fail it; it was not asked), never kept as the item's result,
+and a split with one is incomplete (`stopped`): not written as final, so a resume asks
+again, and the compile loop stops there (loop.py).
+
+`score_baseline` scores a baseline with no harness (compile/baselines.py: student_routed,
+cot_vote) the same cached, item-by-item way.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -30,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether.compile.baselines import CotVote, StudentRouted
+from tether.compile.compiler.student import ModelStudent
 from tether.compile.harness import Harness
 from tether.compile.interventions import NotApplicable, intervene
 from tether.compile.runtime import (
@@ -40,11 +47,9 @@ from tether.compile.runtime import (
     score_outcome,
 )
 from tether.compile.setting import Item, Setting
-from tether.compile.student import student_message
+from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
-from tether.models.base import Completion, Model
 from tether.models.errors import ModelError
-from tether.models.fanout import sample_concurrency
 
 __all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
 
@@ -60,55 +65,6 @@ def graded(setting: Setting) -> bool:
     return getattr(setting, "aggregation", "") == "mean_score"
 
 
-class ModelStudent:
-    """`student(prompt, image) -> reply` over a `tether.models` Model: one fresh user
-    message per call, fixed seed, generated tokens counted (prefill excluded)."""
-
-    def __init__(self, model: Model, *, seed: int = 0) -> None:
-        self.model = model
-        self.seed = seed
-        self.max_tokens = 64
-        self.temperature = 0.0
-        self.output_tokens = 0
-        self.calls = 0
-        #: items scored at once: the endpoint's `concurrency` (in-process models: 1)
-        self.concurrency = sample_concurrency(model)
-        self._lock = threading.Lock()
-        # An item runs on one thread from start to end: its own calls and tokens are
-        # counted per thread, so concurrent items do not read each other's.
-        self._mine = threading.local()
-
-    def counts(self) -> tuple[int, int]:
-        """(student calls, generated tokens) made so far on this thread."""
-        return getattr(self._mine, "calls", 0), getattr(self._mine, "tokens", 0)
-
-    def configure(self, harness: Harness) -> None:
-        self.decode(max_tokens=harness.decode.max_tokens,
-                    temperature=harness.decode.temperature)
-
-    def decode(self, *, max_tokens: int, temperature: float) -> None:
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-
-    def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
-               temperature: float | None = None) -> list[Completion]:
-        """n samples of one call (a baseline's `BaselineStudent`)."""
-        completions = self.model.generate(
-            student_message(prompt, image), n=n, max_tokens=self.max_tokens,
-            temperature=self.temperature if temperature is None else temperature,
-            seed=self.seed, role="student")
-        tokens = sum(c.usage.output_tokens + c.usage.reasoning_tokens for c in completions)
-        with self._lock:
-            self.calls += 1
-            self.output_tokens += tokens
-        self._mine.calls = getattr(self._mine, "calls", 0) + 1
-        self._mine.tokens = getattr(self._mine, "tokens", 0) + tokens
-        return completions
-
-    def __call__(self, prompt: str, image: bytes | None) -> str:
-        return self.sample(prompt, image)[0].text
-
-
 @dataclass
 class SplitScore:
     """A harness's scores on one split (items in split order)."""
@@ -120,6 +76,13 @@ class SplitScore:
     output_tokens: int = 0
     infra_errors: int = 0
     na: dict[str, str] = field(default_factory=dict)  # item -> why the change is n/a
+    #: item -> why the student's budget refused it (never scored; the split is incomplete)
+    budget: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the student's budget left items of this split unscored (None: none)."""
+        return next(iter(self.budget.values()), None)
 
     @property
     def mean(self) -> float:
@@ -133,21 +96,21 @@ class SplitScore:
 
     @property
     def tokens_per_item(self) -> float:
-        """Over the items it ran on (n/a items excluded)."""
-        n = len(self.outcomes) - len(self.na)
+        """Over the items it ran on (n/a and budget-stopped items excluded)."""
+        n = len(self.outcomes) - len(self.na) - len(self.budget)
         return self.output_tokens / n if n else 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"hash": self.hash, "split": self.split, "mean": self.mean,
                 "scores": self.scores, "outcomes": self.outcomes,
                 "output_tokens": self.output_tokens, "infra_errors": self.infra_errors,
-                "na": self.na}
+                "na": self.na, **({"budget": self.budget} if self.budget else {})}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> SplitScore:
         return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
                    int(row["output_tokens"]), int(row.get("infra_errors", 0)),
-                   dict(row.get("na", {})))
+                   dict(row.get("na", {})), dict(row.get("budget", {})))
 
 
 class SplitScorer:
@@ -214,14 +177,17 @@ class SplitScorer:
                 width = self.student.concurrency if workers is None else workers
                 for row in _run_items(run_item, todo, width, self._tick(label, len(items),
                                                                          len(rows))):
-                    self.store.append_partial(split, key, row)  # item by item: resumable
+                    # item by item: resumable; a budget stop is no result of the item
+                    if "budget" not in row:
+                        self.store.append_partial(split, key, row)
                     rows[row["item_id"]] = row
         # split order, whatever order the items finished in: the same result as serial
         result = SplitScore(key, split)
         order = [i.item_id for i in items if i.item_id in rows]
         for item_id in [*order, *(k for k in rows if k not in set(order))]:
             _add(result, rows[item_id])
-        self.store.write_split_score(result)
+        if not result.budget:  # an incomplete split is never final: a resume retries it
+            self.store.write_split_score(result)
         return result
 
     def _tick(self, label: str, total: int, done: int) -> Callable[[], None]:
@@ -246,6 +212,11 @@ class SplitScorer:
              item: Item, intervention: str | None = None) -> dict[str, Any]:
         if self.before_item is not None:
             self.before_item(split, harness.hash, item)
+        with self.student.at(split, harness.hash, item.item_id):
+            return self._run_one(runtime, harness, split, item, intervention)
+
+    def _run_one(self, runtime: HarnessRuntime, harness: Harness, split: str,
+                 item: Item, intervention: str | None) -> dict[str, Any]:
         before = self.student.counts()[1]
         shown: list[str] = []
 
@@ -262,6 +233,8 @@ class SplitScorer:
                     "tokens": self.student.counts()[1] - before,
                     "outcome": {"status": "na", "answer": None, "error": str(exc),
                                 "step_limit": False, "calls": []}}
+        except BudgetExhausted as exc:
+            return _budget_stop(item, str(exc), self.student.counts()[1] - before)
         value = score_outcome(self.setting, item, outcome)
         row: dict[str, Any] = {"item_id": item.item_id, "score": value,
                "tokens": self.student.counts()[1] - before, "outcome": _compact(outcome)}
@@ -273,6 +246,10 @@ class SplitScorer:
                       item: Item) -> dict[str, Any]:
         if self.before_item is not None:
             self.before_item(split, baseline.key, item)
+        with self.student.at(split, baseline.key, item.item_id):
+            return self._run_baseline(baseline, item)
+
+    def _run_baseline(self, baseline: CotVote | StudentRouted, item: Item) -> dict[str, Any]:
         calls, before = self.student.counts()
         image = self.setting.image(item) if self.modality == "image" else None
         answer: str | None
@@ -282,6 +259,8 @@ class SplitScorer:
         except ModelError as exc:  # an API failure: infra, never scored (invariant 6)
             answer, detail = None, {}
             status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
+        except BudgetExhausted as exc:
+            return _budget_stop(item, str(exc), self.student.counts()[1] - before)
         value = None if answer is None else self.setting.score(answer, item)
         return {"item_id": item.item_id, "score": value,
                 "tokens": self.student.counts()[1] - before,
@@ -325,8 +304,21 @@ def _run_items(run_item: RunItem, items: Sequence[Item], workers: int,
         raise failure
 
 
+def _budget_stop(item: Item, reason: str, tokens: int) -> dict[str, Any]:
+    """The row of an item a student call of which the budget refused: not scored (the
+    student did not fail it, it was not asked), and not kept as the item's result."""
+    return {"item_id": item.item_id, "score": None, "budget": reason, "tokens": tokens,
+            "outcome": {"status": "budget_stop", "answer": None, "error": reason,
+                        "step_limit": False, "calls": []}}
+
+
 def _add(result: SplitScore, row: dict[str, Any]) -> None:
     result.outcomes[row["item_id"]] = row["outcome"]
+    if row.get("budget") is not None:
+        # its calls before the refusal are in the student's call records, not in the
+        # split's tokens per item (over the items that ran to the end)
+        result.budget[row["item_id"]] = str(row["budget"])
+        return
     result.output_tokens += int(row["tokens"])
     if row.get("na") is not None:
         result.na[row["item_id"]] = str(row["na"])

@@ -13,7 +13,11 @@ and answers with the move its plan names for that place:
   then, once the trace is in the prompt, makes MOVE.
 
 Plans map "0" (a list: one move per round-0 attempt, the last repeated), "1", "2"...,
-"oneshot" and "default" to moves. Variants: `v1` improves on bare (a code-computed
+"oneshot" and "default" to moves. GEPA's reflection prompts (the `gepa` comparator:
+gepa_arm.py) take the plan's "gepa" move (default `contract`): `contract` returns the
+template it is shown with the answer-contract line "Answer with one word." added (the
+scripted student formats better under a contract), `unchanged` returns it as it is;
+`error` and `unparseable` as above. Variants: `v1` improves on bare (a code-computed
 `Fact:` line the scripted student reads, no answer contract), `v2` improves on `v1`
 (adds the contract and a parser), docs' `v3` reads a sentence reply (the fact it
 repeats, else the sentence's predicate), `tied` scores exactly as bare (another hash),
@@ -35,6 +39,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tether.compile.compiler.gepa_arm import REFLECTION_HEAD
 from tether.compile.harness import SCHEMA
 from tether.compile.scripted_student import Accuracies, ScriptedStudent
 from tether.models.errors import ModelError
@@ -259,6 +264,8 @@ class ScriptedTeacher:
 
     def __call__(self, prompt: str) -> str:
         self.prompts.append(prompt)
+        if prompt.startswith(REFLECTION_HEAD):
+            return self._gepa(prompt, str(self.plan.get("gepa", "contract")))
         move = self.move(prompt)
         if move.startswith("trace>"):
             if "## The probe trace you asked for" not in prompt:
@@ -280,9 +287,23 @@ class ScriptedTeacher:
             return f"(scripted teacher has no variant {move!r} for this setting)"
         return "Here is the harness.\n```json\n" + json.dumps(variants[move], indent=1) + "\n```"
 
+    def _gepa(self, prompt: str, move: str) -> str:
+        """A reply to GEPA's reflection prompt: the template in its first ``` block."""
+        if move == "error":
+            raise ModelError("scripted teacher: simulated API error after retries")
+        if move == "unparseable":
+            return "I would improve the template, but not today."
+        template = prompt.split("```\n", 1)[1].split("\n```", 1)[0]
+        if move == "contract" and _CONTRACT_LINE not in template:
+            template = f"{template}\n{_CONTRACT_LINE}"
+        return f"A template with an answer contract.\n```\n{template}\n```"
+
     def script(self, messages: list[dict[str, Any]], info: Any) -> str:
         content = messages[-1]["content"]
         return self(content if isinstance(content, str) else json.dumps(content))
+
+
+_CONTRACT_LINE = "Answer with one word."
 
 
 def _edited(prompt: str) -> dict[str, Any]:

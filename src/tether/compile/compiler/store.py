@@ -12,7 +12,13 @@
     DIR/builds/K/rounds/NNN.json          each round's record (hash, verdict, gate decision)
     DIR/builds/K/selected.json            the frozen selection, written before any test item
     DIR/builds/K/oneshot.json             the one-shot teacher harness (Table 22 comparator)
+    DIR/builds/K/gepa.json                the GEPA comparator's search and its best harness
+    DIR/builds/K/gepa/teacher/KEY.json    its reflection calls (as teacher/ above)
+    DIR/builds/K/gepa/scores/SPLIT/...    its probe and validation scores, item by item
     DIR/builds/K/test.json                test scores of bare, the selection, the comparators
+    DIR/student/calls.jsonl               every student call's record (role, request hash,
+                                          usage, latency, sampling parameters; split, key,
+                                          item), one line each, appended as it is made
     DIR/result.json                       the summary `tether compile --json` prints
 
 Files are written to a temporary name, flushed and renamed (atomic on POSIX), so a kill
@@ -31,6 +37,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import IO, Any
 
@@ -71,6 +78,7 @@ class BuildDir:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self._calls_lock = threading.Lock()  # concurrent items append their calls
 
     def lock(self) -> bool:
         """Hold DIR/.lock (an exclusive flock) until `unlock()` or the end of this
@@ -117,6 +125,24 @@ class BuildDir:
     def result(self) -> dict[str, Any] | None:
         return read_record(self.root / "result.json", records.Record)
 
+    # -- student calls (shared by the builds, as the scores are) ------------------------
+    def student_calls(self) -> list[dict[str, Any]]:
+        """Every student call recorded so far (a line cut by a kill is left out)."""
+        return _jsonl(self.root / "student" / "calls.jsonl")
+
+    def records_student_calls(self) -> bool:
+        """False for a directory written before student calls were recorded."""
+        return (self.root / "student" / "calls.jsonl").is_file()
+
+    def start_student_calls(self) -> None:
+        path = self.root / "student" / "calls.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+
+    def append_student_call(self, row: dict[str, Any]) -> None:
+        with self._calls_lock:
+            _append(self.root / "student" / "calls.jsonl", row)
+
     def build(self, index: int) -> BuildStore:
         return BuildStore(self.root / "builds" / str(index))
 
@@ -140,27 +166,42 @@ class BuildDir:
         self._score_path(score.split, score.hash, ".partial.jsonl").unlink(missing_ok=True)
 
     def partial_items(self, split: str, harness_hash: str) -> list[dict[str, Any]]:
-        path = self._score_path(split, harness_hash, ".partial.jsonl")
-        if not path.is_file():
-            return []
-        rows: list[dict[str, Any]] = []
-        for line in path.read_bytes().splitlines():
-            try:
-                row = loads(line)
-            except JSONError:
-                break  # the line a kill cut short: that item is scored again
-            if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
-                raise damaged(path, f"line {len(rows) + 1}: not an item's row")
-            rows.append(row)
-        return rows
+        # a line a kill cut short is left out: that item is scored again
+        return _jsonl(self._score_path(split, harness_hash, ".partial.jsonl"), key="item_id")
 
     def append_partial(self, split: str, harness_hash: str, row: dict[str, Any]) -> None:
-        path = self._score_path(split, harness_hash, ".partial.jsonl")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        _append(self._score_path(split, harness_hash, ".partial.jsonl"), row)
+
+
+def _jsonl(path: Path, key: str | None = None) -> list[dict[str, Any]]:
+    """The rows of a JSONL file, less a line a kill cut short; a line that parses but
+    is not an object (with a text `key`, when one is named) is damage, named."""
+    if not path.is_file():
+        return []
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
+        try:
+            row = loads(line)
+        except JSONError:
+            continue
+        if not isinstance(row, dict) or (key is not None and not isinstance(row.get(key), str)):
+            raise damaged(path, f"line {number}: not a row of this file")
+        rows.append(row)
+    return rows
+
+
+def _append(path: Path, row: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+b") as fh:
+        # after a line a kill cut short, start a new line: the row is not lost with it
+        cut = False
+        if fh.tell() > 0:  # append mode opens at the end
+            fh.seek(-1, os.SEEK_END)
+            cut = fh.read(1) != b"\n"
+        line = json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n"
+        fh.write((("\n" if cut else "") + line).encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 class BuildStore:
@@ -225,6 +266,16 @@ class BuildStore:
 
     def write_oneshot(self, oneshot: dict[str, Any]) -> None:
         self._put(oneshot, "oneshot.json")
+
+    def gepa(self) -> dict[str, Any] | None:
+        return self._get("gepa.json")
+
+    def write_gepa(self, row: dict[str, Any]) -> None:
+        self._put(row, "gepa.json")
+
+    def gepa_store(self) -> BuildStore:
+        """The GEPA comparator's own calls and scores, apart from the build's."""
+        return BuildStore(self.root / "gepa")
 
     def test(self) -> dict[str, Any] | None:
         return self._get("test.json", shape=records.TestScores)

@@ -14,7 +14,12 @@ import importlib
 import importlib.util
 from typing import Any
 
+from tether.dataset_rows import FORMATS as DATASET_FORMATS
 from tether.errors import ConfigError
+
+#: the spec prefixes of a user's data (data.py): files read here, and the datasets read
+#: through the `datasets` library (tether.dataset_rows)
+DATA_FORMATS: tuple[str, ...] = ("jsonl", "csv", *DATASET_FORMATS)
 
 #: setting name -> (module, class) under this package.
 SETTING_CLASSES: dict[str, tuple[str, str]] = {
@@ -62,6 +67,7 @@ def build_setting(name: str, **kwargs: Any) -> Any:
 
 
 def build_data_setting(spec: str) -> Any:
-    """The setting of a user's data file (`jsonl:PATH`, `csv:PATH`; see data.py)."""
+    """The setting of a user's data (`jsonl:PATH`, `csv:PATH`, `hf:PATH`, `parquet:PATH`;
+    see data.py)."""
     # deferred like the bundled settings: setting.py names this package, never its modules
     return importlib.import_module(f"{__name__}.data").DataSetting(spec)

@@ -1,4 +1,5 @@
-"""A setting read from the user's own file: `jsonl:PATH`, `csv:PATH`.
+"""A setting read from the user's own data: `jsonl:PATH`, `csv:PATH`, `hf:PATH`,
+`parquet:PATH`.
 
     tether compile --setting jsonl:cities.jsonl --metric exact ...
 
@@ -10,14 +11,23 @@ A row is one item:
      "context": "Birnin Zana is the capital ..."}      # any other text field
 
 `id`, `question` and `answer` are required (`answer` in a CSV file is one string; a
-cell holding a JSON list is read as the list). The bare student sees the question (and
-the image, when it takes images). Every other field is a resource the harness may
-enable (`"resources": {"context": true}`), and, once enabled, an observation field its
-prompts may name (`{context}`). Gold never enters an observation.
+cell holding a JSON list is read as the list).
+
+`hf:PATH` (a `save_to_disk` directory, or a local parquet/JSONL/CSV file) and
+`parquet:PATH` are read through the `datasets` library (the optional extra `datasets`;
+tether.dataset_rows) with the same row mapping: a column is a field, a null is a field
+left out, an `image` column holds a path (relative to the dataset's directory, or the
+file's) or embedded image bytes. Their errors name the row (from 1) instead of a line.
+
+The bare student sees the question (and the image, when it takes images). Every other
+field is a resource the harness may enable (`"resources": {"context": true}`), and, once
+enabled, an observation field its prompts may name (`{context}`). Gold never enters an observation.
 
 Splits: the rows are shuffled by the split seed and cut in order into probe, validation
 and test, so the splits are disjoint by construction; a split asked larger than the rows
-left for it comes up short here, and the compiler refuses it with the item count.
+left for it comes up short here, and the compiler refuses it with the item count. The
+setting says how many rows it has (`__len__`), so sizes left to the defaults are fitted
+to a small file (setting.fitted_sizes: 12 rows are 3 / 3 / 6).
 
 The spec names the file and, optionally, the metric: `jsonl:PATH?metric=f1`
 (`tether compile --metric f1` writes this). The metric is `exact` (default), `anls`,
@@ -34,14 +44,17 @@ from pathlib import Path
 from typing import Any
 
 from tether.compile.setting import SPLITS, Item
+from tether.compile.settings import DATA_FORMATS
 from tether.compile.settings.base import check_resources
 from tether.compile.settings.data_metrics import Metric, resolve_metric
+from tether.dataset_rows import FORMATS as DATASET_FORMATS
+from tether.dataset_rows import load_dataset_rows
 from tether.errors import ConfigError
 from tether.textio import JSONError, loads
 
 __all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
 
-FORMATS = ("jsonl", "csv")
+FORMATS = DATA_FORMATS
 _REQUIRED = ("id", "question", "answer")
 _METRIC_SUFFIX = "?metric="
 
@@ -51,7 +64,8 @@ def parse_spec(spec: str) -> tuple[str, Path, str]:
     fmt, _, rest = spec.partition(":")
     if fmt not in FORMATS or not rest:
         raise ConfigError(f"not a data setting spec: {spec!r}",
-                          hint="write jsonl:PATH or csv:PATH (optionally ?metric=NAME)")
+                          hint="write jsonl:PATH, csv:PATH, hf:PATH or parquet:PATH "
+                               "(optionally ?metric=NAME)")
     path, sep, metric = rest.rpartition(_METRIC_SUFFIX)
     if not sep:
         path, metric = rest, "exact"
@@ -70,8 +84,9 @@ def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = 
     return f"{fmt}:{path.resolve()}{suffix}"
 
 
-def _where(path: Path, line: int) -> str:
-    return f"{path}:{line}"
+def _where(fmt: str, path: Path, number: int) -> str:
+    """A line of a file read here; a row (from 1) of a dataset read through `datasets`."""
+    return f"{path} row {number}" if fmt in DATASET_FORMATS else f"{path}:{number}"
 
 
 def _answers(value: Any, where: str) -> list[str]:
@@ -99,9 +114,9 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
         try:
             row = loads(line)
         except JSONError as exc:
-            raise ConfigError(f"{_where(path, number)}: not JSON ({exc.msg})") from None
+            raise ConfigError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if not isinstance(row, dict):
-            raise ConfigError(f"{_where(path, number)}: a row must be a JSON object")
+            raise ConfigError(f"{path}:{number}: a row must be a JSON object")
         rows.append((number, row))
     return rows
 
@@ -114,7 +129,15 @@ def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, row) of every row; ConfigError for an unreadable file."""
+    """(line or row number, row) of every row; ConfigError for an unreadable file."""
+    if fmt in DATASET_FORMATS:
+        table = load_dataset_rows(fmt, path)
+        missing = [c for c in _REQUIRED if c not in table.columns]
+        if missing:
+            raise ConfigError(f"{path}: no column {', '.join(map(repr, missing))} "
+                              f"(columns: {', '.join(table.columns)})",
+                              hint="a row needs id, question and answer")
+        return table.rows
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -127,8 +150,23 @@ def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _item(path: Path, number: int, row: dict[str, Any]) -> Item:
-    where = _where(path, number)
+def _image(row: dict[str, Any], base: Path, where: str, data: dict[str, Any]) -> None:
+    """The row's image into `data`: embedded bytes (a dataset's Image column) as they
+    are, a path relative to `base` checked to exist."""
+    value = row["image"]
+    if isinstance(value, bytes):
+        data["image_bytes"] = value
+        return
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: 'image' must be a path (or a dataset's image)")
+    image = base / value
+    if not image.is_file():
+        raise ConfigError(f"{where}: image {value!r} does not exist ({image})")
+    data["image"] = str(image)
+
+
+def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
+    where = _where(fmt, path, number)
     missing = [k for k in _REQUIRED if k not in row]
     if missing:
         raise ConfigError(f"{where}: missing {', '.join(map(repr, missing))}",
@@ -140,15 +178,13 @@ def _item(path: Path, number: int, row: dict[str, Any]) -> Item:
         raise ConfigError(f"{where}: 'question' must be a non-empty string")
     data: dict[str, Any] = {"answers": _answers(row["answer"], where), "line": number}
     if row.get("image") is not None:
-        image = path.parent / str(row["image"])
-        if not image.is_file():
-            raise ConfigError(f"{where}: image {row['image']!r} does not exist ({image})")
-        data["image"] = str(image)
+        # a saved dataset's paths are relative to its directory, a file's to the file's
+        _image(row, path if path.is_dir() else path.parent, where, data)
     fields: dict[str, Any] = {}
     for key, value in row.items():
         if key in (*_REQUIRED, "image"):
             continue
-        if isinstance(value, (dict, bool)) or value is None:
+        if isinstance(value, (dict, bool, bytes)) or value is None:
             raise ConfigError(f"{where}: field {key!r} must be text, a number or a list")
         fields[key] = value
     data["fields"] = fields
@@ -167,11 +203,12 @@ class DataSetting:
         self.aggregation = self.metric.aggregation
         items: list[Item] = []
         seen: dict[str, int] = {}
+        unit = "row" if fmt in DATASET_FORMATS else "line"
         for number, row in read_rows(fmt, path):
-            item = _item(path, number, row)
+            item = _item(fmt, path, number, row)
             if item.item_id in seen:
-                raise ConfigError(f"{_where(path, number)}: duplicate id {item.item_id!r} "
-                                  f"(first on line {seen[item.item_id]})")
+                raise ConfigError(f"{_where(fmt, path, number)}: duplicate id "
+                                  f"{item.item_id!r} (first on {unit} {seen[item.item_id]})")
             seen[item.item_id] = number
             items.append(item)
         self.items = items
@@ -182,9 +219,11 @@ class DataSetting:
     def description(self) -> str:
         """What the teacher reads about the task (compiler/prompts.py: setting_text)."""
         fields = ", ".join(self.offered_resources) or "none"
-        return (f"Questions from the user's file {self.path.name} ({len(self.items)} rows), "
+        images = " and sometimes an image" if any(map(self._has_image, self.items)) else ""
+        return (f"Questions from the user's data {self.path.name} "
+                f"({len(self.items)} rows), "
                 f"scored by the {self.metric.name} metric. Each item has a question"
-                f"{' and sometimes an image' if any('image' in i.data for i in self.items) else ''}"
+                f"{images}"
                 f". Per-item fields a harness may enable as resources (each becomes an "
                 f"observation field of the same name): {fields}.")
 
@@ -216,7 +255,13 @@ class DataSetting:
                 obs[name] = fields[name]
         return obs
 
+    @staticmethod
+    def _has_image(item: Item) -> bool:
+        return "image" in item.data or "image_bytes" in item.data
+
     def image(self, item: Item) -> bytes | None:
+        if "image_bytes" in item.data:
+            return bytes(item.data["image_bytes"])
         where = item.data.get("image")
         return Path(where).read_bytes() if where else None
 

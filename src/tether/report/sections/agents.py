@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tether.report.agent_plots import draw_agents
 from tether.report.agents import agent_numbers
-from tether.report.section import Section, SectionInput, register_section
+from tether.report.section import Section, SectionInput, register_section, validated
 
 Number = int | float  # as computed: an int stays an int in the JSON
 
@@ -75,8 +75,7 @@ class AgentsSection(Section):
     order = 10
 
     def compute(self, run: SectionInput) -> AgentNumbers | None:
-        found = agent_numbers(run.entries, run.baseline)
-        return None if found is None else AgentNumbers.model_validate(found)
+        return validated(AgentNumbers, agent_numbers(run.entries, run.baseline))
 
     def draw(self, numbers: dict[str, Any] | None, assets: Path) -> Any:
         return draw_agents(numbers, assets)

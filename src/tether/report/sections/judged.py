@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tether.report.judged import judged_numbers
 from tether.report.judged_plots import draw_judged
-from tether.report.section import Section, SectionInput, register_section
+from tether.report.section import Section, SectionInput, register_section, validated
 
 Number = int | float
 
@@ -37,7 +37,7 @@ class JudgedSection(Section):
 
     def compute(self, run: SectionInput) -> JudgedNumbers | None:
         found = judged_numbers(str(run.store.dir), run.entries, run.baseline)
-        return None if found is None else JudgedNumbers.model_validate(found)
+        return validated(JudgedNumbers, found)
 
     def draw(self, numbers: dict[str, Any] | None, assets: Path) -> Any:
         return draw_judged(numbers, assets)

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tether.report.scene import embed_renders, scene_demo_rows, scene_numbers
-from tether.report.section import Section, SectionInput, register_section
+from tether.report.section import Section, SectionInput, register_section, validated
 from tether.runs.store import RunStore
 
 Number = int | float
@@ -52,8 +52,7 @@ class SceneSection(Section):
     order = 30
 
     def compute(self, run: SectionInput) -> SceneNumbers | None:
-        found = scene_numbers(run.entries)
-        return None if found is None else SceneNumbers.model_validate(found)
+        return validated(SceneNumbers, scene_numbers(run.entries))
 
     def finish(self, numbers: dict[str, Any], store: RunStore) -> None:
         embed_renders(numbers, store)
@@ -67,5 +66,4 @@ class SceneDemoSection(Section):
     order = 40
 
     def compute(self, run: SectionInput) -> SceneDemoNumbers | None:
-        found = scene_demo_rows(run.meta, run.store)
-        return None if found is None else SceneDemoNumbers.model_validate(found)
+        return validated(SceneDemoNumbers, scene_demo_rows(run.meta, run.store))

@@ -24,9 +24,7 @@ def resolve_modality(ctx: TrialContext, role: str, requested: str = "auto") -> s
         raise ConfigError(f"unknown modality {requested!r}", hint=f"one of {', '.join(MODALITIES)}")
     model = ctx.model(role)
     takes_images = accepts_images(model)
-    # A scripted test double reads no content: it may be asked for images.
-    double = str(model.model_id).startswith("scripted")
-    if requested == "image" and not takes_images and not double:
+    if requested == "image" and not takes_images:
         # Refused before the run: the first image part would fail the call (HTTP 400).
         raise ConfigError(
             f"the {role} model {model.model_id} takes no images, and modality=image was asked",

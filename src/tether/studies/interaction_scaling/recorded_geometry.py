@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tether.stats import PairedObservation, paired_bootstrap, paired_sign_test
+from tether.stats import N_RESAMPLES, SEED, PairedObservation, paired_bootstrap, paired_sign_test
 
 #: recorded folder -> tether modality
 MODALITY_DIRS = {"figures": "figure", "slides": "slide", "web": "web",
@@ -67,8 +67,8 @@ class DefectReduction:
     p_value: float
 
 
-def defect_reduction(root: Path, folder: str, *, n_resamples: int = 10_000,
-                     seed: int = 0) -> DefectReduction:
+def defect_reduction(root: Path, folder: str, *, n_resamples: int = N_RESAMPLES,
+                     seed: int = SEED) -> DefectReduction:
     """Table 6 for one modality from `runs[]`: every (task, run) pair, fewer is better."""
     pairs = []
     for path in sorted((root / "recorded/visual" / folder).glob("*.json")):

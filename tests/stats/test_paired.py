@@ -5,7 +5,16 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from tether.stats import PairedObservation, bootstrap_mean, paired_bootstrap
+from tether.stats import (
+    CI,
+    N_RESAMPLES,
+    SEED,
+    PairedObservation,
+    bootstrap_mean,
+    paired_bootstrap,
+    paired_change,
+    sign_flip_test,
+)
 
 
 def obs(task, seed, a, b):
@@ -96,3 +105,69 @@ def test_bad_input_is_refused():
         paired_bootstrap([obs("t", 0, 1, 1), obs("t", 0, 2, 2)])
     with pytest.raises(ValueError):
         paired_bootstrap([obs("t", 0, 1, 1)], "median")  # type: ignore[arg-type]
+
+
+def test_one_resampling_setup_is_every_default():
+    assert (N_RESAMPLES, SEED, CI) == (10_000, 0, 0.95)
+    records = [obs(f"t{i}", 0, 0.0, float(i % 3)) for i in range(6)]
+    r = paired_bootstrap(records)
+    assert (r.n_resamples, r.seed, r.ci) == (N_RESAMPLES, SEED, CI)
+    assert paired_bootstrap(records, n_resamples=N_RESAMPLES, seed=SEED, ci=CI) == r
+    m = bootstrap_mean([("t", 0, 1.0), ("u", 0, 2.0)])
+    assert (m.n_resamples, m.seed, m.ci) == (N_RESAMPLES, SEED, CI)
+
+
+def test_a_constant_difference_has_a_zero_width_interval():
+    records = [obs(f"t{t}", s, float(t + s), float(t + s) + 0.25)
+               for t in range(7) for s in range(3)]
+    r = paired_bootstrap(records)
+    assert r.low == r.high == pytest.approx(0.25) == r.estimate
+
+
+def test_sign_flip_test_is_scipys_permutation_test_over_task_means():
+    # Two seeds per task: the test sees the per-task mean differences only.
+    effects = {"a": (0.5, 1.5), "b": (2.0, 0.0), "c": (-0.5, -0.5), "d": (3.0, 1.0),
+               "e": (0.25, 0.75), "f": (1.0, 1.0)}
+    records = [obs(t, s, 1.0, 1.0 + d) for t, ds in effects.items() for s, d in enumerate(ds)]
+    means = np.array([sum(ds) / 2 for ds in effects.values()])
+    ref = sps.permutation_test((means,), np.mean, permutation_type="samples",
+                               n_resamples=N_RESAMPLES, alternative="two-sided")
+    assert sign_flip_test(records) == pytest.approx(ref.pvalue)
+    # Exact here (2**6 patterns). Task means 1, 1, -0.5, 2, 0.5, 1 sum to 5; flipping a
+    # subset of sum x gives 5 - 2x, as extreme when x <= 0 or x >= 5: {}, {c}, {c, e}
+    # and their complements, 6 of 64.
+    assert sign_flip_test(records) == pytest.approx(6 / 64)
+
+
+def test_sign_flip_test_known_answers_and_reproducibility():
+    same = [obs(f"t{i}", 0, 1.0, 1.0) for i in range(4)]
+    assert sign_flip_test(same) == 1.0
+    # five tasks, all better: only the all-plus and all-minus patterns are as extreme
+    assert sign_flip_test([obs(f"t{i}", 0, 0.0, 1.0) for i in range(5)]) == pytest.approx(2 / 32)
+    rng = random.Random(4)
+    many = [obs(f"t{i}", 0, rng.random(), rng.random() + 0.1) for i in range(30)]
+    assert sign_flip_test(many) == sign_flip_test(list(reversed(many)))  # random flips
+    with pytest.raises(ValueError):
+        sign_flip_test([])
+
+
+def test_paired_change_pass_fail_is_mcnemar_with_a_bootstrap_interval():
+    ref = {f"i{k}": 1.0 for k in range(10)}
+    new = {**{f"i{k}": 0.0 for k in range(8)}, "i8": 1.0, "i9": 1.0, "only_new": 1.0}
+    change = paired_change({**ref, "only_ref": 0.0}, new, graded=False)
+    assert (change.n, change.test) == (10, "mcnemar")
+    assert (change.reference, change.changed, change.delta) == (100.0, 20.0, -80.0)
+    assert change.p_value == pytest.approx(sps.binomtest(8, 8).pvalue)  # 8 lost, 0 won
+    boot = paired_bootstrap([obs(k, 0, ref[k], new[k]) for k in sorted(ref)])
+    assert (change.low, change.high) == (100 * boot.low, 100 * boot.high)
+    assert change.low < change.delta < change.high <= 0
+
+
+def test_paired_change_graded_is_the_sign_test_and_handles_no_matched_item():
+    change = paired_change({"x": 0.9, "y": 0.5, "z": 0.2}, {"x": 0.8, "y": 0.5, "z": 0.1},
+                           graded=True)
+    assert change.test == "sign" and change.delta == pytest.approx(-20 / 3)
+    assert change.p_value == pytest.approx(0.5)  # 0 improved, 2 regressed, 1 tie
+    assert change.low == pytest.approx(-10.0) and change.high == pytest.approx(0.0)
+    empty = paired_change({"x": 1.0}, {"y": 1.0}, graded=True)
+    assert (empty.n, empty.low, empty.high, empty.p_value) == (0, None, None, 1.0)
