@@ -96,7 +96,7 @@ class Oneshot(Record):
 class Arm(Record):
     hash: str | None
     key: str | None = None
-    mean: float
+    mean: float | None  # None: the student budget stopped the arm before its last item
     n: int
     tokens_per_item: float
     infra_errors: int = 0
@@ -165,3 +165,4 @@ class Score(Record):
     output_tokens: int
     infra_errors: int = 0
     na: dict[str, str] = {}
+    budget: dict[str, Any] = {}
