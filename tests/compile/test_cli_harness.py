@@ -69,3 +69,39 @@ def test_check_reports_a_prompt_field_no_observation_has(tmp_path):
     fixed = {**GOOD, "prompts": {"answer": "Context: {hint}\nQuestion: {question}"},
              "resources": {"hint": True}}
     assert CliRunner().invoke(main, ["harness", "check", write(tmp_path, fixed)]).exit_code == 0
+
+
+def _proposal(tmp_path, kind):
+    """A build's proposal file (a harness document), cut short or with a wrong type."""
+    from pathlib import Path
+
+    found = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "compile_build" /
+                    "builds" / "0" / "proposals").glob("*.json"))[0]
+    text = found.read_text(encoding="utf-8")
+    path = tmp_path / f"{kind}.json"
+    if kind == "truncated":
+        path.write_text(text[: len(text) // 2], encoding="utf-8")
+    else:
+        doc = json.loads(text)
+        doc["decode"] = "fast"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_a_damaged_proposal_file_is_one_line_for_every_harness_command(tmp_path):
+    """Cut short: exit 2 naming the file; wrong-typed: `hash` exits 2, `check` and `run`
+    report it as the schema violation that makes it inadmissible (exit 1)."""
+    for kind, codes in (("truncated", (2, 2, 2)), ("wrong-typed", (2, 1, 1))):
+        path = _proposal(tmp_path, kind)
+        for command, code in zip(("hash", "check", "run"), codes, strict=True):
+            extra = ["--student", "scripted:[]", "--out", str(tmp_path / "r")] \
+                if command == "run" else []
+            result = CliRunner().invoke(main, ["harness", command, str(path), *extra])
+            assert result.exit_code == code, (kind, command, result.output)
+            lines = [ln for ln in result.output.splitlines() if ln.strip()]
+            assert "Traceback" not in result.output
+            if code == 2:
+                assert lines[0].startswith(f"error: harness {path} is not"), lines
+            else:
+                assert lines[0] == ("schema: decode: Input should be a valid dictionary "
+                                    "or instance of Decode"), lines

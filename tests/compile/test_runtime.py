@@ -101,6 +101,13 @@ def test_at_most_max_steps_student_calls(items):
     ("def route(obs, state):\n    return {'call_student': {'prompt': 'answer', 'x': 1}}\n",
      "unknown keys"),
     ("def route(obs, state):\n    return {'verdict': 3}\n", "malformed"),
+    # the call_student body's schema: strict types, no coercion of a hook's value
+    ("def route(obs, state):\n    return {'call_student': {'prompt': 5}}\n",
+     "call_student prompt: Input should be a valid string"),
+    ("def route(obs, state):\n    return {'call_student': {'prompt': 'answer', "
+     "'vars': ['/etc/passwd']}}\n", "call_student vars: Input should be a valid dictionary"),
+    ("def route(obs, state):\n    return {'call_student': {'prompt': 'answer', "
+     "'image': 'yes'}}\n", "call_student image: Input should be a valid boolean"),
     ("def route(obs, state) syntax error", "load"),
 ])
 def test_a_faulty_route_makes_a_hook_error_scored_wrong(toy, items, route, needle):

@@ -460,3 +460,47 @@ def test_the_work_dir_has_a_disk_quota(bwrap, make_worker) -> None:
     workdir = worker.workdir
     worker.close()
     assert not is_mounted(workdir) and not workdir.exists()
+
+
+# Writes `line` on the reply channel as the call's only reply, then dies before the
+# worker's own reply: the host reads exactly what the program chose.
+SAYS = ("import os, sys\n"
+        "def say(line):\n"
+        "    os.write(int(sys.argv[1]), line.encode() + b'\\n')\n"
+        "    os._exit(0)\n"
+        "def add(a, b):\n    return a + b\n")
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ('{"id": 0, "ok": true, "value": 1, "path": "/etc/shadow"}',
+     "malformed reply (path: Extra inputs are not permitted)"),
+    ('{"id": 0, "ok": false, "kind": "raised", "message": "' + "x" * 9000 + '"}',
+     "malformed reply (message: String should have at most 8000 characters)"),
+    ('{"id": true, "ok": true, "value": 1}', "malformed reply (id:"),
+    ('{"id": 0, "ok": "yes", "value": 1}', "malformed reply (ok:"),
+    ('{"id": 0, "ok": false, "kind": "timeout"}', "malformed reply (kind:"),
+    ('{"id": 0, "ok": false, "kind": "raised", "value": "/etc/shadow"}',
+     "a failure needs a kind and carries no value"),
+    ('{"id": 0, "ok": true, "value": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     "reply is not JSON: Invalid JSON: recursion limit exceeded"),
+    ("[" * 100_000 + "]" * 100_000, "reply is not JSON"),
+    ('"just a string"', "malformed reply (top level: Input should be an object"),
+], ids=["path-key", "long-message", "bool-id", "string-ok", "host-kind", "failure-value",
+        "deep-value", "deep-line", "not-object"])
+def test_a_hostile_reply_line_is_a_protocol_error(bwrap, make_worker, line: str,
+                                                  why: str) -> None:
+    """Whatever the program writes on the reply channel is checked against the wire
+    schema: unknown keys (a path), wrong types, host-only kinds, oversized messages and
+    nesting past the parser are the child's protocol failure; the host carries on."""
+    worker = make_worker(bwrap, SAYS)
+    reply = worker.call("say", line)
+    assert not reply.ok and reply.kind == "protocol" and reply.value is None, reply
+    assert why in reply.message and len(reply.message) <= 600, reply.message
+    assert worker.call("add", 1, 1).value == 2 and worker.restarts == 1
+
+
+def test_a_well_formed_reply_line_is_the_call_s_value(bwrap, make_worker) -> None:
+    """The control of the test above: the same channel with a schema-valid line."""
+    worker = make_worker(bwrap, SAYS)
+    reply = worker.call("say", '{"id": 0, "ok": true, "value": {"a": [1, 2]}}')
+    assert reply.ok and reply.value == {"a": [1, 2]}

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tether.scene.reply import UnsafeOutput, parse_reply, read_output, write_input
+from tether.scene.reply import UnsafeOutput, parse_died, parse_reply, read_output, write_input
 
 GOOD = {"ok": True, "error": None, "events": [], "unresolved": [], "truncated": False,
         "state": {"cells": {}, "bindings": [], "structure": {}}, "overrides": [],
@@ -69,3 +69,19 @@ def test_inputs_replace_a_link_instead_of_writing_through_it(tmp_path) -> None:
     write_input(work, "in.blend", b"scene")
     assert secret.read_bytes() == b"s" and (work / "in.blend").read_bytes() == b"scene"
     assert not (work / "in.blend").is_symlink()
+
+
+@pytest.mark.parametrize("value", [
+    {"died": "signal", "code": "x" * 100_000},  # a flood where a number belongs
+    {"died": "signal", "code": 9, "path": "/etc/shadow"},
+    {"died": "poison", "code": 9},
+    {"died": "exit", "code": 10**9},
+])
+def test_a_forged_death_notice_is_refused(value) -> None:
+    died, why = parse_died(value)
+    assert died is None and why.startswith("malformed death notice") and len(why) <= 500
+
+
+def test_the_template_s_death_notices_are_accepted() -> None:
+    assert parse_died({"died": "signal", "code": 9})[0] is not None
+    assert parse_died({"died": "exit", "code": 1})[0] is not None

@@ -121,6 +121,12 @@ def test_tests_are_read_only_for_the_verifier(tmp_path, bwrap):  # noqa: F811
     ("mkdir -p /logs/verifier; echo maybe > /logs/verifier/reward.txt\n", "bad_reward"),
     ("mkdir -p /logs/verifier; echo nan > /logs/verifier/reward.txt\n", "bad_reward"),
     ("sleep 30\n", "timeout"),
+    # what the verifier leaves under the reward's name is never followed or waited on
+    ("ln -s /etc/hostname /logs/verifier/reward.txt\n", "bad_reward"),
+    ("mkfifo /logs/verifier/reward.txt\n", "bad_reward"),
+    ("head -c 300 /dev/zero | tr '\\0' 1 > /logs/verifier/reward.txt\n", "bad_reward"),
+    ("python3 -c 'print(\"[\" * 100000)' > /logs/verifier/reward.json\n", "bad_reward"),
+    ("echo '{\"reward\": [1]}' > /logs/verifier/reward.json\n", "bad_reward"),
 ])
 def test_verifier_failures_are_errors_not_zero(tmp_path, bwrap, test, kind):  # noqa: F811
     toml = '[verifier]\ntimeout_sec = 1.0\n'

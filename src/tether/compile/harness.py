@@ -30,6 +30,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tether.errors import ConfigError, TetherError
+from tether.textio import JSONError, loads
 
 __all__ = ["SCHEMA", "Decode", "Harness", "Hooks", "TemplateError", "bare_harness",
            "canonical_json", "load_harness", "read_harness_document", "render_template",
@@ -105,8 +106,8 @@ def read_harness_document(path: str | Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read harness {path}: {exc}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return loads(text)
+    except JSONError as exc:
         raise ConfigError(f"harness {path} is not JSON: {exc}") from None
 
 

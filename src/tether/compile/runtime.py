@@ -38,6 +38,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from tether.compile.harness import Harness, TemplateError, render_template
 from tether.compile.setting import Item, Setting
 from tether.models.errors import ModelError
@@ -349,6 +351,17 @@ class _ItemRun:
         return answer
 
 
+class _CallStudent(BaseModel):
+    """The body of route's call_student decision: strict, so a hook's value is taken
+    only in the types the host uses (a path or a number where a name belongs is refused)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    prompt: str
+    vars: dict[str, Any] = Field(default_factory=dict)
+    image: bool = False
+
+
 def _check_decision(value: Any, harness: Harness) -> dict[str, Any]:
     """route's return value, checked against the contract; _HookFault otherwise."""
     if not isinstance(value, dict) or len(value) != 1:
@@ -360,16 +373,18 @@ def _check_decision(value: Any, harness: Harness) -> dict[str, Any]:
     if kind == "verdict" and isinstance(body, str):
         return value
     if kind == "call_student" and isinstance(body, dict):
-        unknown = set(body) - {"prompt", "vars", "image"}
+        unknown = set(body) - set(_CallStudent.model_fields)
         if unknown:
             raise _HookFault(f"route: call_student has unknown keys {sorted(unknown)}")
-        if body.get("prompt") not in harness.prompts:
-            raise _HookFault(f"route: unknown prompt {_short(body.get('prompt'))}; "
+        try:
+            call = _CallStudent.model_validate(body)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(map(str, err["loc"]))
+            raise _HookFault(f"route: call_student {where}: {err['msg']}") from None
+        if call.prompt not in harness.prompts:
+            raise _HookFault(f"route: unknown prompt {_short(call.prompt)}; "
                              f"prompts: {', '.join(sorted(harness.prompts))}")
-        if not isinstance(body.get("vars", {}), dict):
-            raise _HookFault("route: call_student vars must be a dict")
-        if not isinstance(body.get("image", False), bool):
-            raise _HookFault("route: call_student image must be true or false")
         return value
     raise _HookFault(f"route: malformed decision {_short(value)}")
 

@@ -19,7 +19,6 @@ free. A cache hit made no request to the provider and costs 0.
 
 from __future__ import annotations
 
-import json
 import math
 import tomllib
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 
 from tether.errors import ConfigError
 from tether.specs import parse_value
+from tether.textio import JSONError, loads, loads_toml
 
 PRICE_KEYS = ("price_in", "price_out")
 PER = 1_000_000
@@ -137,9 +137,12 @@ def load_price_table(path: str | Path) -> dict[str, Price]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"price table {p}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"price table {p}: not UTF-8 text ({exc.reason} at byte "
+                          f"{exc.start})") from None
     try:
-        data = json.loads(text) if p.suffix == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = loads(text) if p.suffix == ".json" else loads_toml(text)
+    except (JSONError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"price table {p}: not valid {p.suffix.lstrip('.') or 'TOML'}: "
                           f"{exc}") from None
     return table_from_dict(data, str(p))

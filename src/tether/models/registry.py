@@ -34,6 +34,7 @@ from tether.models.base import Model
 from tether.models.errors import UnknownModelError
 from tether.models.pricing import split_price
 from tether.specs import parse_spec
+from tether.textio import JSONError, loads
 
 DEFAULT_MODEL = "local/smollm2-135m"
 
@@ -126,14 +127,17 @@ def _scripted(spec: str, body: str) -> Model:
 
     if body.lstrip().startswith("["):
         try:
-            return ScriptedModel(json.loads(body), model_id=spec[:60])
-        except json.JSONDecodeError as exc:
+            return ScriptedModel(loads(body), model_id=spec[:60])
+        except JSONError as exc:
             raise UnknownModelError(f"scripted spec is not a JSON list: {exc}") from None
     if body.endswith(".json"):
         path = Path(body)
         if not path.is_file():
             raise UnknownModelError(f"scripted responses file not found: {path}")
-        data = json.loads(path.read_text())
+        try:
+            data = loads(path.read_bytes())
+        except (OSError, JSONError) as exc:
+            raise UnknownModelError(f"scripted responses file {path}: {exc}") from None
         if not isinstance(data, list):
             raise UnknownModelError(f"{path} must hold a JSON list of responses")
         return ScriptedModel(data, model_id=spec)

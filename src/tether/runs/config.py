@@ -39,7 +39,6 @@ roles are what the strategies and instruments declare, never a list kept here).
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -54,6 +53,7 @@ from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares, did_you_mean
+from tether.textio import JSONError, loads, loads_toml
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -288,15 +288,17 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if p.suffix == ".json":
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = loads(text)
+        except JSONError as exc:
             raise ConfigError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: "
                               f"{exc.msg}", hint="fix the JSON syntax") from None
     else:
         try:
-            data = tomllib.loads(text)
+            data = loads_toml(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{p}: invalid TOML: {exc}",
                               hint="fix the TOML syntax (strings need quotes)") from None

@@ -8,17 +8,17 @@ so a crash is noticed at once, not when every copy of the pipes has been closed.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from ._proc import DRAIN_GRACE_S, Launch, kill_group
 from .base import HeadTailBuffer, SandboxError
+from .wire import WireReply, parse_wire_reply
 
 Ended = Literal["reply", "timeout", "exit", "output_limit", "protocol"]
 
@@ -28,7 +28,7 @@ class Exchange:
     """How one request went: a reply line, or why there is none (the child is unusable)."""
 
     ended: Ended
-    reply: dict[str, Any] | None
+    reply: WireReply | None
     detail: str
     stdout: str
     stderr: str
@@ -106,7 +106,7 @@ class WorkerProcess:
             self._sel.register(stdin_fd, selectors.EVENT_WRITE, "in")
         deadline = time.monotonic() + timeout_s
         ended: Ended | None = None
-        reply: dict[str, Any] | None = None
+        reply: WireReply | None = None
         detail = ""
         try:
             while ended is None:
@@ -185,7 +185,7 @@ class WorkerProcess:
             finally:
                 sel.close()
 
-    def _read_reply(self, max_reply_bytes: int) -> tuple[Ended | None, dict[str, Any] | None, str]:
+    def _read_reply(self, max_reply_bytes: int) -> tuple[Ended | None, WireReply | None, str]:
         while b"\n" not in self._partial:
             try:
                 data = os.read(self._reply_fd, 1 << 20)
@@ -204,14 +204,9 @@ class WorkerProcess:
         if rest:
             return "protocol", None, "the child sent more than one reply"
         self._partial.clear()
-        try:
-            reply = json.loads(line)
-        except ValueError as exc:
-            return "protocol", None, f"reply is not JSON: {exc}"
-        except RecursionError:  # the child chose the nesting: its fault, never the host's
-            return "protocol", None, "reply nested too deeply"
-        if not isinstance(reply, dict):
-            return "protocol", None, "reply is not a JSON object"
+        reply, why = parse_wire_reply(line)
+        if reply is None:  # the child chose the bytes: its fault, never the host's
+            return "protocol", None, why
         return "reply", reply, ""
 
     def processes(self) -> set[int]:

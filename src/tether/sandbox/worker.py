@@ -277,7 +277,7 @@ class SandboxedWorker:
         """Wait for the child's hello, then load the program into it."""
         timeout = self.limits.start_timeout_s
         hello = self._exchange(proc, b"", timeout)
-        if hello.ended != "reply" or hello.reply != {"ready": True}:
+        if hello.ended != "reply" or hello.reply is None or not hello.reply.ready:
             ended = proc.stop()
             raise SandboxError(
                 f"the worker's interpreter did not start ({hello.ended}, exit status "
@@ -313,32 +313,33 @@ class SandboxedWorker:
             stderr_elided=ex.stderr_elided,
         )
         raw = ex.reply
-        if ex.ended == "reply" and raw is not None and raw.get("id") == request_id:
-            if raw.get("ok") is True:
-                return WorkerReply(ok=True, value=raw.get("value"), **output)
-            kind = raw.get("kind")
-            if kind == "crash" and self.isolate_calls:
+        if ex.ended == "reply" and raw is not None and raw.id == request_id and (
+                raw.ok is not None):
+            if raw.ok:
+                return WorkerReply(ok=True, value=raw.value, **output)
+            failed: ErrorKind | None = raw.kind
+            message = raw.message
+            if failed == "crash" and self.isolate_calls:
                 # an isolated call's fork died; the interpreter that forked it is intact,
                 # unless the fork died at the memory limit (the cgroup counts kills)
                 if self._proc is not None and self._proc.launch.evidence()["oom_killed"]:
-                    kind = "memory"
-                    raw = {**raw, "message": f"killed at the memory limit of "
-                                             f"{self.limits.memory_mb} MB"}
-            if kind in ("raised", "unserialisable", "memory", "load") or (
-                    kind == "crash" and self.isolate_calls):
-                if kind in _RESTART_KINDS and kind != "crash":  # a crash here was the fork's
+                    failed = "memory"
+                    message = f"killed at the memory limit of {self.limits.memory_mb} MB"
+            if failed in ("raised", "unserialisable", "memory", "load") or (
+                    failed == "crash" and self.isolate_calls):
+                if failed in _RESTART_KINDS and failed != "crash":  # a crash: the fork's
                     self._stop()
-                message = str(raw.get("message", ""))
-                if kind == "memory" and f"{self.limits.memory_mb} MB" not in message:
+                if failed == "memory" and f"{self.limits.memory_mb} MB" not in message:
                     # a MemoryError's own text is usually empty: say which limit it was
                     message = f"memory limit of {self.limits.memory_mb} MB reached" + (
-                        f" ({message})" if message and message != raw.get("error_type") else "")
+                        f" ({message})" if message and message != raw.error_type else "")
+                assert failed is not None  # a failure's kind is required by WireReply
                 return WorkerReply(
                     ok=False,
-                    kind=kind,
-                    error_type=str(raw.get("error_type", "")),
+                    kind=failed,
+                    error_type=raw.error_type,
                     message=message,
-                    traceback=str(raw.get("traceback", "")),
+                    traceback=raw.traceback,
                     **output,
                 )
         # No usable reply: the child is dead or cannot be trusted. End it for good.

@@ -33,6 +33,34 @@ class OmittedFile:
         return {"name": self.name, "size": self.size, "reason": self.reason}
 
 
+class UnsafeFile(Exception):
+    """A name in a sandboxed directory that is not a plain file of its own there."""
+
+
+def read_own_file(directory: Path, name: str, max_bytes: int) -> bytes | None:
+    """The bytes of directory/name, None when absent. The sandboxed code chose what
+    the name is, so it is read only when it is a regular file with one link directly
+    in `directory`, opened without following a symlink or blocking on a FIFO, and no
+    larger than max_bytes; UnsafeFile says why not otherwise."""
+    if not name or "/" in name or name in (".", ".."):
+        raise UnsafeFile(f"{name!r} is not a plain file name")
+    try:
+        fd = os.open(directory / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # ELOOP: a symlink
+        raise UnsafeFile(f"{name} is not a regular file ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise UnsafeFile(f"{name} is not a regular file of its own")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise UnsafeFile(f"{name} is over {max_bytes} bytes")
+    return data
+
+
 def _safe_relpath(name: str) -> PurePosixPath:
     rel = PurePosixPath(name)
     if rel.is_absolute() or ".." in rel.parts or not rel.parts:

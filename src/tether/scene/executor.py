@@ -40,7 +40,14 @@ from typing import Any
 
 from tether.errors import ConfigError
 from tether.sandbox import BwrapSandbox, Sandbox, SandboxedWorker, WorkerLimits
-from tether.scene.reply import UnsafeOutput, parse_reply, read_output, write_input
+from tether.scene.reply import (
+    Died,
+    UnsafeOutput,
+    parse_died,
+    parse_reply,
+    read_output,
+    write_input,
+)
 
 HERE = Path(__file__).parent
 SITE_MOUNT = "/opt/tether-site"
@@ -243,7 +250,10 @@ class SceneExecutor:
                      "message": reply.message, "traceback": reply.traceback}
             return Execution(ok=False, error=error, worker_replaced=replaced, duration_s=duration)
         if isinstance(reply.value, dict) and "died" in reply.value:
-            return self._died(reply.value, duration)
+            died, why = parse_died(reply.value)
+            if died is None:
+                return self._refused(why, duration)
+            return self._died(died, duration)
         value, why = parse_reply(reply.value)
         if value is None:
             return self._refused(why, duration)
@@ -290,17 +300,17 @@ class SceneExecutor:
         except UnsafeOutput:
             return None
 
-    def _died(self, died: dict[str, Any], duration: float) -> Execution:
+    def _died(self, died: Died, duration: float) -> Execution:
         """The execution's process ended without a reply: killed (most often at the
         memory limit) or crashed; the template lives on."""
-        if died.get("died") == "signal":
-            code = died.get("code")
+        if died.died == "signal":
+            code = died.code
             message = (f"the execution was killed by signal {code}" + (
                 f" (the memory limit, {self.limits.memory_mb} MB, is the usual cause)"
                 if code == 9 else ""))
             kind = "memory" if code == 9 else "crash"
         else:
-            kind, message = "crash", f"the execution ended with status {died.get('code')}"
+            kind, message = "crash", f"the execution ended with status {died.code}"
         error = {"kind": kind, "type": "", "line": None, "message": message, "traceback": ""}
         return Execution(ok=False, error=error, duration_s=duration)
 

@@ -17,7 +17,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -65,6 +65,25 @@ class ChildReply(BaseModel):
     blocked: list[str] = Field(default_factory=list)
     state_error: str | None = None
     save_error: str | None = None
+
+
+class Died(BaseModel):
+    """The template's word that an execution's process ended without replying."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    died: Literal["signal", "exit"]
+    code: int = Field(ge=-255, le=255)
+
+
+def parse_died(value: Any) -> tuple[Died | None, str]:
+    """(died, "") or (None, why it is refused)."""
+    try:
+        return Died.model_validate(value), ""
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        return None, f"malformed death notice ({where}: {first['msg']})"[:500]
 
 
 def parse_reply(text: Any) -> tuple[ChildReply | None, str]:

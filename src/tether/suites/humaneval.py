@@ -24,13 +24,13 @@ import ast
 import doctest
 import gzip
 import importlib.util
-import json
 from pathlib import Path
 from typing import Any
 
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.suites.registry import register_format, register_suite
+from tether.textio import JSONError, loads
 
 SUITE = "humaneval"
 REQUIRED = ("task_id", "prompt", "entry_point", "test")
@@ -64,8 +64,8 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    rows.append((number, json.loads(line)))
-                except json.JSONDecodeError as exc:
+                    rows.append((number, loads(line)))
+                except JSONError as exc:
                     raise ConfigError(f"{path}:{number}: not JSON: {exc.msg}") from None
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: unreadable: {exc}") from None

@@ -4,11 +4,11 @@ it without importing each other)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 
 def read_json_file(path: Path) -> Any:
@@ -17,8 +17,11 @@ def read_json_file(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                          ) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return loads(text)
+    except JSONError as exc:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: "
                           f"{exc.msg}", hint="fix the JSON syntax") from None

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.suites.json_file import read_json_file
+from tether.textio import JSONError, loads
 
 
 class CodeTaskData(BaseModel):
@@ -159,12 +160,15 @@ def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                          ) from None
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            items.append((n, json.loads(line)))
-        except json.JSONDecodeError as exc:
+            items.append((n, loads(line)))
+        except JSONError as exc:
             raise ConfigError(f"{path}: line {n}: invalid JSON at column {exc.colno}: {exc.msg}",
                               hint="JSONL holds one JSON object per line") from None
     return items

@@ -34,6 +34,7 @@ from tether.terminal.dockerfile import (
     parse_dockerfile,
 )
 from tether.terminal.spec import writable_dir
+from tether.textio import loads_toml
 
 VERIFIER_VENV = "/opt/tether-verifier"
 # Packages every image gets: the verifier venv needs python3-venv; `python` and `pip`
@@ -409,7 +410,7 @@ def _check_task_toml(task_dir: Path, out: Classification) -> None:
     if not path.is_file():
         return
     try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
+        config = loads_toml(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         out.refusals.append(Refusal("syntax", f"task.toml: not UTF-8 text ({exc.reason} at "
                                     f"byte {exc.start})"))

@@ -21,7 +21,6 @@ A verifier that writes no reward, times out, or whose sandbox fails yields
 from __future__ import annotations
 
 import functools
-import json
 import math
 import shlex
 import shutil
@@ -30,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tether.core.activity import long_step
 from tether.core.task import Task
@@ -44,6 +45,7 @@ from tether.sandbox import (
 )
 from tether.sandbox.session import SandboxSession
 from tether.sandbox.tree_copy import copy_tree
+from tether.sandbox.workfiles import UnsafeFile, read_own_file
 from tether.terminal.spec import TerminalSpec
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
@@ -387,22 +389,36 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
             shutil.rmtree(root, ignore_errors=True)
 
 
+class _RewardJSON(BaseModel):
+    """reward.json as Harbor writes it: the reward, and anything else beside it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    reward: float
+
+
 def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:
-    txt, js = logs / "reward.txt", logs / "reward.json"
+    """The reward the verifier left in logs/: reward.txt (a number) or reward.json
+    ({"reward": number}). The verifier chose what those names are: a link, a FIFO, a
+    hard link or an oversized file is a bad reward, never followed or read."""
     try:
-        if txt.is_file() and not txt.is_symlink():
-            with txt.open(errors="replace") as fh:
-                reward = float(fh.read(256).strip())
-        elif js.is_file() and not js.is_symlink():
-            with js.open(errors="replace") as fh:
-                reward = float(json.loads(fh.read(65536))["reward"])
+        text = read_own_file(logs, "reward.txt", 256)
+        if text is not None:
+            reward = float(text.decode("utf-8", errors="replace").strip())
         else:
-            return VerifierResult(None, "verifier wrote no /logs/verifier/reward.txt", output,
-                                  took, "no_reward")
+            data = read_own_file(logs, "reward.json", 65536)
+            if data is None:
+                return VerifierResult(None, "verifier wrote no /logs/verifier/reward.txt",
+                                      output, took, "no_reward")
+            reward = _RewardJSON.model_validate_json(data).reward
         if not math.isfinite(reward):
             raise ValueError(f"reward {reward} is not finite")
         return VerifierResult(reward, None, output, took)
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:
-        exc_text = str(exc)[:200] or type(exc).__name__
+    except (ValueError, UnsafeFile) as exc:  # ValidationError is a ValueError
+        exc_text = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        if isinstance(exc, ValidationError):
+            err = exc.errors()[0]
+            exc_text = f"reward.json: {'.'.join(map(str, err['loc'])) or 'top level'}: " \
+                       f"{err['msg']}"[:200]
         return VerifierResult(None, f"verifier wrote an unreadable reward: {exc_text}", output,
                               took, "bad_reward")

@@ -29,8 +29,11 @@ from tether.terminal.spec import (
     DEFAULT_MEMORY_MB,
     DEFAULT_SETUP_TIMEOUT_S,
     DEFAULT_VERIFIER_TIMEOUT_S,
+    MAX_SIZE_MB,
+    MAX_TIMEOUT_S,
     TerminalSpec,
 )
+from tether.textio import loads_toml
 
 METRIC = "terminal_verifier"
 ARTIFACT_KIND = "shell"
@@ -43,9 +46,6 @@ CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml", "c
 # per command, not a VM) rather than refused.
 MAX_MEMORY_MB = 8192
 MAX_DISK_MB = 16384
-# Past these a value is not a limit but a mistake (1e308, inf): refused, naming the key.
-MAX_TIMEOUT_S = 7 * 24 * 3600.0
-MAX_SIZE_MB = 1024 * 1024  # 1 TiB, for memory and disk (then capped as above)
 
 
 def is_task_dir(path: Path) -> bool:
@@ -148,7 +148,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"{path}: missing (timeouts and resources)", hint=LAYOUT_HINT)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return loads_toml(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:

@@ -8,6 +8,7 @@ out the same way (instruction, setup, hidden tests, oracle) can build them too.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,10 @@ DEFAULT_SETUP_TIMEOUT_S = 300.0
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_MAX_PROCS = 128
 APP = "/app"
+# Past these a value is not a limit but a mistake (1e308, inf): refused, naming the key.
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+MAX_SIZE_MB = 1024 * 1024  # 1 TiB, for memory and disk
+MAX_PROCS = 65536
 
 
 def writable_dir(workdir: str | None) -> str:
@@ -98,17 +103,26 @@ class TerminalSpec:
                 f"task {task.key} has no data['task_dir']: it is not a terminal task",
                 hint="load terminal tasks with the Harbor loader (suite 'terminal' or harbor:DIR)",
             )
+        def limit(key: str, default: float, top: float) -> float:
+            value = data.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                    math.isfinite(value) and 0 < value <= top):
+                raise ConfigError(f"task {task.key}: {key} must be a positive number up to "
+                                  f"{top:g}, not {value!r}")
+            return float(value)
+
         try:
             return cls(
                 task_dir=Path(data["task_dir"]),
-                agent_timeout_s=float(data.get("agent_timeout_s", DEFAULT_AGENT_TIMEOUT_S)),
-                verifier_timeout_s=float(
-                    data.get("verifier_timeout_s", DEFAULT_VERIFIER_TIMEOUT_S)
-                ),
-                setup_timeout_s=float(data.get("setup_timeout_s", DEFAULT_SETUP_TIMEOUT_S)),
-                memory_mb=int(data.get("memory_mb", DEFAULT_MEMORY_MB)),
-                max_procs=int(data.get("max_procs", DEFAULT_MAX_PROCS)),
-                disk_mb=int(data.get("disk_mb", DEFAULT_DISK_MB)),
+                agent_timeout_s=limit("agent_timeout_s", DEFAULT_AGENT_TIMEOUT_S,
+                                      MAX_TIMEOUT_S),
+                verifier_timeout_s=limit("verifier_timeout_s", DEFAULT_VERIFIER_TIMEOUT_S,
+                                         MAX_TIMEOUT_S),
+                setup_timeout_s=limit("setup_timeout_s", DEFAULT_SETUP_TIMEOUT_S,
+                                      MAX_TIMEOUT_S),
+                memory_mb=int(limit("memory_mb", DEFAULT_MEMORY_MB, MAX_SIZE_MB)),
+                max_procs=int(limit("max_procs", DEFAULT_MAX_PROCS, MAX_PROCS)),
+                disk_mb=int(limit("disk_mb", DEFAULT_DISK_MB, MAX_SIZE_MB)),
                 verifier_env={str(k): str(v) for k, v in data.get("verifier_env", {}).items()},
                 solution_env={str(k): str(v) for k, v in data.get("solution_env", {}).items()},
                 rootfs=Path(data["rootfs"]) if data.get("rootfs") else None,

@@ -37,7 +37,7 @@ from typing import Any
 from tether.compile.admissibility import check_harness
 from tether.compile.answer_audit import audit_answers
 from tether.compile.baselines import BASELINES
-from tether.compile.compiler.config import CompileConfig
+from tether.compile.compiler.config import CompileConfig, stored_config
 from tether.compile.compiler.gepa_arm import GepaEnv, matched_budget, require_gepa, run_gepa
 from tether.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.compile.compiler.prompts import oneshot_prompt
@@ -105,6 +105,22 @@ class Compiler:
         if "gepa" in config.comparators:
             require_gepa()  # before anything is written or scored
         self.dir = BuildDir(target)
+        # one process per directory: a second compile or resume refuses to start
+        self._locked = self.dir.lock()
+        try:
+            self._open(config, target, teacher, student, progress, before_item, resume)
+        except BaseException:
+            self._release()
+            raise
+
+    def _release(self) -> None:
+        if self._locked:
+            self.dir.unlock()
+            self._locked = False
+
+    def _open(self, config: CompileConfig, target: str | Path, teacher: Model | None,
+              student: Model | None, progress: Progress | None,
+              before_item: Callable[[str, str, Item], None] | None, resume: bool) -> None:
         stored = self.dir.config()
         if stored is not None and not resume:
             raise ConfigError(f"{target} already holds a compile",
@@ -135,7 +151,8 @@ class Compiler:
         stored = BuildDir(out).config()
         if stored is None:
             raise ConfigError(f"{out} holds no compile to resume (no config.json)")
-        return cls(CompileConfig.model_validate(stored), out=out, resume=True, **kwargs)
+        config = stored_config(stored, str(Path(out) / "config.json"))
+        return cls(config, out=out, resume=True, **kwargs)
 
     def _guard(self, split: str, harness_hash: str, item: Item) -> None:
         if split == "test" and (self._testing is None or self._testing.selected() is None):
@@ -144,6 +161,12 @@ class Compiler:
             self._before_item(split, harness_hash, item)
 
     def run(self) -> dict[str, Any]:
+        try:
+            return self._run()
+        finally:
+            self._release()
+
+    def _run(self) -> dict[str, Any]:
         cfg = self.config
         env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
                        cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests)

@@ -37,8 +37,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tether.compile.setting import DATA_FORMATS
 from tether.compile.settings.data import canonical_spec
 from tether.errors import ConfigError
+from tether.textio import loads_toml
 
-__all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config"]
+__all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config",
+           "stored_config"]
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
@@ -70,7 +72,7 @@ class CompileConfig(BaseModel):
     metric: str | None = None
     #: the student's modality: auto (text for local and scripted students), text, image
     modality: Literal["auto", "text", "image"] = "auto"
-    teacher_temperature: float = Field(default=0.7, ge=0.0)
+    teacher_temperature: float = Field(default=0.7, ge=0.0, allow_inf_nan=False)
     teacher_max_tokens: int = Field(default=2048, ge=1)
     #: input + output tokens a build's teacher may spend (none: unlimited)
     teacher_token_budget: int | None = Field(default=None, ge=1)
@@ -128,10 +130,15 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
     return config.model_copy(update={"setting": spec, "metric": None})
 
 
+def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
+    """A build directory's config.json, checked as a config given by hand is."""
+    return _config(fields, where)
+
+
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
     """The config in a TOML file, with `overrides` (flags given) on top."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads_toml(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -25,20 +25,38 @@ Files are written to a temporary name, flushed and renamed (atomic on POSIX), so
 leaves each step either whole or absent. Scores are shared by the builds of a directory
 (the student and the splits are the same), keyed by split and harness hash. A partial
 line cut by a kill is ignored on reading.
+
+A file damaged by hand (cut short, not UTF-8, nested past the parser, the wrong shape)
+is a ConfigError naming it, checked when it is read. One process at a time works in a
+directory: `lock()` takes DIR/.lock (fcntl.flock, released when the process ends).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from pydantic import BaseModel
+
+from tether.compile.compiler import records
+from tether.compile.compiler.config import CompileConfig
+from tether.compile.compiler.records import damaged, read_record
 from tether.compile.compiler.scoring import SplitScore
+from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 __all__ = ["BuildDir", "BuildStore", "write_json_atomic"]
+
+
+LOCK_NAME = ".lock"
+#: the build directories this process holds the lock of (their open lock files): the
+#: lock belongs to the process, so two Compilers of one process may share a directory
+_HELD: dict[Path, IO[str]] = {}
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
@@ -55,12 +73,6 @@ def write_json_atomic(path: Path, value: Any) -> None:
         raise
 
 
-def read_json(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
 class BuildDir:
     """The directory of one `tether compile` (one or more builds)."""
 
@@ -68,9 +80,41 @@ class BuildDir:
         self.root = Path(root)
         self._calls_lock = threading.Lock()  # concurrent items append their calls
 
+    def lock(self) -> bool:
+        """Hold DIR/.lock (an exclusive flock) until `unlock()` or the end of this
+        process; a ConfigError naming the directory when another process holds it.
+        False when this process holds it already (then it is left as it is)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        key = self.root.resolve()
+        if key in _HELD:
+            return False
+        fh = (self.root / LOCK_NAME).open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read(32).strip()
+            fh.close()
+            raise ConfigError(f"{self.root}: another process holds this build directory"
+                              + (f" (pid {holder})" if holder.isdigit() else ""),
+                              hint="wait for that compile to finish, or use another --out"
+                              ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        _HELD[key] = fh
+        return True
+
+    def unlock(self) -> None:
+        """Let another process work in the directory (a no-op when not held)."""
+        fh = _HELD.pop(self.root.resolve(), None)
+        if fh is not None:
+            fh.close()  # closing the file releases its flock
+
     # -- config and summary ------------------------------------------------------------
     def config(self) -> dict[str, Any] | None:
-        return read_json(self.root / "config.json")
+        return read_record(self.root / "config.json", CompileConfig)
 
     def write_config(self, config: dict[str, Any]) -> None:
         write_json_atomic(self.root / "config.json", config)
@@ -79,7 +123,7 @@ class BuildDir:
         write_json_atomic(self.root / "result.json", result)
 
     def result(self) -> dict[str, Any] | None:
-        return read_json(self.root / "result.json")
+        return read_record(self.root / "result.json", records.Record)
 
     # -- student calls (shared by the builds, as the scores are) ------------------------
     def student_calls(self) -> list[dict[str, Any]]:
@@ -113,7 +157,8 @@ class BuildDir:
         return self.root / "scores" / split / f"{harness_hash}{suffix}"
 
     def split_score(self, split: str, harness_hash: str) -> SplitScore | None:
-        row = read_json(self._score_path(split, harness_hash, ".json"))
+        row = read_record(self._score_path(split, harness_hash, ".json"),
+                          records.Score)
         return SplitScore.from_json(row) if row is not None else None
 
     def write_split_score(self, score: SplitScore) -> None:
@@ -122,22 +167,26 @@ class BuildDir:
 
     def partial_items(self, split: str, harness_hash: str) -> list[dict[str, Any]]:
         # a line a kill cut short is left out: that item is scored again
-        return _jsonl(self._score_path(split, harness_hash, ".partial.jsonl"))
+        return _jsonl(self._score_path(split, harness_hash, ".partial.jsonl"), key="item_id")
 
     def append_partial(self, split: str, harness_hash: str, row: dict[str, Any]) -> None:
         _append(self._score_path(split, harness_hash, ".partial.jsonl"), row)
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    """The rows of a JSONL file, less a line a kill cut short."""
+def _jsonl(path: Path, key: str | None = None) -> list[dict[str, Any]]:
+    """The rows of a JSONL file, less a line a kill cut short; a line that parses but
+    is not an object (with a text `key`, when one is named) is damage, named."""
     if not path.is_file():
         return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(path.read_bytes().splitlines(), 1):
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
+            row = loads(line)
+        except JSONError:
             continue
+        if not isinstance(row, dict) or (key is not None and not isinstance(row.get(key), str)):
+            raise damaged(path, f"line {number}: not a row of this file")
+        rows.append(row)
     return rows
 
 
@@ -161,8 +210,8 @@ class BuildStore:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def _get(self, *parts: str) -> Any:
-        return read_json(self.root.joinpath(*parts))
+    def _get(self, *parts: str, shape: type[BaseModel] = records.Record) -> Any:
+        return read_record(self.root.joinpath(*parts), shape)
 
     def _put(self, value: Any, *parts: str) -> None:
         write_json_atomic(self.root.joinpath(*parts), value)
@@ -174,19 +223,19 @@ class BuildStore:
         self._put(document, "proposals", f"{harness_hash}.json")
 
     def verdict(self, harness_hash: str) -> dict[str, Any] | None:
-        return self._get("verdicts", f"{harness_hash}.json")
+        return self._get("verdicts", f"{harness_hash}.json", shape=records.Verdict)
 
     def write_verdict(self, harness_hash: str, verdict: dict[str, Any]) -> None:
         self._put(verdict, "verdicts", f"{harness_hash}.json")
 
     def probe_report(self, harness_hash: str) -> dict[str, Any] | None:
-        return self._get("probe", f"{harness_hash}.json")
+        return self._get("probe", f"{harness_hash}.json", shape=records.ProbeReport)
 
     def write_probe_report(self, harness_hash: str, report: dict[str, Any]) -> None:
         self._put(report, "probe", f"{harness_hash}.json")
 
     def teacher_call(self, key: str) -> dict[str, Any] | None:
-        return self._get("teacher", f"{key}.json")
+        return self._get("teacher", f"{key}.json", shape=records.TeacherCall)
 
     def write_teacher_call(self, key: str, call: dict[str, Any]) -> None:
         self._put(call, "teacher", f"{key}.json")
@@ -195,7 +244,7 @@ class BuildStore:
         base = self.root / "teacher"
         if not base.is_dir():
             return []
-        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(base.glob("*.json"))]
+        return [read_record(p, records.TeacherCall) for p in sorted(base.glob("*.json"))]
 
     def write_round(self, index: int, record: dict[str, Any]) -> None:
         self._put(record, "rounds", f"{index:03d}.json")
@@ -204,16 +253,16 @@ class BuildStore:
         base = self.root / "rounds"
         if not base.is_dir():
             return []
-        return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(base.glob("*.json"))]
+        return [read_record(p, records.Round) for p in sorted(base.glob("*.json"))]
 
     def selected(self) -> dict[str, Any] | None:
-        return self._get("selected.json")
+        return self._get("selected.json", shape=records.Selected)
 
     def write_selected(self, selected: dict[str, Any]) -> None:
         self._put(selected, "selected.json")
 
     def oneshot(self) -> dict[str, Any] | None:
-        return self._get("oneshot.json")
+        return self._get("oneshot.json", shape=records.Oneshot)
 
     def write_oneshot(self, oneshot: dict[str, Any]) -> None:
         self._put(oneshot, "oneshot.json")
@@ -229,7 +278,7 @@ class BuildStore:
         return BuildStore(self.root / "gepa")
 
     def test(self) -> dict[str, Any] | None:
-        return self._get("test.json")
+        return self._get("test.json", shape=records.TestScores)
 
     def write_test(self, test: dict[str, Any]) -> None:
         self._put(test, "test.json")

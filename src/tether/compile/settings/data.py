@@ -38,7 +38,6 @@ follows from it. A bad file is a ConfigError naming the line.
 from __future__ import annotations
 
 import csv
-import json
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -51,6 +50,7 @@ from tether.compile.settings.data_metrics import Metric, resolve_metric
 from tether.dataset_rows import FORMATS as DATASET_FORMATS
 from tether.dataset_rows import load_dataset_rows
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 __all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
 
@@ -92,8 +92,8 @@ def _where(fmt: str, path: Path, number: int) -> str:
 def _answers(value: Any, where: str) -> list[str]:
     if isinstance(value, str) and value.startswith("["):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads(value)
+        except JSONError:
             pass  # an answer that merely starts with a bracket
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         value = [value]
@@ -112,8 +112,8 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
+            row = loads(line)
+        except JSONError as exc:
             raise ConfigError(f"{path}:{number}: not JSON ({exc.msg})") from None
         if not isinstance(row, dict):
             raise ConfigError(f"{path}:{number}: a row must be a JSON object")

@@ -1,0 +1,105 @@
+"""JSON and TOML text from files and from sandboxed workers, read with bounded nesting.
+
+`json.loads` recurses once per nesting level: `"[" * 100000` raises RecursionError,
+and a value that parses at depth 900 can still overflow the stack of whatever walks it
+next (repr, a validator, json.dumps). `loads` parses with pydantic-core's parser
+instead, which refuses nesting past MAX_DEPTH levels without recursing in Python, so
+every failure is one JSONError naming what is wrong and where.
+
+    value = loads(text)                    # JSONError (a ValueError) when not JSON
+    value = read_json(path)                # ConfigError naming the file
+    table = read_toml(path)                # ConfigError naming the file
+
+tomllib recurses too, with no parser to swap in: a TOML file nested past the
+interpreter's recursion limit is caught as such and reported like any syntax error.
+
+It reads what `json.dumps` writes, NaN and Infinity included; a lone UTF-16 surrogate
+escape (which no UTF-8 text can hold) is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
+
+from tether.errors import ConfigError
+
+__all__ = ["MAX_DEPTH", "JSONError", "loads", "loads_toml", "read_json", "read_toml"]
+
+#: the deepest nesting `loads` accepts (pydantic-core's parser limit)
+MAX_DEPTH = 200
+
+_WHERE = re.compile(r"^(?P<msg>.*?)(?: at line (?P<line>\d+) column (?P<col>\d+))?$", re.S)
+
+
+class JSONError(ValueError):
+    """Text that is not JSON, or nested deeper than MAX_DEPTH: `msg`, `lineno`, `colno`."""
+
+    def __init__(self, msg: str, lineno: int = 0, colno: int = 0) -> None:
+        self.msg, self.lineno, self.colno = msg, lineno, colno
+        where = f" at line {lineno} column {colno}" if lineno else ""
+        super().__init__(msg + where)
+
+
+def loads(data: str | bytes) -> Any:
+    """The JSON value of `data` (text, or UTF-8 bytes); JSONError when it is not JSON."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONError(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        return from_json(data, allow_inf_nan=True)
+    except ValueError as exc:
+        found = _WHERE.match(str(exc))
+        assert found is not None  # the pattern matches any text
+        msg = found["msg"]
+        if msg.startswith("recursion limit exceeded"):
+            msg = f"nested deeper than {MAX_DEPTH} levels"
+        raise JSONError(msg, int(found["line"] or 0), int(found["col"] or 0)) from None
+
+
+def read_json(path: str | Path, *, what: str = "") -> Any:
+    """The JSON value of the file at `path`; a one-line ConfigError naming it (and
+    `what` it is) when it cannot be read, is not UTF-8 or is not JSON."""
+    p = Path(path)
+    label = f"{what} {p}" if what else str(p)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+    try:
+        return loads(raw)
+    except JSONError as exc:
+        raise ConfigError(f"{label}: not valid JSON: {exc}") from None
+
+
+def loads_toml(text: str) -> dict[str, Any]:
+    """The table of TOML `text`; tomllib.TOMLDecodeError when it is not TOML (nesting
+    past the recursion limit included)."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("nested too deeply to read") from None
+
+
+def read_toml(path: str | Path, *, what: str = "") -> dict[str, Any]:
+    """The table of the TOML file at `path`; a one-line ConfigError naming it (and
+    `what` it is) when it cannot be read, is not UTF-8 or is not TOML."""
+    p = Path(path)
+    label = f"{what} {p}" if what else str(p)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                          ) from None
+    try:
+        return loads_toml(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{label}: not valid TOML: {exc}") from None
