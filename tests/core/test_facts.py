@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from tether.core.end_state import AgentEndState, EndState
-from tether.core.facts import AgentFacts, DraftFacts, LoopFacts, SelectionFacts, facts_of
+from tether.core.facts import (
+    AgentFacts,
+    ArmFacts,
+    DraftFacts,
+    LoopFacts,
+    SelectionFacts,
+    TurnFacts,
+    WidthFacts,
+    facts_of,
+)
 from tether.core.observation import Observation
 
 
@@ -42,3 +51,17 @@ def test_stored_geometry_observations_without_a_declared_aggregation_count_defec
     declared = Observation(instrument="anything", version="1", grounded=True, score=2.0,
                            aggregation="defect_count")
     assert declared.aggregate_as == "defect_count"
+
+
+def test_the_reports_lesser_facts_read_old_and_partial_extras():
+    # an interrupted agent trial: turns so far, no end state yet
+    partial = {"turn_records": [{"command": "ls"}], "turns": 1}
+    assert facts_of(partial, AgentFacts) is None
+    taken = facts_of(partial, TurnFacts)
+    assert taken is not None and taken.turn_records == [{"command": "ls"}]
+    # a record that stored its arm label itself, and one that did not
+    assert facts_of({"arm": "bon-4"}, ArmFacts).arm == "bon-4"
+    assert facts_of({}, ArmFacts).arm is None
+    # width: the plain agent records none or 1; turn-level best-of-N its N
+    assert facts_of({}, WidthFacts).n == 1
+    assert facts_of({"n": 4, "end_state": "pass"}, WidthFacts).n == 4

@@ -60,14 +60,32 @@ class SelectionFacts(DraftFacts):
     selection_fallback: str | None = None
 
 
-class AgentFacts(Facts):
+class ArmFacts(Facts):
+    """The arm label a record carries itself (records written before the spec held it)."""
+
+    arm: str | None = None
+
+
+class WidthFacts(Facts):
+    """How many candidates a turn had or attempts a trial made (the plain agent: 1)."""
+
+    n: int = 1
+
+
+class TurnFacts(Facts):
+    """The turns an agent trial took so far: present on an interrupted trial too, which
+    never reached an end state."""
+
+    turns: int = 0
+    turn_records: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class AgentFacts(TurnFacts):
     """A terminal-agent trial: how its attempt ended, its turns and tokens by role."""
 
     end_state: AgentEndState
-    turns: int = 0
     #: output tokens (reasoning included) per role, as `<role>_output`
     tokens: dict[str, float] = Field(default_factory=dict)
-    turn_records: list[dict[str, Any]] = Field(default_factory=list)
 
 
 F = TypeVar("F", bound=Facts)

@@ -70,7 +70,7 @@ def across_seeds(group: Sequence[TrialEntry]) -> list[dict[str, Any]]:
 def turns_summary(group: Sequence[TrialEntry]) -> dict[str, Any]:
     """Turns per attempt over the trials that report them (errored ones included: a
     harness failure after some turns still shows how long the attempt ran)."""
-    turns = sorted(facts(e).turns for e in group if "turns" in e.record.extra)
+    turns = sorted(facts(e).turns for e in group if "turns" in facts(e).model_fields_set)
     if not turns:
         return {"values": [], "mean": None, "median": None, "min": None, "max": None}
     return {"values": turns, "mean": statistics.fmean(turns),

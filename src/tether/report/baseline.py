@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from tether.core.facts import WidthFacts, facts_of
 from tether.errors import ConfigError
 from tether.report.values import with_setup
 
@@ -34,7 +35,10 @@ __all__ = ["baseline_key", "choose_baseline", "is_plain_agent", "subset_baseline
 
 def is_plain_agent(entry: TrialEntry) -> bool:
     """A trial of the plain terminal agent: the `agent` strategy with N = 1."""
-    return entry.record.spec.strategy == "agent" and entry.record.extra.get("n", 1) == 1
+    if entry.record.spec.strategy != "agent":
+        return False
+    found = facts_of(entry.record.extra, WidthFacts)
+    return found is None or found.n == 1
 
 
 def _first_plain_agent(entries: Iterable[TrialEntry]) -> str | None:

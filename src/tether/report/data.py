@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tether.core.facts import TurnFacts, facts_of
 from tether.core.trial import END_STATES, TrialRecord
 from tether.errors import ConfigError
 from tether.report.baseline import baseline_key, choose_baseline
@@ -251,7 +252,8 @@ def interrupted_rows(store: RunStore) -> list[dict[str, Any]]:
     """Trials that started and never ended: no score, only what they did so far."""
     rows = []
     for r in store.interrupted():
-        turns = r.extra.get("turn_records", [])
+        taken = facts_of(r.extra, TurnFacts)
+        turns = taken.turn_records if taken is not None else []
         commands = [t["command"] for t in turns if t.get("command")]
         rows.append({"trial_id": r.trial_id, "index": r.index, "task": r.spec.task_key,
                      "seed": r.spec.seed, "arm": r.spec.arm, "status": r.status,

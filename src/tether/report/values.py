@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from tether.core.facts import DraftFacts, facts_of
+from tether.core.facts import ArmFacts, DraftFacts, facts_of
 from tether.core.observation import Observation
 from tether.core.trial import TrialRecord
 
@@ -91,8 +91,9 @@ def arm_label(record: TrialRecord, model_label: str | None = None) -> str:
     """The comparison arm: the strategy's label in the experiment (its name when
     unlabelled; the runner refuses two unlabelled arms of one strategy), plus the
     model configuration when the run used several."""
-    label = record.extra.get("arm")
-    if not isinstance(label, str) or not label:
+    stored = facts_of(record.extra, ArmFacts)
+    label = stored.arm if stored is not None else None
+    if not label:
         label = record.spec.arm
     return with_setup(label, model_label)
 
