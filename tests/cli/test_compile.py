@@ -30,6 +30,11 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
                                      "probe", "validation", "decision", "infra_errors",
                                      "error"}
     assert [r["decision"] for r in out["rounds"]] == ["accept", "accept"]
+    # every arm says how many of its items were infra errors (never scored), per split
+    for arm in ("bare", "selected", "h0", "oneshot"):
+        assert out[arm]["infra_errors"] == {"validation": out[arm]["infra_errors"]["validation"],
+                                            "test": 0}, arm
+    assert out["bare"]["infra_errors"]["validation"] == 0
     assert out["selected"]["validation"] > out["bare"]["validation"]
     assert out["teacher_tokens"] > 0
     assert json.loads((tmp_path / "b" / "result.json").read_text()) == out
