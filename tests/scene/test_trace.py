@@ -113,3 +113,33 @@ def test_a_method_call_is_made_from_the_program_s_own_frame() -> None:
                               "class A:\n    pass\nA.who = sys._getframe(0).f_code.co_name\n"),
          env)
     assert env["name"] == "<module>" and env["A"].who == "<module>"
+
+
+def test_run_program_reports_a_clean_run_as_no_error():
+    env: dict = {}
+    assert trace.run_program(compile("x = 1 + 1", "p.py", "exec"), env, "p.py") is None
+    assert env["x"] == 2
+
+
+def test_run_program_names_the_programs_own_line_of_a_raise():
+    code = compile("def f():\n    raise KeyError('k')\n\nf()\n", "p.py", "exec")
+    error = trace.run_program(code, {}, "p.py")
+    assert error is not None
+    assert (error["kind"], error["type"], error["line"]) == ("raised", "KeyError", 2)
+    assert "KeyError" in error["traceback"]
+
+
+def test_run_program_refuses_a_quit_as_unsupported():
+    error = trace.run_program(compile("raise SystemExit(3)", "p.py", "exec"), {}, "p.py")
+    assert error is not None
+    assert (error["kind"], error["line"]) == ("unsupported", 1)
+    assert error["message"] == "the program tried to quit (SystemExit)"
+
+
+def test_program_error_takes_a_syntax_errors_line_and_cuts_long_messages():
+    try:
+        compile("x = (\n", "p.py", "exec")
+    except SyntaxError as exc:
+        assert trace.program_error("syntax", exc, "p.py")["line"] == 1
+    long = trace.program_error("raised", ValueError("v" * 9000), "p.py")
+    assert len(long["message"]) == trace.TEXT_TAIL

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from tether.errors import ConfigError
-from tether.models.fanout import map_samples
+from tether.models.fanout import map_samples, sample_concurrency
 
 Message = dict[str, Any]
 
@@ -241,6 +241,12 @@ def accepts_images(model: Model) -> bool:
     replays say False. A model that declares nothing is taken to be a VLM, the remote
     default."""
     return bool(getattr(model, "accepts_images", True))
+
+
+def wrapped_traits(inner: Model) -> tuple[str, bool, bool, int]:
+    """(model_id, supports_tools, accepts_images, concurrency) a wrapper (cache, recorder)
+    takes over from the model it wraps, so wrapping never changes what a caller sees."""
+    return inner.model_id, supports_tools(inner), accepts_images(inner), sample_concurrency(inner)
 
 
 def png_data_url(png: bytes) -> str:

@@ -25,13 +25,12 @@ from tether.models.base import (
     GenerateParams,
     Message,
     Model,
-    accepts_images,
     request_key,
     sample_seed,
-    supports_tools,
+    wrapped_traits,
 )
 from tether.models.errors import ReplayMiss
-from tether.models.fanout import map_samples, sample_concurrency
+from tether.models.fanout import map_samples
 
 CacheMode = Literal["off", "read", "write", "readwrite"]
 CACHE_MODES: tuple[str, ...] = ("off", "read", "write", "readwrite")
@@ -109,10 +108,8 @@ class CachedModel:
         self.store = store
         self.mode = mode
         self.scope = scope
-        self.model_id = inner.model_id
-        self.supports_tools = supports_tools(inner)
-        self.accepts_images = accepts_images(inner)
-        self.concurrency = sample_concurrency(inner)
+        self.model_id, self.supports_tools, self.accepts_images, self.concurrency = (
+            wrapped_traits(inner))
 
     def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
                  n: int = 1, role: str | None = None) -> list[Completion]:

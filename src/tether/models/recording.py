@@ -16,11 +16,9 @@ from tether.models.base import (
     Message,
     Model,
     Usage,
-    accepts_images,
     request_key,
-    supports_tools,
+    wrapped_traits,
 )
-from tether.models.fanout import sample_concurrency
 
 
 @dataclass(frozen=True)
@@ -52,10 +50,8 @@ class RecordingModel:
         self.inner = inner
         self.log = log
         self.role = role
-        self.model_id = inner.model_id
-        self.supports_tools = supports_tools(inner)
-        self.accepts_images = accepts_images(inner)
-        self.concurrency = sample_concurrency(inner)
+        self.model_id, self.supports_tools, self.accepts_images, self.concurrency = (
+            wrapped_traits(inner))
 
     def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
                  n: int = 1, role: str | None = None) -> list[Completion]:

@@ -25,7 +25,6 @@ import builtins
 import importlib
 import os
 import sys
-import traceback
 
 import bpy
 
@@ -52,7 +51,6 @@ FINGERPRINT_MODULES = ("bpy", "bpy.ops", "bpy.types", "bpy.utils", "bpy.props", 
                        "tether_scene_trace", "tether_scene_state")
 FINGERPRINT_TYPES = ("ID", "Object", "Scene", "Mesh", "Material", "Light", "Camera", "World",
                      "NodeTree", "Node", "NodeSocket", "Collection", "ViewLayer")
-TEXT_TAIL = 4000
 RENDER_NAME = "tether-render.png"  # the host reads these names, never names from a reply
 SAVE_NAME = "tether-persist-out.blend"
 RESUME_NAME = "tether-persist-in.blend"
@@ -104,18 +102,6 @@ def _changes(before, after):
     if any(mods_after.get(k) != v for k, v in mods_before.items()):
         changed.append("sys.modules")
     return sorted(changed)
-
-
-def _error(kind, exc, filename):
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {
-        "kind": kind,
-        "type": type(exc).__qualname__,
-        "message": str(exc)[-TEXT_TAIL:],
-        "line": frames[-1].lineno if frames else getattr(exc, "lineno", None),
-        "traceback": text[-TEXT_TAIL:],
-    }
 
 
 def _render(settings, out):
@@ -174,7 +160,7 @@ def _run(request):
         else:
             code = compile(request["source"], filename, "exec")
     except SyntaxError as exc:
-        out.update(ok=False, error=_error("syntax", exc, filename))
+        out.update(ok=False, error=trace.program_error("syntax", exc, filename))  # noqa: F821
         code = None
     ops = sys.modules["bpy.ops"]
     real_call = ops._op_call
@@ -189,13 +175,15 @@ def _run(request):
     patched = False
     if code is not None:
         ops._op_call = guarded
+        # exec runs in this frame, not in trace.run_program: the frame just above a
+        # program's own is _run's, the one the hostile-program tests reach for
         try:
             exec(code, env)
         except SystemExit as exc:
-            out.update(ok=False, error=_error("unsupported", exc, filename))
+            out.update(ok=False, error=trace.program_error("unsupported", exc, filename))  # noqa: F821
             out["error"]["message"] = "the program tried to quit (SystemExit)"
         except BaseException as exc:
-            out.update(ok=False, error=_error("raised", exc, filename))
+            out.update(ok=False, error=trace.program_error("raised", exc, filename))  # noqa: F821
         finally:
             patched = ops._op_call is not guarded
             ops._op_call = real_call
@@ -232,5 +220,5 @@ def _run(request):
         try:
             _render(want_render, out)
         except Exception as exc:
-            out.update(ok=False, error=_error("render", exc, filename))
+            out.update(ok=False, error=trace.program_error("render", exc, filename))  # noqa: F821
     return out

@@ -29,6 +29,9 @@ events are kept (`truncated` says more were made). Recording never changes what 
 program does: the store itself runs exactly as untraced and raises the same errors; a
 failure inside the recording is itself recorded.
 
+`run_program` runs the compiled program and `program_error` makes its error record, so
+the Blender worker and minibpy report a program's failures alike.
+
 Stdlib only, bpy imported lazily: the Blender executor ships this file's text into its
 sandboxed worker, which does not see tether.
 """
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import traceback
 from typing import Any, TypeGuard
 
 TRACER_NAME = "__tether_tracer__"
@@ -253,6 +257,35 @@ def compile_traced(source: str, filename: str = "<program>") -> Any:
 
 
 # ----------------------------------------------------------------------------- runtime
+
+
+TEXT_TAIL = 4000  # the most of an error's message and traceback an execution reports
+
+
+def program_error(kind: str, exc: BaseException, filename: str) -> dict[str, Any]:
+    """An execution's error record; `line` is the program's own (its last frame in
+    `filename`, else the line a SyntaxError names)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return {
+        "kind": kind, "type": type(exc).__qualname__, "message": str(exc)[-TEXT_TAIL:],
+        "line": frames[-1].lineno if frames else getattr(exc, "lineno", None),
+        "traceback": text[-TEXT_TAIL:],
+    }  # fmt: skip
+
+
+def run_program(code: Any, env: dict[str, Any], filename: str) -> dict[str, Any] | None:
+    """Run a compiled program in the globals `env`: None when it ran to its end, else its
+    error record. A quit (SystemExit) is `unsupported`: it would end the executor."""
+    try:
+        exec(code, env)
+    except SystemExit as exc:
+        error = program_error("unsupported", exc, filename)
+        error["message"] = "the program tried to quit (SystemExit)"
+        return error
+    except BaseException as exc:  # whatever a program raises is its own error
+        return program_error("raised", exc, filename)
+    return None
 
 
 class Tracer:

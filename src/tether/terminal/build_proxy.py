@@ -15,6 +15,7 @@ its download fails, and so does the step unless it hides the failure.
 
 from __future__ import annotations
 
+import inspect
 import socket
 import socketserver
 import threading
@@ -30,12 +31,8 @@ BUILD_MIRRORS = ("deb.debian.org", "security.debian.org", "pypi.org",
 MAX_HEAD_BYTES = 64 * 1024
 IDLE_TIMEOUT_S = 300.0
 
-# Runs inside the build sandbox as `python3 -I forward.py ARGV...`: listen first, then run
-# ARGV, exit with its status. Standard library only (python 3.11 to 3.13).
-FORWARDER = f"""\
-import os, socket, subprocess, sys, threading
-SOCK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy.sock")
-def pipe(src, dst):
+def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    # copies one direction of a connection, on the host and (as source text) in FORWARDER
     try:
         while True:
             data = src.recv(65536)
@@ -49,16 +46,23 @@ def pipe(src, dst):
             dst.shutdown(socket.SHUT_WR)
         except OSError:
             pass
-def serve(conn):
+
+
+# Runs inside the build sandbox as `python3 -I forward.py ARGV...`: listen first, then run
+# ARGV, exit with its status. Standard library only (python 3.11 to 3.13).
+FORWARDER = f"""\
+import os, socket, subprocess, sys, threading
+SOCK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy.sock")
+{inspect.getsource(_pipe)}def serve(conn):
     up = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         up.connect(SOCK)
     except OSError:
         conn.close()
         return
-    back = threading.Thread(target=pipe, args=(up, conn), daemon=True)
+    back = threading.Thread(target=_pipe, args=(up, conn), daemon=True)
     back.start()
-    pipe(conn, up)
+    _pipe(conn, up)
     back.join()
     conn.close()
     up.close()
@@ -114,22 +118,6 @@ def parse_target(head: bytes) -> tuple[str, str, int, bytes]:
         (b"proxy-", b"connection:", b"keep-alive:"))]
     out = [f"{method} {path} {version}".encode("latin-1"), *keep, b"Connection: close", b"", b""]
     return method, url.hostname.lower().rstrip("."), url.port or 80, b"\r\n".join(out)
-
-
-def _pipe(src: socket.socket, dst: socket.socket) -> None:
-    try:
-        while True:
-            data = src.recv(65536)
-            if not data:
-                break
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            dst.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
 
 class _Handler(socketserver.BaseRequestHandler):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,6 +24,8 @@ __all__ = [
     "Item",
     "answers_of",
     "resolve_sizes",
+    "make_splits",
+    "new_observation",
     "rng_for",
     "item_id",
     "check_resources",
@@ -56,6 +58,21 @@ def resolve_sizes(sizes: Mapping[str, int] | None) -> dict[str, int]:
             raise ConfigError(f"split {key!r} has a negative size {value}")
         out[key] = int(value)
     return out
+
+
+def make_splits(make_item: Callable[[int, str, int], Item], seed: int,
+                sizes: Mapping[str, int] | None) -> dict[str, list[Item]]:
+    """Every split's items, `make_item(seed, split, index)` for each index of its size."""
+    n = resolve_sizes(sizes)
+    return {s: [make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
+
+
+def new_observation(setting: str, item: Item, resources: Mapping[str, Any],
+                    offered: tuple[str, ...]) -> dict[str, Any]:
+    """What every observation starts from (the item's id and question), once `resources`
+    are known to be among those `setting` offers."""
+    check_resources(setting, resources, offered)
+    return {"item_id": item.item_id, "question": item.question}
 
 
 def rng_for(setting: str, seed: int, *parts: int | str) -> np.random.Generator:

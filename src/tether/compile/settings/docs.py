@@ -15,21 +15,20 @@ from typing import Any
 import numpy as np
 
 from tether.compile.settings.base import (
-    SPLITS,
     Item,
     answers_of,
-    check_resources,
     cut,
     int_option,
     item_id,
+    make_splits,
     new_item,
+    new_observation,
     png_bytes,
-    resolve_sizes,
     rng_for,
 )
 from tether.compile.settings.docs_render import make_spec, money, render, vendor_names
 from tether.compile.settings.metrics import anls
-from tether.compile.settings.ocr import OcrEngine, default_engine
+from tether.compile.settings.ocr import OcrEngine, WithOcrEngine
 
 NAME = "docs"
 DEFAULT_OCR_CHARS = 2000
@@ -122,7 +121,7 @@ def make_question(
     return kind, "How much cash did the customer hand over?", _amounts(spec["paid"], s)
 
 
-class DocsSetting:
+class DocsSetting(WithOcrEngine):
     """Invoices and receipts; OCR through `engine` (default: the shared cached engine)."""
 
     name = NAME
@@ -132,12 +131,6 @@ class DocsSetting:
 
     def __init__(self, engine: OcrEngine | None = None) -> None:
         self._engine = engine
-
-    @property
-    def engine(self) -> OcrEngine:
-        if self._engine is None:
-            self._engine = default_engine()
-        return self._engine
 
     def make_item(self, seed: int, split: str, index: int) -> Item:
         rng = rng_for(NAME, seed, split, index)
@@ -152,8 +145,7 @@ class DocsSetting:
         )
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
-        n = resolve_sizes(sizes)
-        return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
+        return make_splits(self.make_item, seed, sizes)
 
     def image(self, item: Item) -> bytes:
         return png_bytes(render(item.data["spec"]))
@@ -164,8 +156,7 @@ class DocsSetting:
         return self.engine.text_of({"docs": spec}, lambda: png_bytes(render(spec)))
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        check_resources(NAME, resources, self.offered_resources)
-        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        obs = new_observation(NAME, item, resources, self.offered_resources)
         if resources.get("ocr"):
             max_chars = int_option(resources["ocr"], "max_chars", DEFAULT_OCR_CHARS)
             obs["ocr"] = cut(self.ocr_text(item), max_chars)

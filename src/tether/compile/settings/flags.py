@@ -18,16 +18,15 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 from tether.compile.settings.base import (
-    SPLITS,
     Item,
     answers_of,
-    check_resources,
     cut,
     int_option,
     item_id,
+    make_splits,
     new_item,
+    new_observation,
     png_bytes,
-    resolve_sizes,
     rng_for,
 )
 from tether.compile.settings.flags_data import card, facts, flags
@@ -141,8 +140,7 @@ class FlagsSetting:
         )
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
-        n = resolve_sizes(sizes)
-        return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
+        return make_splits(self.make_item, seed, sizes)
 
     def _image(self, item: Item) -> Image.Image:
         arr = dict(flags())[item.data["code"]]
@@ -152,8 +150,7 @@ class FlagsSetting:
         return png_bytes(self._image(item))
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        check_resources(NAME, resources, self.offered_resources)
-        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        obs = new_observation(NAME, item, resources, self.offered_resources)
         if resources.get("cards") is not None and resources.get("cards") is not False:
             budget = int_option(resources["cards"], "budget_chars", DEFAULT_CARD_CHARS)
             obs["candidates"] = [

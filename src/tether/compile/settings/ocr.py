@@ -169,3 +169,16 @@ def default_engine() -> OcrEngine:
     if _default_engine is None:
         _default_engine = OcrEngine()
     return _default_engine
+
+
+class WithOcrEngine:
+    """A setting's OCR engine: the one it was given, else the shared cached engine, taken
+    on first use (a setting whose OCR is never asked for starts none)."""
+
+    _engine: OcrEngine | None
+
+    @property
+    def engine(self) -> OcrEngine:
+        if self._engine is None:
+            self._engine = default_engine()
+        return self._engine

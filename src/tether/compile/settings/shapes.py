@@ -28,9 +28,9 @@ from tether.compile.settings.base import (
     SPLITS,
     Item,
     answers_of,
-    check_resources,
     item_id,
     new_item,
+    new_observation,
     png_bytes,
     resolve_sizes,
     rng_for,
@@ -247,8 +247,7 @@ class ShapesSetting:
         return png_bytes(self._image(item))
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        check_resources(NAME, resources, self.offered_resources)
-        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        obs = new_observation(NAME, item, resources, self.offered_resources)
         if resources.get("signals"):
             obs["signals"] = measure(self._image(item))
         return obs

@@ -22,19 +22,18 @@ from typing import Any
 import numpy as np
 
 from tether.compile.settings.base import (
-    SPLITS,
     Item,
     answers_of,
-    check_resources,
     int_option,
     item_id,
+    make_splits,
     new_item,
+    new_observation,
     png_bytes,
-    resolve_sizes,
     rng_for,
 )
 from tether.compile.settings.metrics import exact_match
-from tether.compile.settings.ocr import OcrEngine, default_engine
+from tether.compile.settings.ocr import OcrEngine, WithOcrEngine
 from tether.compile.settings.slides_deck import (
     DEPARTMENTS,
     METRICS,
@@ -106,7 +105,7 @@ def _table_slide(slides: list[dict[str, Any]], metric: str, year: int) -> int:
     return next(i for i, s in enumerate(slides) if s["title"].startswith(prefix))
 
 
-class SlidesSetting:
+class SlidesSetting(WithOcrEngine):
     """Rendered decks, OCR through `engine`, slides ranked by `ranker` (both default to
     the shared cached tesseract engine and the shared MiniLM ranker)."""
 
@@ -116,12 +115,6 @@ class SlidesSetting:
     def __init__(self, engine: OcrEngine | None = None, ranker: Any | None = None) -> None:
         self._engine = engine
         self._ranker = ranker
-
-    @property
-    def engine(self) -> OcrEngine:
-        if self._engine is None:
-            self._engine = default_engine()
-        return self._engine
 
     @property
     def ranker(self) -> Any:
@@ -139,8 +132,7 @@ class SlidesSetting:
                         deck=deck, kind=kind, evidence=evidence)
 
     def splits(self, seed: int, sizes: Mapping[str, int] | None = None) -> dict[str, list[Item]]:
-        n = resolve_sizes(sizes)
-        return {s: [self.make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
+        return make_splits(self.make_item, seed, sizes)
 
     def slide_images(self, item: Item) -> list[bytes]:
         deck = item.data["deck"]
@@ -169,8 +161,7 @@ class SlidesSetting:
                 for i, score in self.ranker.rank(item.question, texts)[:k]]
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        check_resources(NAME, resources, self.offered_resources)
-        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        obs = new_observation(NAME, item, resources, self.offered_resources)
         spec = resources.get("pages")
         if spec:
             ranker = spec.get("ranker", "minilm") if isinstance(spec, Mapping) else "minilm"

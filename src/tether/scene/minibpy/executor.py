@@ -22,7 +22,6 @@ import builtins
 import json
 import pickle
 import time
-import traceback
 from typing import Any
 
 from tether.errors import ConfigError
@@ -39,7 +38,6 @@ BLOCKED_OPS = {  # as the Blender worker refuses them (scene/_child.py)
     "render.opengl": "viewport renders need GL, which the sandbox does not have",
     "wm.quit_blender": "quitting would end the worker",
 }
-TEXT_TAIL = 4000
 
 
 class Unsupported(Exception):
@@ -86,16 +84,6 @@ def _restore(targets: list[Any], before: list[dict[str, Any]]) -> list[str]:
             else:
                 delattr(target, k)
     return changed
-
-
-def _error(kind: str, exc: BaseException, filename: str) -> dict[str, Any]:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {
-        "kind": kind, "type": type(exc).__qualname__, "message": str(exc)[-TEXT_TAIL:],
-        "line": frames[-1].lineno if frames else getattr(exc, "lineno", None),
-        "traceback": text[-TEXT_TAIL:],
-    }  # fmt: skip
 
 
 class MiniBpyExecutor:
@@ -193,7 +181,7 @@ class MiniBpyExecutor:
             else:
                 code = compile(source, filename, "exec")
         except SyntaxError as exc:
-            out.update(ok=False, error=_error("syntax", exc, filename))
+            out.update(ok=False, error=scene_trace.program_error("syntax", exc, filename))
         real_call = minibpy.call_operator
 
         def guarded(idname: str, *args: Any, **kw: Any) -> Any:
@@ -206,15 +194,12 @@ class MiniBpyExecutor:
         if code is not None:
             minibpy.call_operator = guarded
             try:
-                exec(code, env)
-            except SystemExit as exc:
-                out.update(ok=False, error=_error("unsupported", exc, filename))
-                out["error"]["message"] = "the program tried to quit (SystemExit)"
-            except BaseException as exc:
-                out.update(ok=False, error=_error("raised", exc, filename))
+                error = scene_trace.run_program(code, env, filename)
             finally:
                 minibpy.call_operator = real_call
                 before[0]["call_operator"] = real_call
+            if error is not None:
+                out.update(ok=False, error=error)
             if out["blocked"]:  # refused even when the program caught the exception
                 error = out["error"] or {}
                 idname = out["blocked"][0]
