@@ -73,7 +73,7 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
     from tether.compile import Compiler, config_from_fields, load_compile_config
-    from tether.compile.compiler.build import teacher_failure
+    from tether.compile.compiler.summary import teacher_failure
 
     console = make_console(stderr=True)
     given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}

@@ -11,7 +11,7 @@ modules, which may change.
 """
 
 from tether.compile.admissibility import AdmissibilityReport, Violation, check_harness
-from tether.compile.compiler.build import ARMS, Compiler, summarise
+from tether.compile.compiler.build import Compiler
 from tether.compile.compiler.config import (
     COMPARATORS,
     CompileConfig,
@@ -19,6 +19,7 @@ from tether.compile.compiler.config import (
     load_compile_config,
 )
 from tether.compile.compiler.store import BuildDir
+from tether.compile.compiler.summary import ARMS, summarise
 from tether.compile.harness import (
     Harness,
     bare_harness,

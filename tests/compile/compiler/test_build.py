@@ -12,9 +12,9 @@ import pytest
 from tests.compile.compiler.conftest import compile_toy, toy_config
 from tether.compile.baselines import CotVote
 from tether.compile.compiler import Compiler, FreezeError
-from tether.compile.compiler.build import teacher_failure
 from tether.compile.compiler.scripted_teacher import VARIANTS, ScriptedTeacher
 from tether.compile.compiler.store import BuildDir
+from tether.compile.compiler.summary import teacher_failure
 from tether.compile.harness import bare_harness
 from tether.compile.scripted_student import ScriptedStudent
 from tether.compile.setting import ToySetting

@@ -11,7 +11,8 @@ budgeted, recorded calls), scoring (a harness on a split through the runtime), e
 gate, loop (one build), build (builds, freeze, test), scripted_teacher (test doubles).
 """
 
-from tether.compile.compiler.build import Compiler, FreezeError, summarise
+from tether.compile.compiler.build import Compiler, FreezeError
 from tether.compile.compiler.config import CompileConfig, load_compile_config
+from tether.compile.compiler.summary import summarise
 
 __all__ = ["CompileConfig", "Compiler", "FreezeError", "load_compile_config", "summarise"]
