@@ -87,18 +87,26 @@ def loads_toml(text: str) -> dict[str, Any]:
         raise tomllib.TOMLDecodeError("nested too deeply to read") from None
 
 
-def read_toml(path: str | Path, *, what: str = "") -> dict[str, Any]:
-    """The table of the TOML file at `path`; a one-line ConfigError naming it (and
-    `what` it is) when it cannot be read, is not UTF-8 or is not TOML."""
+def read_text(path: str | Path, *, what: str = "") -> str:
+    """The UTF-8 text of the file at `path`; a one-line ConfigError naming it (and `what`
+    it is) when it cannot be read or is not UTF-8."""
     p = Path(path)
     label = f"{what} {p}" if what else str(p)
     try:
-        text = p.read_bytes().decode("utf-8")
+        return p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})"
                           ) from None
+
+
+def read_toml(path: str | Path, *, what: str = "") -> dict[str, Any]:
+    """The table of the TOML file at `path`; a one-line ConfigError naming it (and
+    `what` it is) when it cannot be read, is not UTF-8 or is not TOML."""
+    p = Path(path)
+    label = f"{what} {p}" if what else str(p)
+    text = read_text(p, what=what)
     try:
         return loads_toml(text)
     except tomllib.TOMLDecodeError as exc:

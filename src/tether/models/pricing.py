@@ -27,7 +27,7 @@ from typing import Any
 
 from tether.errors import ConfigError
 from tether.specs import parse_value
-from tether.textio import JSONError, loads, loads_toml
+from tether.textio import JSONError, loads, loads_toml, read_text
 
 PRICE_KEYS = ("price_in", "price_out")
 PER = 1_000_000
@@ -133,13 +133,7 @@ def table_from_dict(data: Any, source: str) -> dict[str, Price]:
 def load_price_table(path: str | Path) -> dict[str, Price]:
     """Read a TOML or JSON price table; ConfigError (one line) when it is not one."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"price table {p}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"price table {p}: not UTF-8 text ({exc.reason} at byte "
-                          f"{exc.start})") from None
+    text = read_text(p, what="price table")
     try:
         data = loads(text) if p.suffix == ".json" else loads_toml(text)
     except (JSONError, tomllib.TOMLDecodeError) as exc:

@@ -53,7 +53,7 @@ from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares, did_you_mean
-from tether.textio import JSONError, loads, loads_toml
+from tether.textio import JSONError, loads, loads_toml, read_text
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -284,12 +284,7 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}",
                           hint="pass an experiment TOML file or a run's config.resolved.json")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(p)
     if p.suffix == ".json":
         try:
             data = loads(text)

@@ -8,18 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
-from tether.textio import JSONError, loads
+from tether.textio import JSONError, loads, read_text
 
 
 def read_json_file(path: Path) -> Any:
     """Parse a JSON file; errors name the file, line and column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-                          ) from None
+    text = read_text(path)
     try:
         return loads(text)
     except JSONError as exc:

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.suites.json_file import read_json_file
-from tether.textio import JSONError, loads
+from tether.textio import JSONError, loads, read_text
 
 
 class CodeTaskData(BaseModel):
@@ -156,13 +156,7 @@ def _short(value: Any) -> str:
 
 def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
     items: list[tuple[int, Any]] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
-                          ) from None
+    lines = read_text(path).splitlines()
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue

@@ -33,7 +33,7 @@ from tether.terminal.spec import (
     MAX_TIMEOUT_S,
     TerminalSpec,
 )
-from tether.textio import loads_toml
+from tether.textio import loads_toml, read_text
 
 METRIC = "terminal_verifier"
 ARTIFACT_KIND = "shell"
@@ -82,11 +82,7 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor",
     instruction = task_dir / "instruction.md"
     if not instruction.is_file():
         raise ConfigError(f"{instruction}: missing (the task's prompt)", hint=LAYOUT_HINT)
-    try:
-        prompt = instruction.read_text(encoding="utf-8").strip()
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{instruction}: not UTF-8 text ({exc.reason} at byte "
-                          f"{exc.start})") from None
+    prompt = read_text(instruction).strip()
     if not prompt:
         raise ConfigError(f"{instruction}: empty (the task's prompt)")
     config = _read_toml(task_dir / "task.toml")
@@ -147,10 +143,9 @@ def load_harbor_dir(path: Path | str, suite: str | None = None, *,
 def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"{path}: missing (timeouts and resources)", hint=LAYOUT_HINT)
+    text = read_text(path)
     try:
-        return loads_toml(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
