@@ -16,12 +16,12 @@ from tests.compile.compiler.conftest import TEACHER_SPEC, toy_config
 from tether.cli.main import main
 from tether.compile.compiler import Compiler
 from tether.compile.compiler.gepa_arm import (
-    GepaEnv,
     GepaMatch,
     HarnessAdapter,
     matched_budget,
     run_gepa,
 )
+from tether.compile.compiler.scoring import ScoringEnv
 from tether.compile.compiler.scripted_teacher import ScriptedTeacher
 from tether.compile.compiler.store import BuildDir, BuildStore
 from tether.compile.compiler.teacher import TeacherClient
@@ -98,7 +98,7 @@ def test_reflection_shows_probe_items_only(tmp_path: Path) -> None:
     assert any(i.question in p for i in probe for p in prompts)
     for item in held_out:  # a question is what ties a feedback line to its item
         assert not any(item.question in p for p in prompts), item.item_id
-    adapter = HarnessAdapter(GepaEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
+    adapter = HarnessAdapter(ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
                                      compiler.config.sizes),
                              BuildDir(tmp_path).build(0).gepa_store())
     batch = adapter.evaluate(compiler.splits["validation"][:2], {"answer": "{question}"},
@@ -111,7 +111,7 @@ def test_reflection_shows_probe_items_only(tmp_path: Path) -> None:
 
 def test_an_inadmissible_candidate_scores_zero_with_its_violations(tmp_path: Path) -> None:
     compiler, _ = _compile(tmp_path)
-    adapter = HarnessAdapter(GepaEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
+    adapter = HarnessAdapter(ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
                                      compiler.config.sizes),
                              BuildDir(tmp_path).build(0).gepa_store())
     leaky = {"answer": "{question} (Paris, perhaps?)"}  # an inventory answer in the prompt
@@ -130,7 +130,7 @@ def test_a_budget_refusal_ends_the_search_with_its_best_so_far(tmp_path: Path) -
     teacher = TeacherClient(ScriptedModel(ScriptedTeacher({"gepa": "unchanged"}).script),
                             arm_store, seed=0, temperature=0.7, max_tokens=2048,
                             token_budget=cap)
-    env = GepaEnv(compiler.setting, compiler.splits, compiler.scorer, 0, compiler.config.sizes)
+    env = ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0, compiler.config.sizes)
     row = run_gepa(env, arm_store, teacher, GepaMatch(teacher_tokens=cap, metric_calls=10_000),
                    seed=0)
     calls = arm_store.teacher_calls()
@@ -213,7 +213,7 @@ def test_a_repeated_item_in_a_minibatch_is_scored_once(tmp_path: Path) -> None:
     _compile(tmp_path)
     student = ScriptedModel(contract_student)
     again = Compiler.resume(tmp_path, teacher=ScriptedModel(["unused"]), student=student)
-    adapter = HarnessAdapter(GepaEnv(again.setting, again.splits, again.scorer, 0,
+    adapter = HarnessAdapter(ScoringEnv(again.setting, again.splits, again.scorer, 0,
                                      again.config.sizes), BuildStore(tmp_path / "fresh"))
     first, second = again.splits["probe"][:2]
     batch = adapter.evaluate([first, second, first], {"answer": f"{{question}}\n{CONTRACT}"})

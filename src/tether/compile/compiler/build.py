@@ -38,10 +38,10 @@ from tether.compile.admissibility import check_harness
 from tether.compile.answer_audit import audit_answers
 from tether.compile.baselines import BASELINES
 from tether.compile.compiler.config import CompileConfig, stored_config
-from tether.compile.compiler.gepa_arm import GepaEnv, matched_budget, require_gepa, run_gepa
+from tether.compile.compiler.gepa_arm import matched_budget, require_gepa, run_gepa
 from tether.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.compile.compiler.prompts import oneshot_prompt
-from tether.compile.compiler.scoring import Progress, SplitScore, SplitScorer
+from tether.compile.compiler.scoring import Progress, ScoringEnv, SplitScore, SplitScorer
 from tether.compile.compiler.store import BuildDir, BuildStore
 from tether.compile.compiler.student import ModelStudent
 from tether.compile.compiler.summary import summarise
@@ -210,7 +210,7 @@ class Compiler:
                                 temperature=cfg.teacher_temperature,
                                 max_tokens=cfg.teacher_max_tokens,
                                 token_budget=match.teacher_tokens)
-        env = GepaEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes)
+        env = ScoringEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes)
         return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k)
 
     def _comparators(self) -> set[str]:

@@ -2,7 +2,7 @@
 the same student, on the same probe and validation items, with the compile's teacher as
 its reflection model, under a teacher token budget as large as the build's.
 
-    row = run_gepa(GepaEnv(setting, splits, scorer, seed, sizes), arm_store, teacher, match,
+    row = run_gepa(ScoringEnv(setting, splits, scorer, seed, sizes), arm_store, teacher, match,
                    seed=search_seed)
 
 How it is matched with the compile (the paper's Table 43 compares the two searches):
@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any
 
 from tether.compile.admissibility import check_harness
 from tether.compile.compiler.evidence import stage_of, trace_of
-from tether.compile.compiler.scoring import SplitScore, SplitScorer
+from tether.compile.compiler.scoring import ScoringEnv, SplitScore, SplitScorer
 from tether.compile.compiler.store import BuildDir, BuildStore
 from tether.compile.compiler.teacher import TeacherClient
 from tether.compile.harness import Harness, bare_harness
 from tether.compile.prompt_fields import observation_fields
-from tether.compile.setting import Item, Setting
+from tether.compile.setting import Item
 from tether.errors import ConfigError, TetherError
 
 if TYPE_CHECKING:  # the gepa extra: imported where the arm runs
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the gepa extra: imported where the arm runs
 #: what the adapter returns per item: its trace (what reflection reads) and its answer
 Trace = dict[str, Any]
 
-__all__ = ["GEPA_EXTRA_HINT", "REFLECTION_HEAD", "GepaEnv", "GepaMatch", "HarnessAdapter",
+__all__ = ["GEPA_EXTRA_HINT", "REFLECTION_HEAD", "GepaMatch", "HarnessAdapter",
            "TeacherReflection", "matched_budget", "require_gepa", "run_gepa"]
 
 GEPA_EXTRA_HINT = "pip install 'tether[gepa]' (the gepa extra)"
@@ -133,17 +133,6 @@ class _ItemScores(BuildDir):
         return None  # the partial rows are the record
 
 
-@dataclass
-class GepaEnv:
-    """What the arm shares with the compile."""
-
-    setting: Setting
-    splits: dict[str, list[Item]]
-    scorer: SplitScorer
-    seed: int
-    sizes: dict[str, int]
-
-
 class HarnessAdapter:
     """GEPA's adapter (`gepa.GEPAAdapter`): a candidate is a harness's prompt texts;
     `evaluate` scores the student with that harness on a batch of one split."""
@@ -151,7 +140,7 @@ class HarnessAdapter:
     #: GEPA's own reflection proposes the texts (through `TeacherReflection`)
     propose_new_texts: ProposalFn | None = None
 
-    def __init__(self, env: GepaEnv, store: BuildStore) -> None:
+    def __init__(self, env: ScoringEnv, store: BuildStore) -> None:
         self.env = env
         self.scorer = SplitScorer(env.setting, env.scorer.student, _ItemScores(store.root),
                                   modality=env.scorer.modality,
@@ -293,7 +282,7 @@ class _Log:
         self.lines.append(message)
 
 
-def run_gepa(env: GepaEnv, store: BuildStore, teacher: TeacherClient, match: GepaMatch, *,
+def run_gepa(env: ScoringEnv, store: BuildStore, teacher: TeacherClient, match: GepaMatch, *,
              seed: int) -> dict[str, Any]:
     """Run the search (`seed`: GEPA's own sampling) with `teacher` recording into `store`
     (the build's `gepa_store()`); its record, which the caller writes to gepa.json."""

@@ -51,25 +51,19 @@ from tether.compile.compiler.prompts import (
     round0_prompt,
     trace_answer,
 )
-from tether.compile.compiler.scoring import SplitScore, SplitScorer
+from tether.compile.compiler.scoring import ScoringEnv, SplitScore
 from tether.compile.compiler.store import BuildStore
 from tether.compile.compiler.teacher import TeacherClient, TeacherReply
 from tether.compile.harness import Harness, bare_harness
-from tether.compile.setting import Item, Setting
 from tether.models.replies import json_object
 
 __all__ = ["BuildEnv", "BuildLoop"]
 
 
 @dataclass
-class BuildEnv:
-    """What every build of a compile shares."""
+class BuildEnv(ScoringEnv):
+    """What every build of a compile shares: the scoring, and the loop's own settings."""
 
-    setting: Setting
-    splits: dict[str, list[Item]]
-    scorer: SplitScorer
-    seed: int
-    sizes: dict[str, int]
     rounds: int
     protocol: str
     restarts: int

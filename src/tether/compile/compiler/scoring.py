@@ -51,7 +51,7 @@ from tether.core.budget import BudgetExhausted
 from tether.errors import ConfigError
 from tether.models.errors import ModelError
 
-__all__ = ["ModelStudent", "NotApplicable", "SplitScore", "SplitScorer", "graded"]
+__all__ = ["ModelStudent", "NotApplicable", "ScoringEnv", "SplitScore", "SplitScorer", "graded"]
 
 #: called before an item is scored: (split, harness hash, item) (tests check the freeze)
 BeforeItem = Callable[[str, str, Item], None]
@@ -333,3 +333,14 @@ def _compact(outcome: ItemOutcome) -> dict[str, Any]:
     return {"status": outcome.status, "answer": outcome.answer, "error": outcome.error,
             "step_limit": outcome.step_limit, "calls": outcome.calls}
 
+
+@dataclass
+class ScoringEnv:
+    """What every search of a compile shares (the build loop and a comparator's search):
+    the setting, its seeded splits and sizes, and the scorer of the student."""
+
+    setting: Setting
+    splits: dict[str, list[Item]]
+    scorer: SplitScorer
+    seed: int
+    sizes: dict[str, int]
