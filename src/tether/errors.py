@@ -6,6 +6,9 @@ both without a traceback (see `tether.cli`).
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class TetherError(Exception):
     """Base class: a failure with a message meant for the user."""
@@ -20,3 +23,10 @@ class TetherError(Exception):
 
 class ConfigError(TetherError):
     """Bad input from the user: a spec, a config file, a task file."""
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str:
+    """`did you mean 'x'? ` when a known name is close to `key`, else '': the start of a
+    hint for a misspelled name, parameter, role or key."""
+    close = difflib.get_close_matches(key, sorted(set(known)), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""

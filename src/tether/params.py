@@ -25,7 +25,6 @@ constructor, and a `**kwargs` signature accepts every name.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import types
 import typing
@@ -36,7 +35,7 @@ from typing import Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticUndefined
 
-from tether.errors import ConfigError
+from tether.errors import ConfigError, did_you_mean
 
 __all__ = ["ParamInfo", "Params", "check_params", "checked", "declaration", "describe_params"]
 
@@ -81,11 +80,6 @@ def declaration(factory: Any) -> type[BaseModel] | None:
     return decl if isinstance(decl, type) and issubclass(decl, BaseModel) else None
 
 
-def _did_you_mean(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
-
-
 def type_text(annotation: Any) -> str:
     """An annotation as a reader writes it: `int | Literal['auto']`, `str | None`."""
     if annotation is None or annotation is type(None):
@@ -120,7 +114,7 @@ def _signature_names(factory: Callable[..., Any]) -> list[str] | None:
 
 def _unknown(what: str, key: str, known: list[str]) -> ConfigError:
     return ConfigError(f"{what}: unknown parameter {key!r}",
-                       hint=f"{_did_you_mean(key, known)}its parameters: "
+                       hint=f"{did_you_mean(key, known)}its parameters: "
                             f"{', '.join(known) or 'none'}")
 
 

@@ -16,7 +16,6 @@ another installed package can add strategies, instruments or suites the same way
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
@@ -25,7 +24,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from tether.errors import ConfigError
+from tether.errors import ConfigError, did_you_mean
 from tether.params import check_params
 
 T = TypeVar("T")
@@ -67,10 +66,9 @@ class Registry(Generic[T]):
         'spec'") with the known names as the hint."""
         entries = self._loaded()
         if name not in entries:
-            close = difflib.get_close_matches(name, sorted(entries), n=1)
-            guess = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
-                              hint=f"{guess}known {self.plural}: {', '.join(sorted(entries))}")
+                              hint=f"{did_you_mean(name, entries)}known {self.plural}: "
+                                   f"{', '.join(sorted(entries))}")
         return entries[name]
 
     def check(self, name: str, params: Mapping[str, Any] | None = None, *,

@@ -47,12 +47,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tether.core.budget import BudgetSpec
-from tether.errors import ConfigError
+from tether.errors import ConfigError, did_you_mean
 from tether.models.cache import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
-from tether.runs.roles import check_model_roles, check_shares, did_you_mean
+from tether.runs.roles import check_model_roles, check_shares
 from tether.textio import JSONError, loads, loads_toml, read_text
 
 _STRICT = ConfigDict(extra="forbid")

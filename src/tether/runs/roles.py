@@ -18,13 +18,12 @@ a ConfigError naming the key, with a "did you mean" hint.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tether.context import FALLBACK_ROLE, instrument_roles, role_for
 from tether.core.task import Task
-from tether.errors import ConfigError
+from tether.errors import ConfigError, did_you_mean
 from tether.strategies.feedback import EXECUTION_SHARE
 
 if TYPE_CHECKING:
@@ -32,12 +31,6 @@ if TYPE_CHECKING:
 
 #: slack for shares written as decimals (0.33 + 0.34 + 0.33 is a hair over 1 in floats)
 _SUM_SLACK = 1e-9
-
-
-def did_you_mean(key: str, known: Iterable[str]) -> str:
-    """`did you mean 'x'? ` when a known name is close to `key`, else ''."""
-    close = difflib.get_close_matches(key, sorted(set(known)), n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def _listed(names: Iterable[str]) -> str:
