@@ -177,7 +177,7 @@ class Compiler:
             if "oneshot" in cfg.comparators and store.oneshot() is None:
                 store.write_oneshot(self._oneshot(teacher))
             if "gepa" in cfg.comparators and store.gepa() is None:
-                store.write_gepa(self._gepa(store, k))
+                store.write_gepa(self._gepa(env, store, k))
         for k in range(cfg.builds):
             self._test(self.dir.build(k))
         result = summarise(self.dir)
@@ -201,8 +201,9 @@ class Compiler:
             row["document"] = Harness.model_validate(document).document()
         return row
 
-    def _gepa(self, store: BuildStore, k: int) -> dict[str, Any]:
-        """GEPA's search for this build, matched to the build's spend (gepa_arm.py)."""
+    def _gepa(self, env: ScoringEnv, store: BuildStore, k: int) -> dict[str, Any]:
+        """GEPA's search for this build on the build's own scoring, matched to the build's
+        spend (gepa_arm.py)."""
         cfg = self.config
         match = matched_budget(cfg.teacher_token_budget, store, cfg.sizes)
         arm_store = store.gepa_store()
@@ -210,7 +211,6 @@ class Compiler:
                                 temperature=cfg.teacher_temperature,
                                 max_tokens=cfg.teacher_max_tokens,
                                 token_budget=match.teacher_tokens)
-        env = ScoringEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes)
         return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k)
 
     def _comparators(self) -> set[str]:
