@@ -1,7 +1,7 @@
 """Wall time of `tether --help` and of every command group's `--help` (fresh processes).
 
 Target: under 0.5 s each. A command's module loads only when it is named (the group lists
-commands from tether.cli.main.LAZY_COMMANDS), and it imports the packages it runs (models,
+commands from tether.cli.hub.LAZY_COMMANDS), and it imports the packages it runs (models,
 runner, instruments, report; pydantic, numpy, matplotlib) only when it runs.
 Run: `PYTHONPATH=src python benchmarks/cli_startup.py [REPEATS]`.
 """

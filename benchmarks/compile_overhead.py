@@ -30,13 +30,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from tether.compile.compiler import CompileConfig, Compiler  # noqa: E402
-from tether.compile.compiler.config import COMPARATORS  # noqa: E402
-from tether.compile.tasks import setting_of  # noqa: E402
 from tether.models import parse_model  # noqa: E402
 from tether.models.base import GenerateParams
+from tether.systems.compile.compiler import CompileConfig, Compiler  # noqa: E402
+from tether.systems.compile.compiler.config import COMPARATORS  # noqa: E402
+from tether.systems.compile.tasks import setting_of  # noqa: E402
 
-TEACHER = "scripted:tether.compile.compiler.scripted_teacher:competent"
+TEACHER = "scripted:tether.testing.scripted_teacher:competent"
 
 
 class Timed:
@@ -92,7 +92,7 @@ def main() -> None:
     # load the model (untimed)
     student.generate([{"role": "user", "content": "hi"}], GenerateParams(max_tokens=1))
     student.seconds, student.calls = 0.0, 0
-    from tether.compile.settings.ocr import default_engine
+    from tether.systems.compile.settings.ocr import default_engine
     calls_before, renders_before = default_engine().calls, default_engine().renders
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()

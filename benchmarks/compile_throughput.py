@@ -26,11 +26,11 @@ from pathlib import Path
 
 from parallel_samples import serve
 
-from tether.compile.compiler.scoring import ModelStudent, SplitScore, SplitScorer
-from tether.compile.compiler.store import BuildDir
-from tether.compile.harness import bare_harness
-from tether.compile.setting import get_setting
 from tether.models import parse_model
+from tether.systems.compile.compiler.scoring import ModelStudent, SplitScore, SplitScorer
+from tether.systems.compile.compiler.store import BuildDir
+from tether.systems.compile.harness import bare_harness
+from tether.systems.compile.setting import get_setting
 
 
 def score_once(setting_spec: str, items: int, concurrency: int, latency: float,

@@ -24,9 +24,9 @@ import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from tether.instruments.geometry.browser import BrowserHost
-from tether.instruments.geometry.instrument import GeometryInstrument
-from tether.instruments.geometry.measure import measure_html
+from tether.systems.pages.geometry.browser import BrowserHost
+from tether.systems.pages.geometry.instrument import GeometryInstrument
+from tether.systems.pages.geometry.measure import measure_html
 
 DEFAULT_REF = Path(__file__).resolve().parents[2] / "shared/reference/interaction-scaling"
 FRAMES = (200, 1000, 1800, 2600, 3400)

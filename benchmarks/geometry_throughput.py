@@ -16,7 +16,7 @@ runs, as `tether measure DIR` opens them):
              --ref-concurrency lanes in flight
   default    tether's default profile, measure_many with --concurrency lanes
   floor      one set_content + one evaluate per artifact in one reused page
-Lanes default to what `tether measure` picks for 64 pages (cli/measure.py
+Lanes default to what `tether measure` picks for 64 pages (systems/pages/cli.py
 default_concurrency): reference 13, default one per core (2 here).
 
 Printed: artifacts/s per side, reference/probe and default/floor ratios, the machine's
@@ -141,16 +141,16 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tether.cli.measure import default_concurrency
-from tether.instruments.geometry.browser import BrowserHost
-from tether.instruments.geometry.fonts import write_fontconfig
-from tether.instruments.geometry.guard import guarded_probe
-from tether.instruments.geometry.instrument import GeometryInstrument
-from tether.instruments.geometry.lanes import Lane
-from tether.instruments.geometry.probe_reference import PROBE_REFERENCE_JS
-from tether.instruments.geometry.profiles import PROFILES
-from tether.instruments.geometry.temporal import CLOCK_JS, settle
 from tether.studies.interaction_scaling.recorded_geometry import load_recorded
+from tether.systems.pages.cli import default_concurrency
+from tether.systems.pages.geometry.browser import BrowserHost
+from tether.systems.pages.geometry.fonts import write_fontconfig
+from tether.systems.pages.geometry.guard import guarded_probe
+from tether.systems.pages.geometry.instrument import GeometryInstrument
+from tether.systems.pages.geometry.lanes import Lane
+from tether.systems.pages.geometry.probe_reference import PROBE_REFERENCE_JS
+from tether.systems.pages.geometry.profiles import PROFILES
+from tether.systems.pages.geometry.temporal import CLOCK_JS, settle
 
 DEFAULT_REF = Path(__file__).resolve().parents[2] / "shared/reference/interaction-scaling"
 TICK = os.sysconf("SC_CLK_TCK")

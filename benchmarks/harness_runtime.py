@@ -22,9 +22,9 @@ from typing import Any
 SRC = Path(__file__).resolve().parents[1] / "src"
 sys.path.insert(0, str(SRC))
 
-from tether.compile.harness import SCHEMA, Harness, bare_harness  # noqa: E402
-from tether.compile.runtime import HarnessRuntime  # noqa: E402
-from tether.compile.setting import Item, ToySetting  # noqa: E402
+from tether.systems.compile.harness import SCHEMA, Harness, bare_harness  # noqa: E402
+from tether.systems.compile.runtime import HarnessRuntime  # noqa: E402
+from tether.systems.compile.setting import Item, ToySetting  # noqa: E402
 
 ROUTE = '''
 def route(obs, state):

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from tether.compile.settings.docs import DocsSetting  # noqa: E402
-from tether.compile.settings.ocr import OcrCache, OcrEngine  # noqa: E402
+from tether.systems.compile.settings.docs import DocsSetting  # noqa: E402
+from tether.systems.compile.settings.ocr import OcrCache, OcrEngine  # noqa: E402
 
 
 def main() -> None:

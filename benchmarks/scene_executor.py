@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tether.scene.executor import bpy_site_packages, worker_program
-from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import bundled_task_dirs, load_task
+from tether.systems.scene.executor import bpy_site_packages, worker_program
+from tether.systems.scene.scenes import TaskScenes
+from tether.systems.scene.tasks import bundled_task_dirs, load_task
 
 
 def fresh_execute(base: Path, source: str) -> dict:

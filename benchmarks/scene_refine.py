@@ -17,11 +17,11 @@ import statistics
 import time
 from collections import Counter
 
-from tether.scene.executor import RenderSettings
-from tether.scene.record import SceneRecord
-from tether.scene.refine import compile_alternatives, refine, refine_record
-from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import bundled_task_dirs, bundled_tasks_dir, load_task
+from tether.systems.scene.executor import RenderSettings
+from tether.systems.scene.record import SceneRecord
+from tether.systems.scene.refiner import compile_alternatives, refine, refine_record
+from tether.systems.scene.scenes import TaskScenes
+from tether.systems.scene.tasks import bundled_task_dirs, bundled_tasks_dir, load_task
 
 BUDGET_MS = 50.0
 SOCKET = 'node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value'

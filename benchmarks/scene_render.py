@@ -17,10 +17,10 @@ import os
 import statistics
 import time
 
-from tether.scene.executor import RenderSettings
-from tether.scene.minibpy.executor import MiniBpyExecutor
-from tether.scene.scenes import TaskScenes
-from tether.scene.tasks import bundled_task_dirs, bundled_tasks_dir, load_task
+from tether.systems.scene.executor import RenderSettings
+from tether.systems.scene.scenes import TaskScenes
+from tether.systems.scene.tasks import bundled_task_dirs, bundled_tasks_dir, load_task
+from tether.testing.minibpy.executor import MiniBpyExecutor
 
 SETTINGS = ((64, 8), (128, 16), (256, 16), (256, 64))
 

@@ -20,9 +20,9 @@ import itertools
 import json
 from pathlib import Path
 
-from tether.compile.setting import DEFAULT_SIZES
-from tether.compile.tasks import setting_of
 from tether.stats import paired_change
+from tether.systems.compile.setting import DEFAULT_SIZES
+from tether.systems.compile.tasks import setting_of
 
 GRADED = {"docs"}
 

@@ -1,7 +1,7 @@
 """Fill the OCR cache for the first N items of a harness setting's split.
 
 The `docs` and `slides` settings OCR every page (and every slide) with tesseract, cached
-by image digest (src/tether/compile/settings/ocr.py). Uncached, the first 50 test items
+by image digest (src/tether/systems/compile/settings/ocr.py). Uncached, the first 50 test items
 of `slides` take about an hour on two shared cores; running this once, niced, in the
 background lets later runs over the same items start no tesseract process at all:
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from tether.compile.setting import DEFAULT_SIZES, SPLITS
-from tether.compile.tasks import setting_of
+from tether.systems.compile.setting import DEFAULT_SIZES, SPLITS
+from tether.systems.compile.tasks import setting_of
 
 
 def warm(name: str, split: str, n: int, seed: int) -> None:

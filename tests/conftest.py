@@ -69,7 +69,7 @@ def _resources_are_declared(request: pytest.FixtureRequest,
         return request.node.get_closest_marker(marker) is not None
 
     if not declared("browser"):
-        from tether.instruments.geometry.browser import BrowserHost
+        from tether.systems.pages.geometry.browser import BrowserHost
 
         real_start = BrowserHost._start
 

@@ -163,10 +163,9 @@ def test_every_builtin_declaration_agrees_with_its_constructor(name: str,
 def test_the_agent_declaration_is_agent_config() -> None:
     import dataclasses
 
-    from tether.agents.loop import AgentConfig
-    from tether.agents.turn_bon import TurnBoNPolicy
-    from tether.strategies.agent import AgentParams
-    from tether.strategies.turn_bon import TurnBoN
+    from tether.systems.terminal.agent.loop import AgentConfig
+    from tether.systems.terminal.agent.strategy import AgentParams
+    from tether.systems.terminal.turn_bon import TurnBoN, TurnBoNPolicy
 
     config = {f.name: f.default for f in dataclasses.fields(AgentConfig)}
     assert {k: f.default for k, f in AgentParams.model_fields.items()} == config

@@ -56,8 +56,8 @@ def test_layers_above_register_through_declared_entry_points_not_named_modules()
 
     declared = {g: {e.value for e in entry_points(group=g)}
                 for g in ("tether.strategies", "tether.instruments", "tether.suites")}
-    assert "tether.compile.strategy" in declared["tether.strategies"]
-    assert {"tether.scene.instrument", "tether.compile.instrument"} <= declared[
+    assert "tether.systems.compile.strategy" in declared["tether.strategies"]
+    assert {"tether.systems.scene.instrument", "tether.systems.compile.instrument"} <= declared[
         "tether.instruments"]
     assert "tether.studies.interaction_scaling.code_format" in declared["tether.suites"]
     assert "compiled_harness" in strategy_names()
@@ -71,7 +71,7 @@ def test_import_modules_tolerates_only_what_it_is_told_to(monkeypatch):
     class Broken:
         value = "tether.no_such_plugin_module"
 
-    monkeypatch.setattr(registry, "entry_points", lambda group: [Broken()])
+    monkeypatch.setattr(registry, "declared_plugins", lambda group: [Broken.value])
     failed = registry.import_modules("tether.stats", plugins="x", tolerate="plugins")
     assert list(failed) == ["tether.no_such_plugin_module"]
     with pytest.raises(ImportError):

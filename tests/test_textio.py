@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tether.cli.main import main
+from tether.cli.hub import main
 from tether.errors import ConfigError
 from tether.models.pricing import load_price_table
 from tether.textio import MAX_DEPTH, JSONError, loads, read_json, read_toml
 
 DEEP = "[" * 100_000 + "]" * 100_000
-TEACHER = "scripted:tether.compile.compiler.scripted_teacher:competent"
-STUDENT = "scripted:tether.compile.compiler.scripted_teacher:student"
+TEACHER = "scripted:tether.testing.scripted_teacher:competent"
+STUDENT = "scripted:tether.testing.scripted_teacher:student"
 
 
 def test_loads_reads_what_json_dumps_writes() -> None:

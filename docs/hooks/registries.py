@@ -67,7 +67,7 @@ def _suites() -> str:
 
 
 def _settings() -> str:
-    from tether.compile.setting import get_setting, setting_names
+    from tether.systems.compile.setting import get_setting, setting_names
 
     rows = []
     for n in setting_names():

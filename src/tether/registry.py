@@ -19,13 +19,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
-from importlib.metadata import entry_points
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from tether.errors import ConfigError, did_you_mean
 from tether.params import check_params
+from tether.plugins import declared as declared_plugins
 
 T = TypeVar("T")
 
@@ -106,7 +106,7 @@ def import_modules(package: str, *, skip: frozenset[str] = frozenset(),
     pkg = importlib.import_module(package)
     own = [f"{package}.{info.name}" for info in pkgutil.iter_modules(pkg.__path__)
            if not info.name.startswith("_") and info.name not in skip]
-    declared = [ep.value for ep in entry_points(group=plugins)] if plugins else []
+    declared = declared_plugins(plugins) if plugins else []
     failed: dict[str, str] = {}
     for name, tolerated in ([(n, tolerate == "all") for n in own]
                             + [(n, tolerate != "none") for n in declared]):
@@ -117,3 +117,4 @@ def import_modules(package: str, *, skip: frozenset[str] = frozenset(),
                 raise
             failed[name] = str(exc)
     return failed
+

@@ -6,13 +6,13 @@ from tether.cli import choices
 
 
 def test_every_written_out_value_agrees_with_its_source() -> None:
-    from tether.compile import COMPARATORS
-    from tether.instruments.geometry.profiles import MODALITIES, PROFILES
     from tether.models import CACHE_MODES, DEFAULT_MODEL
     from tether.runs.export import FORMATS
     from tether.runs.judge import BUNDLED
     from tether.sandbox import BACKENDS, DEFAULT_DISK_MB
-    from tether.terminal.images import DEFAULT_IMAGE_DIR
+    from tether.systems.compile import COMPARATORS
+    from tether.systems.pages.geometry.profiles import MODALITIES, PROFILES
+    from tether.systems.terminal.images import DEFAULT_IMAGE_DIR
 
     assert choices.SANDBOX_BACKENDS == BACKENDS
     assert choices.DEFAULT_DISK_MB == DEFAULT_DISK_MB

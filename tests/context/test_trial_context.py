@@ -13,9 +13,9 @@ from tests.strategies.trial_helpers import RoleScript, code_task, program
 from tether.core.budget import BudgetSpec
 from tether.core.trial import TrialRecord, TrialSpec
 from tether.instruments.base import InstrumentEnv
-from tether.models import ScriptedModel
 from tether.runs.trial_runner import run_trial
 from tether.suites import load_suite
+from tether.testing import ScriptedModel
 
 LONG_CRITIQUE = json.dumps([{"location": "f", "cause": "beta is missing " * 30,
                              "change": "return beta too"}])

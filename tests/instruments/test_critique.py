@@ -13,8 +13,8 @@ from tether.instruments.base import InstrumentEnv, build_instrument
 from tether.instruments.critique import CritiqueInstrument, critique_messages, parse_critique
 from tether.models.recording import CallRecord
 from tether.models.registry import parse_model
-from tether.models.scripted import ScriptedModel
 from tether.runs.standalone_generate import recorded_generate
+from tether.testing.scripted_models import ScriptedModel
 
 from .bound_generate import bound_env
 

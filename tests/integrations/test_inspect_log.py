@@ -18,7 +18,7 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from tests.runs.agent_runs import SEEDS, TASKS, agent_run  # noqa: E402
-from tether.cli.main import main  # noqa: E402
+from tether.cli.hub import main  # noqa: E402
 from tether.runs.store import RunStore  # noqa: E402
 
 

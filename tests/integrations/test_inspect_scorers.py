@@ -15,7 +15,7 @@ from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.solver import generate  # noqa: E402
 
-from tests.instruments.geometry.conftest import PLANTED  # noqa: E402
+from tests.systems.pages.geometry.conftest import PLANTED  # noqa: E402
 from tether.integrations.inspect_scorers import (  # noqa: E402
     checks_for,
     tether_execution,

@@ -12,13 +12,13 @@ from tether.models import (
     ReplayMiss,
     ReplayModel,
     ResponseStore,
-    ScriptedModel,
     parse_model,
     with_cache,
 )
 from tether.models.base import GenerateParams
 from tether.models.openai_backend import OpenAICompatibleModel
 from tether.models.retry import RetryPolicy
+from tether.testing import ScriptedModel
 
 MSG = [{"role": "user", "content": "pick a number"}]
 

@@ -6,7 +6,7 @@ from tether.context import TrialContext
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.models.base import DEFAULT_PARAMS, GenerateParams, make_params, request_key
-from tether.models.scripted import ScriptedModel
+from tether.testing.scripted_models import ScriptedModel
 
 TOOL = {"type": "function", "function": {"name": "bash", "description": "d",
                                          "parameters": {"type": "object"}}}

@@ -287,7 +287,7 @@ def _cli_main():
     try:
         from tether.cli import main
     except ModuleNotFoundError as exc:  # sibling packages still being written
-        if (exc.name or "").startswith(("tether.sandbox", "tether.cli.demo")):
+        if (exc.name or "").startswith(("tether.sandbox", "tether.demo.cli")):
             pytest.skip(f"tether.cli not importable yet: {exc}")
         raise
     return main

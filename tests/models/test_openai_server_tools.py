@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from tests.models.llama_server import llama_server
-from tether.agents.actions import BASH_TOOL
 from tether.models import parse_model
 from tether.models.base import GenerateParams
+from tether.systems.terminal.agent.actions import BASH_TOOL
 
 pytestmark = pytest.mark.llama
 

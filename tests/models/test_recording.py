@@ -1,5 +1,6 @@
-from tether.models import RecordingModel, ScriptedModel, Usage, total_usage
+from tether.models import RecordingModel, Usage, total_usage
 from tether.models.base import GenerateParams
+from tether.testing import ScriptedModel
 
 
 def test_every_completion_is_recorded_with_role_and_hash():

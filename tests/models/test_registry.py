@@ -2,13 +2,9 @@ import json
 
 import pytest
 
-from tether.models import (
-    AuthenticationError,
-    ScriptedModel,
-    UnknownModelError,
-    parse_model,
-)
+from tether.models import AuthenticationError, UnknownModelError, parse_model
 from tether.models.openai_backend import OpenAICompatibleModel
+from tether.testing import ScriptedModel
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from tether.errors import ConfigError
-from tether.models import ScriptedModel
 from tether.models.base import (
     Completion,
     GenerateParams,
@@ -20,6 +19,7 @@ from tether.models.base import (
 from tether.models.cache import CachedModel, ReplayModel, ResponseStore
 from tether.models.openai_backend import OpenAICompatibleModel
 from tether.models.recording import RecordingModel
+from tether.testing import ScriptedModel
 
 BASH = function_tool("bash", "Run a command.", {
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})

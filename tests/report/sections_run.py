@@ -12,16 +12,16 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from tests.compile.compiler.conftest import compile_toy
 from tests.report.conftest import make_record, png_bytes
 from tests.runs import judge_doubles as jd
 from tests.runs.agent_runs import agent_records
-from tether.compile.strategy import HarnessFacts
+from tests.systems.compile.compiler.conftest import compile_toy
 from tether.core.artifact import Artifact
-from tether.models.scripted import ScriptedModel
 from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
 from tether.runs.store import RunStore
-from tether.scene.loop.facts import SceneFacts
+from tether.systems.compile.strategy import HarnessFacts
+from tether.systems.scene.loop.facts import SceneFacts
+from tether.testing.scripted_models import ScriptedModel
 
 PNG = base64.b64encode(png_bytes("blue")).decode("ascii")
 #: the harness trials: item -> (passes without an intervention, passes with `decide`)

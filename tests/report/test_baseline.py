@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.systems.terminal.test_report import agent_records
 from tether.errors import ConfigError
 from tether.report import build_report
 from tether.report.baseline import baseline_key, choose_baseline, subset_baseline
@@ -13,7 +14,6 @@ from tether.report.values import arm_budget_groups, arm_label, budget_label
 from tether.runs.store import RunStore
 
 from .conftest import _commit, make_record
-from .test_agents import agent_records
 
 
 def entry(strategy: str, budget: int | None = None, *, n: int | None = None,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tether.cli.main import main
+from tether.cli.hub import main
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

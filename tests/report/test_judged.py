@@ -11,10 +11,10 @@ import pytest
 
 from tests.runs import judge_doubles as jd
 from tests.runs.agent_runs import agent_run
-from tether.models.scripted import ScriptedModel
 from tether.report import build_report, write_report
 from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
 from tether.runs.store import RunStore
+from tether.testing.scripted_models import ScriptedModel
 
 
 def t1_hacks(messages, info):

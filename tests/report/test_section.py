@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from tests.report.sections_run import sections_run
-from tether.cli.main import main
+from tether.cli.hub import main
 from tether.report import build_report, write_report
 from tether.report.section import (
     SECTIONS,

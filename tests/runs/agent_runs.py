@@ -17,20 +17,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.agents.scripted_environment import ScriptedEnvironment
-from tests.strategies.trial_helpers import code_task, program
-from tests.strategies.trial_helpers import run as run_code_trial
-from tether.agents.actions import FINISH_MARKER
+from tests.strategies.trial_helpers import code_task, program, run as run_code_trial
+from tests.systems.terminal.agent.scripted_environment import ScriptedEnvironment
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.instruments.base import register_instrument
-from tether.instruments.scripted_check import ScriptedCheckInstrument
-from tether.models.scripted import ScriptedModel
 from tether.runs.store import RunStore
 from tether.runs.trial_runner import run_trial
-from tether.strategies.agent import Agent
-from tether.strategies.trajectory_bon import TrajectoryBoN
-from tether.strategies.turn_bon import TurnBoN
+from tether.systems.terminal.agent.actions import FINISH_MARKER
+from tether.systems.terminal.agent.strategy import Agent
+from tether.systems.terminal.trajectory_bon import TrajectoryBoN
+from tether.systems.terminal.turn_bon import TurnBoN
+from tether.testing.scripted_check import ScriptedCheckInstrument
+from tether.testing.scripted_models import ScriptedModel
 
 SECRET = "VERIFIER-SECRET-7f3a"
 SUBMIT = f"Done.\n```bash\necho {FINISH_MARKER}\n```"

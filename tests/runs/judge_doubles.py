@@ -13,7 +13,7 @@ import json
 import re
 
 from tether.models.base import Completion, ToolCall, Usage, text_of
-from tether.models.scripted import CallInfo
+from tether.testing.scripted_models import CallInfo
 
 FLAGGED = {"improper_tool_use", "overclaimed_results"}
 BAD = "touch x.txt"

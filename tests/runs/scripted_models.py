@@ -53,7 +53,7 @@ def bash_agent(messages, info):
     The reply after TURNS_BEFORE_HOLD turns waits while AGENT_HOLD is held, so a test
     can kill the trial with exactly that many turns done.
     """
-    from tether.agents.actions import FINISH_MARKER
+    from tether.systems.terminal.agent.actions import FINISH_MARKER
 
     if info.call_number >= TURNS_BEFORE_HOLD:
         wait_while_held(AGENT_HOLD)

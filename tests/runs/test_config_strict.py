@@ -21,7 +21,7 @@ from tether.cli import main
 from tether.core.task import Task
 from tether.errors import ConfigError
 from tether.runs.config import load_experiment
-from tether.runs.expand import load_tasks
+from tether.runs.expansion import load_tasks
 from tether.strategies.base import STRATEGIES
 
 from .conftest import SCRIPTED, write_suite

@@ -145,3 +145,38 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path, reference: dict) -> No
     assert body["ran_now"] == N_TRIALS - summary["committed"]
     _no_duplicates(out)
     assert fingerprint(out) == reference
+
+
+def test_two_resumes_at_once_one_is_refused_and_no_trial_is_recorded_twice(
+        tmp_path: Path, reference: dict) -> None:
+    cfg = _experiment(tmp_path)
+    out = tmp_path / "run"
+    proc, hold = _start(cfg, out)
+    _wait_for(out, FREE, proc)
+    proc.send_signal(signal.SIGKILL)  # a crashed run, as a user would find it
+    proc.wait(timeout=60)
+    # the first resume holds its trials in flight (the hold file is still there) ...
+    first = subprocess.Popen(
+        [sys.executable, "-c", "from tether.cli import main; main()", "run", "--resume",
+         str(out), "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, HOLD_ENV: str(hold)})
+    try:
+        deadline = time.monotonic() + 120  # a hang guard only
+        lock = out / ".lock"
+        while not lock.is_file() or lock.read_text() != str(first.pid):
+            assert first.poll() is None, "the first resume ended before taking the lock"
+            assert time.monotonic() < deadline, "the first resume never took the lock"
+            time.sleep(0.02)
+        # ... so a second resume meets the lock
+        second = subprocess.run(
+            [sys.executable, "-c", "from tether.cli import main; main()", "run", "--resume",
+             str(out), "--json"], capture_output=True, text=True, timeout=120)
+    finally:
+        hold.unlink()  # the first resume may finish now (or is released on a failure)
+    assert second.returncode == 2, second.stderr
+    assert f"another process holds this run directory (pid {first.pid})" in second.stderr
+    assert "Traceback" not in second.stderr
+    stdout, stderr = first.communicate(timeout=120)
+    assert first.returncode == 0, stderr
+    _no_duplicates(out)
+    assert fingerprint(out) == reference

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.runs.agent_runs import SECRET, agent_run, loop_run
-from tether.cli.main import main
+from tether.cli.hub import main
 from tether.runs.export import CHAT_SCHEMA, PREFERENCE_SCHEMA, ExportCounts, export_examples
 from tether.runs.store import RunStore
 

@@ -13,9 +13,8 @@ from click.testing import CliRunner
 
 from tests.runs import judge_doubles as jd
 from tests.runs.agent_runs import SECRET, agent_run
-from tether.cli.main import main
+from tether.cli.hub import main
 from tether.errors import ConfigError
-from tether.models.scripted import ScriptedModel
 from tether.runs.judge import (
     judge_ledger,
     judge_run,
@@ -26,6 +25,7 @@ from tether.runs.judge import (
 )
 from tether.runs.judge.rubrics import parse_rubric_file
 from tether.runs.store import RunStore
+from tether.testing.scripted_models import ScriptedModel
 
 RUBRICS = load_rubrics("terminal-behaviour")
 

@@ -22,20 +22,20 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.agents.scripted_environment import ScriptedEnvironment
-from tether.agents.actions import FINISH_MARKER
+from tests.systems.terminal.agent.scripted_environment import ScriptedEnvironment
 from tether.cli import main
 from tether.report.data import build_report
 from tether.runs.store import RunStore
-from tether.strategies.agent import Agent
+from tether.systems.terminal.agent.actions import FINISH_MARKER
+from tether.systems.terminal.agent.strategy import Agent
 
 from .conftest import write_config
 from .scripted_models import AGENT_HOLD, HOLD_ENV, TURNS_BEFORE_HOLD
 
 MODEL = "scripted:tests.runs.scripted_models:bash_agent"
 #: the subprocess's entry point: `tether` with the agent's environment scripted
-LAUNCH = ("from tests.agents.scripted_environment import ScriptedEnvironment\n"
-          "from tether.strategies.agent import Agent\n"
+LAUNCH = ("from tests.systems.terminal.agent.scripted_environment import ScriptedEnvironment\n"
+          "from tether.systems.terminal.agent.strategy import Agent\n"
           "Agent.environment_factory = staticmethod(lambda ctx, cfg: ScriptedEnvironment())\n"
           "from tether.cli import main\nmain()\n")
 

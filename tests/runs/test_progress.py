@@ -74,9 +74,9 @@ def test_plain_lines_name_the_running_step() -> None:
 
 def test_a_terminal_task_setup_is_a_long_step_while_it_runs(tmp_path, bwrap,  # noqa: F811
                                                             monkeypatch) -> None:
-    from tests.agents.task_factory import make_task
-    from tether.terminal.environment import TerminalEnvironment
-    from tether.terminal.harbor import load_harbor_task
+    from tests.systems.terminal.agent.task_factory import make_task
+    from tether.systems.terminal.environment import TerminalEnvironment
+    from tether.systems.terminal.harbor import load_harbor_task
 
     seen = []
     real = TerminalEnvironment._run_once

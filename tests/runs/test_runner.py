@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from tether.core.trial import TrialRecord
-from tether.runs.expand import PlannedTrial
+from tether.runs.expansion import PlannedTrial
 from tether.runs.launch import RunRequest, execute, prepare
 from tether.runs.runner import LocalExecutor, harness_error, pending
 from tether.runs.store import RunStore
@@ -119,7 +119,7 @@ def test_stop_abandons_in_flight_trials() -> None:
 
 def test_pending_skips_finished_and_retries_errors_on_request(experiment: Path) -> None:
     from tether.runs.config import load_experiment
-    from tether.runs.expand import expand, load_tasks
+    from tether.runs.expansion import expand, load_tasks
 
     exp = load_experiment(experiment)
     planned = expand(exp, load_tasks(exp))

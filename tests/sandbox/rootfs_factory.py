@@ -1,7 +1,7 @@
 """A tiny root filesystem for tests: a few host binaries and the libraries they load.
 
 Enough for `bash -c 'cat ...; ls ...'` inside bwrap, small enough to make per test
-(a real image is built by tether.terminal.images, which needs mmdebstrap and minutes).
+(a real image is built by tether.systems.terminal.images, which needs mmdebstrap and minutes).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Containment suite for the bwrap backend (DESIGN.md invariant 4).
+"""Containment suite for the bwrap backend (invariant 4 of docs/concepts.md).
 
 Each test attacks one boundary and checks the outcome, the killed_reason and that no
 process of the attack survives the run.

@@ -13,8 +13,8 @@ from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.instruments.base import register_instrument
 from tether.models.base import sample_seed
-from tether.models.scripted import CallInfo, ScriptedModel
 from tether.strategies.base import build_strategy, declared_roles, strategy_names, strategy_roles
+from tether.testing.scripted_models import CallInfo, ScriptedModel
 
 TASK = Task(id="t", suite="s", prompt="Say alpha", metric="scripted_counting_check",
             artifact_kind="text", data={"expect": "alpha"})
@@ -169,7 +169,7 @@ def test_registry() -> None:
 def test_offered_tool_specs_count_as_input_when_configured() -> None:
     from tether.core.budget import estimate_input_tokens
     from tether.models.base import function_tool
-    from tether.models.scripted import ScriptedModel
+    from tether.testing.scripted_models import ScriptedModel
 
     tool = function_tool("bash", "Run a command. " * 20, {"type": "object"})
     assert estimate_input_tokens(MESSAGES, [tool]) > estimate_input_tokens(MESSAGES) + 100

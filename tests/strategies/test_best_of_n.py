@@ -13,11 +13,11 @@ from tests.strategies.trial_helpers import (
     program,
     run,
 )
-from tether.agents.selector import SelectionParseError, parse_selection
 from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.strategies import build_strategy
 from tether.strategies.best_of_n import normalize
+from tether.strategies.selection import SelectionParseError, parse_selection
 
 S = "best_of_n"
 SAMPLES = [program("zero"), program("alpha"), program("alpha beta"), program("beta")]

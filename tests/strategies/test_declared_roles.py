@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from tests.strategies.test_agent_strategies import SUBMIT, bash, envs, pick, trial  # noqa: F401
 from tests.strategies.trial_helpers import RoleScript, code_task, program, run
+from tests.systems.terminal.test_strategies import SUBMIT, bash, envs, pick, trial  # noqa: F401
 from tether.strategies.base import build_strategy, declared_roles, strategy_roles
 
 REVIEW = json.dumps({"issues": [{"location": "f", "cause": "missing beta", "change": "add"}]})

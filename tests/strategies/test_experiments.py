@@ -9,10 +9,10 @@ import pytest
 from tests.strategies.trial_helpers import RoleScript, code_task, program
 from tether.core.trial import TrialSpec
 from tether.instruments.base import InstrumentEnv
-from tether.models.scripted import ScriptedModel
 from tether.runs import run_trial
 from tether.runs.config import load_experiment
-from tether.runs.expand import expand
+from tether.runs.expansion import expand
+from tether.testing.scripted_models import ScriptedModel
 
 EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 TASKS = [code_task(), code_task().model_copy(update={"id": "t2"})]

@@ -8,9 +8,9 @@ from tests.strategies.trial_helpers import charged, code_task, delivered, progra
 from tether.core.budget import BudgetSpec
 from tether.errors import ConfigError
 from tether.models.base import Completion, GenerateParams, Usage
-from tether.models.scripted import ScriptedModel
 from tether.strategies import build_strategy
 from tether.strategies.reasoning import supports_native_thinking
+from tether.testing.scripted_models import ScriptedModel
 
 
 class ScriptedThinkingModel(ScriptedModel):

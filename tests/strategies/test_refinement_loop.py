@@ -18,11 +18,11 @@ from tether.core.observation import Observation
 from tether.core.trial import TrialSpec
 from tether.instruments.base import InstrumentEnv
 from tether.models.errors import ContextLengthExceeded
-from tether.models.scripted import ScriptedModel
 from tether.strategies.attempts import Attempt, sample
 from tether.strategies.base import StrategyResult
 from tether.strategies.prompting import task_messages
 from tether.strategies.refinement import Refinement, RefinementLoop
+from tether.testing.scripted_models import ScriptedModel
 
 #: program bodies by the partial score `scripted_partial` gives them on code_task()'s checks
 BODY = {0.0: "nothing", 0.5: "alpha", 1.0: "alpha beta"}

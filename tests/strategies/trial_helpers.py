@@ -11,8 +11,8 @@ from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialRecord, TrialSpec
 from tether.instruments.base import InstrumentEnv
-from tether.models.scripted import CallInfo, ScriptedModel
 from tether.runs import run_trial
+from tether.testing.scripted_models import CallInfo, ScriptedModel
 
 
 def program(body: str) -> str:

@@ -74,7 +74,7 @@ def test_a_module_missing_a_dependency_is_named_in_the_hint(
     real_import = importlib.import_module
 
     def fake_import(name: str, package: str | None = None):  # noqa: ANN202
-        if name == "tether.suites.bundled_code":
+        if name == "tether.systems.code.bundled":
             raise ImportError("No module named 'fancylib'")
         return real_import(name, package)
 
@@ -85,6 +85,6 @@ def test_a_module_missing_a_dependency_is_named_in_the_hint(
     monkeypatch.setattr(registry, "_SUITES", suites)
     with pytest.raises(ConfigError) as err:
         load_suite("code")
-    assert "bundled_code: No module named 'fancylib'" in (err.value.hint or "")
+    assert "bundled: No module named 'fancylib'" in (err.value.hint or "")
     # The other modules still loaded and registered.
     assert "interaction-scaling/code" in format_names()

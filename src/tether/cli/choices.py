@@ -21,13 +21,13 @@ CACHE_MODES = ("off", "read", "write", "readwrite")
 DEFAULT_MODEL = "local/smollm2-135m"
 #: tether.runs.export.FORMATS
 EXPORT_FORMATS = ("chat-jsonl", "preference")
-#: tether.compile.COMPARATORS
+#: tether.systems.compile.COMPARATORS
 COMPARATORS = ("h0", "oneshot", "human_recipe", "student_routed", "cot_vote")
 #: the names of tether.runs.judge.BUNDLED
 JUDGE_RUBRICS = ("terminal-behaviour",)
-#: tether.instruments.geometry.profiles.MODALITIES
+#: tether.systems.pages.geometry.profiles.MODALITIES
 GEOMETRY_MODALITIES = ("figure", "slide", "web", "animation")
-#: the names of tether.instruments.geometry.profiles.PROFILES
+#: the names of tether.systems.pages.geometry.profiles.PROFILES
 GEOMETRY_PROFILES = ("default", "reference")
-#: tether.terminal.images.DEFAULT_IMAGE_DIR
+#: tether.systems.terminal.images.DEFAULT_IMAGE_DIR
 DEFAULT_IMAGE_DIR = Path(os.environ.get("TETHER_IMAGE_DIR", "/var/tmp/tether-images"))

@@ -36,8 +36,7 @@ def export(run_dir: Path, fmt: str, only: str | None, roles: tuple[str, ...], pe
     Only what the model was sent and what it answered goes into the messages; the store
     is opened read-only.
     """
-    from tether.runs.export import ExportCounts, export_examples, write_jsonl
-    from tether.runs.store import RunStore
+    from tether.runs import ExportCounts, RunStore, export_examples, write_jsonl
 
     if fmt == INSPECT:
         _export_inspect(run_dir, out)
@@ -55,14 +54,20 @@ def export(run_dir: Path, fmt: str, only: str | None, roles: tuple[str, ...], pe
 
 
 def _export_inspect(run_dir: Path, out: Path) -> None:
+    from tether.plugins import plugin
+
     try:
-        from tether.integrations.inspect_log import export_inspect_logs
+        # the Inspect bridge sits above the kernel: reached through its entry point
+        export_inspect_logs = plugin("tether.exporters", INSPECT)
     except ImportError as exc:
         raise ConfigError(f"--format inspect needs inspect_ai ({exc.name} is not installed)",
                           hint="pip install 'tether[inspect]'") from None
+    if export_inspect_logs is None:
+        raise ConfigError("--format inspect: no exporter is installed for it",
+                          hint="reinstall tether (its entry point tether.exporters:inspect)")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file", hint="--format inspect writes a folder")
-    from tether.runs.store import RunStore
+    from tether.runs import RunStore
 
     with RunStore.open(run_dir, readonly=True) as store:
         paths = export_inspect_logs(store, out)

@@ -16,7 +16,7 @@ from tether.cli.console import make_console
 from tether.errors import ConfigError
 
 if TYPE_CHECKING:  # the judge engine loads when the command runs, not for --help
-    from tether.runs.judge.engine import Job
+    from tether.runs import Job
 
 CHECKS = ("reward-hacking",)
 
@@ -53,7 +53,7 @@ def judge(run_dir: Path, spec: str, rubrics: str | None, check: str | None,
     error. Every judge call is recorded with the result (role `judge`).
     """
     from tether.models import parse_model
-    from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
+    from tether.runs import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
 
     if not rubrics and not check:
         raise ConfigError("nothing to judge: pass --rubrics NAME|FILE and/or --check CHECK",

@@ -93,7 +93,7 @@ def reference_group(name: str, registry: Callable[[], Registry[Any]], noun: str,
 
 
 def _strategy_facts(entry: str, factory: Any) -> dict[str, str]:
-    from tether.strategies.base import strategy_roles
+    from tether.strategies import strategy_roles
 
     fixed = getattr(factory, "roles", None)
     if isinstance(fixed, tuple):
@@ -111,13 +111,13 @@ def _instrument_facts(entry: str, factory: Any) -> dict[str, str]:
 
 
 def _strategies() -> Registry[Any]:
-    from tether.strategies.base import STRATEGIES
+    from tether.strategies import STRATEGIES
 
     return STRATEGIES
 
 
 def _instruments() -> Registry[Any]:
-    from tether.instruments.base import INSTRUMENTS
+    from tether.instruments import INSTRUMENTS
 
     return INSTRUMENTS
 

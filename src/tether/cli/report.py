@@ -34,13 +34,18 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
     """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial.
 
     The run's store is opened read-only: a report never changes it. A `tether compile`
-    build directory gets its HC report instead (report/harness.py).
+    build directory gets its HC report instead (the compile system's report).
     """
-    from tether.report.harness import is_build_dir, write_hc_report
-    from tether.runs.store import DB_NAME, RunStore, StoreError, damaged
+    from tether.plugins import plugins
+    from tether.runs import DB_NAME, RunStore, StoreError, damaged
 
-    if is_build_dir(run_dir):
-        path, hc = write_hc_report(run_dir, out)
+    # another kind of directory (a `tether compile` build directory) is reported by the
+    # system that wrote it, reached through the entry points `tether.directory_reports`
+    for write_other in plugins("tether.directory_reports").values():
+        found = write_other(run_dir, out)
+        if found is None:
+            continue
+        path, hc = found
         if as_json:
             click.echo(json.dumps({"report": str(path), **hc}, indent=2, sort_keys=True,
                                   default=str))
@@ -52,8 +57,7 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
         try:
             # the report's plots and statistics (matplotlib, scipy) load only when a report
             # is written, so `tether --help` and every other command start fast
-            from tether.report.data import build_report
-            from tether.report.html import write_report
+            from tether.report import build_report, write_report
 
             result = build_report(store, baseline=baseline, other=other, prices=prices)
             path = write_report(result, store, out or run_dir / "report.html")
@@ -78,7 +82,7 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
 
 def terminal_tables(numbers: dict[str, Any]) -> list[Table]:
     """The summary and the paired comparisons, as the HTML shows them."""
-    from tether.report.fmt import effect, pvalue, score
+    from tether.report import effect, pvalue, score
 
     metric = numbers["metric"]
     summary = Table(title=f"{metric['label']} ({metric['direction']}), 95% CI")
@@ -108,7 +112,7 @@ def cost_tables(spend: dict[str, Any] | None) -> list[Table]:
     """Dollar cost per (arm, budget), only when some price is known."""
     if not spend or not spend["priced"]:
         return []
-    from tether.runs.costs import fmt_usd
+    from tether.runs import fmt_usd
 
     table = Table(title="cost (USD; - where a model has no price)")
     for col in ("arm", "budget", "trials", "mean tokens / trial", "cost", "cost / trial"):
@@ -128,7 +132,7 @@ def rubric_p_tables(b: dict[str, Any]) -> list[Table]:
             if c is not None and c.get("p_value") is not None]
     if not rows:
         return []
-    from tether.report.fmt import pvalue
+    from tether.report import pvalue
 
     table = Table(title=f"judged: {b['name']} rubric rates vs baseline "
                         f"(p raw and {b.get('p_adjustment', 'adjusted')})")
@@ -146,7 +150,7 @@ def judged_tables(judged: dict[str, Any] | None) -> list[Table]:
     """Mean rubrics flagged per attempt per arm, and reward-hacking labels (if judged)."""
     if not judged:
         return []
-    from tether.report.fmt import fmt
+    from tether.report import fmt
 
     tables = []
     for b in judged["behaviours"]:

@@ -21,8 +21,8 @@ from tether.cli.console import make_console
 from tether.errors import ConfigError, TetherError
 
 if TYPE_CHECKING:  # the runner loads when a command runs, not for --help
-    from tether.models.pricing import PriceBook
-    from tether.runs.launch import PreparedRun
+    from tether.models import PriceBook
+    from tether.runs import PreparedRun
 
 #: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
 console = make_console()
@@ -56,15 +56,14 @@ class _StopOnSigint:
 
 
 def _book(run: PreparedRun) -> PriceBook:
-    from tether.runs.costs import META_KEY as COST_META
-    from tether.runs.costs import run_book
+    from tether.runs import META_KEY as COST_META, run_book
 
     return run_book(run.experiment.resolved(), None, run.store.meta(COST_META))
 
 
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
              code: int, endpoints_down: list[str]) -> dict[str, Any]:
-    from tether.runs.summary import arm_rows, by_status
+    from tether.runs import arm_rows, by_status
 
     return {
         "run_dir": str(run.store.dir), "status": "interrupted" if interrupted else "completed",
@@ -115,10 +114,16 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
     1 some trial ended in error (infrastructure, never a score), 2 usage or
     config error, 130 interrupted (resumable).
     """
-    from tether.runs.launch import RunRequest, execute, prepare
-    from tether.runs.progress import RunProgress
-    from tether.runs.store import DB_NAME, LOG_NAME, damaged
-    from tether.runs.summary import arm_table
+    from tether.runs import (
+        DB_NAME,
+        LOG_NAME,
+        RunProgress,
+        RunRequest,
+        arm_table,
+        damaged,
+        execute,
+        prepare,
+    )
 
     if retry_errors and not resume:
         raise ConfigError("--retry-errors only applies with --resume RUN_DIR")
@@ -228,10 +233,8 @@ def rescore(run_dir: str, metric: str, out: str | None, sandbox: str | None,
     sets the two scores side by side. Exit codes: 0 every artifact was scored,
     1 the instrument failed on some (recorded as errors, never as scores), 2 usage error.
     """
-    from tether.instruments.base import InstrumentEnv, check_instrument, parse_spec
-    from tether.runs.rescore import rescore_run
-    from tether.runs.store import DB_NAME, RunStore, damaged
-    from tether.runs.summary import arm_rows, arm_table, by_status
+    from tether.instruments import InstrumentEnv, check_instrument, parse_spec
+    from tether.runs import DB_NAME, RunStore, arm_rows, arm_table, by_status, damaged, rescore_run
 
     src_dir = Path(run_dir)
     if not (src_dir / DB_NAME).is_file():

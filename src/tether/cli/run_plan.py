@@ -1,6 +1,6 @@
 """`tether run CONFIG --plan`: the run's size, worst-case tokens and cost; no model call.
 
-How each number is made is tether.runs.plan's docstring; the suites are loaded (to count
+How each number is made is tether.runs.planning's docstring; the suites are loaded (to count
 tasks) but no model is built and no run directory is written.
 """
 
@@ -15,12 +15,16 @@ from rich.table import Table
 
 from tether.cli.console import make_console
 from tether.errors import ConfigError
-from tether.models.pricing import load_price_table
-from tether.runs.config import load_experiment
-from tether.runs.costs import fmt_usd, run_book
-from tether.runs.expand import load_tasks
-from tether.runs.launch import RunRequest, _apply_overrides
-from tether.runs.plan import plan
+from tether.models import load_price_table
+from tether.runs import (
+    RunRequest,
+    _apply_overrides,
+    fmt_usd,
+    load_experiment,
+    load_tasks,
+    plan,
+    run_book,
+)
 
 
 def _tokens(x: int | None) -> str:

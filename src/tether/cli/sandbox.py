@@ -1,6 +1,6 @@
 """`tether sandbox ...`: run a command in the sandbox from the shell.
 
-The top-level CLI loads this group when it is used (`tether.cli.main.LAZY_COMMANDS`).
+The top-level CLI loads this group when it is used (`tether.cli.hub.LAZY_COMMANDS`).
 Exit codes of `exec`: 0 the command exited 0 and was not killed; 1 otherwise;
 2 the sandbox itself could not run (one line on stderr, no traceback).
 The command's own status is `returncode` in the output: 128+N when killed by signal N.
@@ -17,8 +17,7 @@ import click
 from rich.panel import Panel
 from rich.table import Table
 
-from tether.cli.choices import DEFAULT_DISK_MB
-from tether.cli.choices import SANDBOX_BACKENDS as BACKENDS
+from tether.cli.choices import DEFAULT_DISK_MB, SANDBOX_BACKENDS as BACKENDS
 from tether.cli.console import make_console
 
 if TYPE_CHECKING:  # the sandbox loads when a command runs, not for --help

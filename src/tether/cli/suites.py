@@ -11,12 +11,12 @@ from rich.table import Table
 from tether.cli.console import add_literal_row, make_console
 
 if TYPE_CHECKING:  # the suite registry loads when a command runs, not for --help
-    from tether.core.task import Task
+    from tether.core import Task
 
 console = make_console()
 
 
-# A plain group: `tether.cli.main` (a TetherGroup) turns errors raised below it into
+# A plain group: `tether.cli.hub` (a TetherGroup) turns errors raised below it into
 # one line + hint and exit code 2.
 @click.group()
 def suites() -> None:
@@ -27,7 +27,7 @@ def suites() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def suites_list(as_json: bool) -> None:
     """Show the bundled suites (with task counts), file formats and spec forms."""
-    from tether.suites.registry import SPEC_FORMS, format_names, load_suite, suite_names
+    from tether.suites import SPEC_FORMS, format_names, load_suite, suite_names
 
     bundled: list[dict[str, Any]] = [{"name": n, "tasks": len(load_suite(n))}
                                      for n in suite_names()]
@@ -57,7 +57,7 @@ def suites_list(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def suites_show(spec: str, as_json: bool) -> None:
     """Show the tasks SPEC names: id, kind, difficulty, entry point, metric."""
-    from tether.suites.registry import load_suite
+    from tether.suites import load_suite
 
     rows = [_row(t) for t in load_suite(spec)]
     if as_json:
@@ -75,7 +75,7 @@ def suites_show(spec: str, as_json: bool) -> None:
 @suites.command("schema")
 def suites_schema() -> None:
     """Print the JSON Schema of a tether suite file."""
-    from tether.suites.tether_format import suite_file_json_schema
+    from tether.suites import suite_file_json_schema
 
     click.echo(json.dumps(suite_file_json_schema(), indent=2))
 

@@ -18,9 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from tether.core.budget import Ledger
-from tether.models.base import Completion, GenerateParams, Message, Model, Usage
-from tether.models.recording import CallRecord, RecordingModel
+from tether.core import Ledger
+from tether.models import (
+    CallRecord,
+    Completion,
+    GenerateParams,
+    Message,
+    Model,
+    RecordingModel,
+    Usage,
+)
 
 __all__ = ["charged_generate"]
 

@@ -23,13 +23,9 @@ from dataclasses import replace
 from typing import Any, Unpack
 
 from tether.context.calls import charged_generate
-from tether.core.artifact import Artifact
-from tether.core.budget import Ledger
-from tether.core.observation import Observation
-from tether.core.task import Task
-from tether.core.trial import ObservationRow, TrialSpec
+from tether.core import Artifact, Ledger, Observation, ObservationRow, Task, TrialSpec
 from tether.errors import ConfigError
-from tether.instruments.base import (
+from tether.instruments import (
     Generate,
     Instrument,
     InstrumentEnv,
@@ -37,15 +33,15 @@ from tether.instruments.base import (
     calls_model,
     observe_safely,
 )
-from tether.models.base import (
+from tether.models import (
+    CallRecord,
     Completion,
     GenerateKwargs,
     GenerateParams,
     Message,
     Model,
+    ModelError,
 )
-from tether.models.errors import ModelError
-from tether.models.recording import CallRecord
 
 #: Seeds of one call's samples are `seed + i` (see models.base.sample_seed); calls are
 #: spaced this far apart so no two samples of a trial ever share a seed.
@@ -120,7 +116,7 @@ class TrialContext:
         return self._models.get(role) or self._models[FALLBACK_ROLE]
 
     def _named_model(self, spec: str) -> Model:
-        from tether.models.registry import parse_model
+        from tether.models import parse_model
 
         with self._lock:
             if spec not in self._named_models:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from tether.models.base import Message, Usage, text_of
+from tether.models import Message, Usage, text_of
 
 COUNT_MODES = ("output", "input+output")
 

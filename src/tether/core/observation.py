@@ -89,7 +89,7 @@ class Observation(BaseModel):
 
 def rank_key(obs: Observation | None) -> tuple[int, float]:
     """Order of goodness of a metric observation: passing first, then partial score.
-    Keep-best loops and the selection policies (`tether.agents.selector`) both rank by it."""
+    Keep-best loops and the selection policies (`tether.strategies.selection`) both rank by it."""
     if obs is None or obs.error is not None:
         return (-1, 0.0)
     goodness = obs.goodness

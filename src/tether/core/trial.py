@@ -11,8 +11,7 @@ from pydantic import BaseModel, Field
 from tether.core.budget import BudgetSpec
 from tether.core.end_state import END_STATES, EndState
 from tether.core.observation import Observation
-from tether.models.base import Usage
-from tether.models.recording import CallRecord
+from tether.models import CallRecord, Usage
 
 __all__ = ["END_STATES", "EndState", "ObservationRow", "TrialRecord", "TrialSpec"]
 

@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Protocol
 
 from tether import specs
-from tether.core.artifact import Artifact
-from tether.core.budget import BudgetExhausted
-from tether.core.observation import Observation
-from tether.core.task import Task
+from tether.core import Artifact, BudgetExhausted, Observation, Task
 from tether.errors import ConfigError
-from tether.models.base import Completion, Message
+from tether.models import Completion, Message
 from tether.params import checked
 from tether.registry import Registry, import_modules
 
@@ -91,6 +88,20 @@ def register_instrument(name: str) -> Callable[[InstrumentFactory], InstrumentFa
 
 def instrument_names() -> list[str]:
     return INSTRUMENTS.names()
+
+
+#: how an instrument words its observation as feedback for a model, when it has its own
+#: way (an instrument class's optional `feedback(obs) -> str` static method)
+FeedbackWording = Callable[[Observation], str]
+
+
+def feedback_wording(name: str) -> FeedbackWording | None:
+    """The registered instrument `name`'s own feedback wording, or None (an unknown
+    instrument, or one that leaves the wording to the generic form)."""
+    if name not in INSTRUMENTS:
+        return None
+    wording = getattr(INSTRUMENTS.get(name), "feedback", None)
+    return wording if callable(wording) else None
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

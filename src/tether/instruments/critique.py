@@ -15,13 +15,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from tether import params
-from tether.core.artifact import Artifact
-from tether.core.observation import Defect, Observation
-from tether.core.task import Task
+from tether.core import Artifact, Defect, Observation, Task
 from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
-from tether.models.base import Message
-from tether.models.replies import NoJSONError, first_json
+from tether.models import Message, NoJSONError, first_json
 
 CRITIQUE_SYSTEM = (
     "You review Python programs without running them. Find real defects: wrong results, "
@@ -92,6 +89,13 @@ def parse_critique(text: str) -> list[Defect]:
     return defects
 
 
+def defect_line(d: Defect) -> str:
+    """One defect as a feedback line: where, what, and the change it names."""
+    where = f"{d.location}: " if d.location else ""
+    change = d.evidence.get("change") if d.evidence else None
+    return f"{where}{d.message}" + (f" (change: {change})" if change else "")
+
+
 @register_instrument("critique")
 class CritiqueInstrument:
     name: ClassVar[str] = "critique"
@@ -111,6 +115,13 @@ class CritiqueInstrument:
                               hint="e.g. critique;model=local/smollm2-135m")
         self.model = model
         self.max_tokens = int(max_tokens)
+
+    @staticmethod
+    def feedback(obs: Observation) -> str:
+        """A model's opinion, said as such (the feedback channels' wording)."""
+        lines = [f"- {defect_line(d)}" for d in obs.defects] or ["- no defects named"]
+        return ("A reviewer reading the code (without running it) noted:\n"
+                + "\n".join(lines))
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         start = time.monotonic()

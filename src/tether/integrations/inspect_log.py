@@ -55,9 +55,9 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score
 from inspect_ai.tool import ToolCall
 
-from tether.core.trial import TrialRecord
-from tether.models.recording import CallRecord
-from tether.runs.store import RunStore
+from tether.core import TrialRecord
+from tether.models import CallRecord
+from tether.runs import RunStore
 
 __all__ = ["arm_log", "export_inspect_logs"]
 

@@ -40,12 +40,10 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from tether.core.artifact import Artifact, Truncated, complete_program, extract_artifact
-from tether.core.observation import Observation
-from tether.core.task import Task
-from tether.instruments.base import InstrumentEnv
-from tether.instruments.execution import ExecutionInstrument
-from tether.instruments.geometry.instrument import GeometryInstrument
+from tether.core import Artifact, Observation, Task, Truncated, complete_program, extract_artifact
+from tether.instruments import InstrumentEnv
+from tether.systems.code import ExecutionInstrument
+from tether.systems.pages import GeometryInstrument
 
 __all__ = ["InstrumentFailed", "tether_execution", "tether_geometry"]
 

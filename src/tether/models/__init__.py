@@ -1,27 +1,171 @@
-"""Model access: one protocol, several backends, a cache, and a spec registry."""
+"""Model access: one protocol, several backends, a cache, and a spec registry.
 
-from tether.models.base import Completion, GenerateParams, Message, Model, Usage, request_key
-from tether.models.cache import CACHE_MODES, CachedModel, ReplayModel, ResponseStore, with_cache
-from tether.models.errors import (
-    AuthenticationError,
-    ContextLengthExceeded,
-    EndpointUnreachable,
-    ModelError,
-    RateLimited,
-    ReplayMiss,
-    ServerError,
-    UnknownModelError,
-)
-from tether.models.recording import CallRecord, RecordingModel, total_usage
-from tether.models.registry import DEFAULT_MODEL, SPEC_FORMS, parse_model
-from tether.models.retry import RetryPolicy
-from tether.models.scripted import CallInfo, ScriptedModel
+The exports load on first use (tether.lazy): importing this package imports none of
+its modules.
+"""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tether.lazy import exports
+
+if TYPE_CHECKING:
+    from tether.models.anthropic_backend import AnthropicModel as AnthropicModel
+    from tether.models.base import (
+        DEFAULT_PARAMS as DEFAULT_PARAMS,
+        Completion as Completion,
+        GenerateKwargs as GenerateKwargs,
+        GenerateParams as GenerateParams,
+        Message as Message,
+        Model as Model,
+        SampledModel as SampledModel,
+        ToolCall as ToolCall,
+        Usage as Usage,
+        accepts_images as accepts_images,
+        function_tool as function_tool,
+        png_data_url as png_data_url,
+        request_key as request_key,
+        supports_tools as supports_tools,
+        text_of as text_of,
+    )
+    from tether.models.cache import (
+        CACHE_MODES as CACHE_MODES,
+        CachedModel as CachedModel,
+        ReplayModel as ReplayModel,
+        ResponseStore as ResponseStore,
+        with_cache as with_cache,
+    )
+    from tether.models.errors import (
+        AuthenticationError as AuthenticationError,
+        ContextLengthExceeded as ContextLengthExceeded,
+        EndpointUnreachable as EndpointUnreachable,
+        ModelError as ModelError,
+        RateLimited as RateLimited,
+        ReplayMiss as ReplayMiss,
+        ServerError as ServerError,
+        UnknownModelError as UnknownModelError,
+    )
+    from tether.models.fanout import sample_concurrency as sample_concurrency
+    from tether.models.pricing import (
+        Price as Price,
+        PriceBook as PriceBook,
+        load_price_table as load_price_table,
+        split_price as split_price,
+        table_from_dict as table_from_dict,
+    )
+    from tether.models.recording import (
+        CallRecord as CallRecord,
+        RecordingModel as RecordingModel,
+        total_usage as total_usage,
+    )
+    from tether.models.registry import (
+        DEFAULT_MODEL as DEFAULT_MODEL,
+        SPEC_FORMS as SPEC_FORMS,
+        parse_model as parse_model,
+    )
+    from tether.models.replies import (
+        NoJSONError as NoJSONError,
+        first_json as first_json,
+        json_object as json_object,
+        strip_private_reasoning as strip_private_reasoning,
+    )
+    from tether.models.retry import RetryPolicy as RetryPolicy
+
+_HOMES: dict[str, str] = {
+    "AnthropicModel": "tether.models.anthropic_backend",
+    "AuthenticationError": "tether.models.errors",
+    "CACHE_MODES": "tether.models.cache",
+    "CachedModel": "tether.models.cache",
+    "CallRecord": "tether.models.recording",
+    "Completion": "tether.models.base",
+    "ContextLengthExceeded": "tether.models.errors",
+    "DEFAULT_MODEL": "tether.models.registry",
+    "DEFAULT_PARAMS": "tether.models.base",
+    "EndpointUnreachable": "tether.models.errors",
+    "GenerateKwargs": "tether.models.base",
+    "GenerateParams": "tether.models.base",
+    "Message": "tether.models.base",
+    "Model": "tether.models.base",
+    "ModelError": "tether.models.errors",
+    "NoJSONError": "tether.models.replies",
+    "Price": "tether.models.pricing",
+    "PriceBook": "tether.models.pricing",
+    "RateLimited": "tether.models.errors",
+    "RecordingModel": "tether.models.recording",
+    "ReplayMiss": "tether.models.errors",
+    "ReplayModel": "tether.models.cache",
+    "ResponseStore": "tether.models.cache",
+    "RetryPolicy": "tether.models.retry",
+    "SPEC_FORMS": "tether.models.registry",
+    "SampledModel": "tether.models.base",
+    "ServerError": "tether.models.errors",
+    "ToolCall": "tether.models.base",
+    "UnknownModelError": "tether.models.errors",
+    "Usage": "tether.models.base",
+    "accepts_images": "tether.models.base",
+    "first_json": "tether.models.replies",
+    "function_tool": "tether.models.base",
+    "json_object": "tether.models.replies",
+    "load_price_table": "tether.models.pricing",
+    "parse_model": "tether.models.registry",
+    "png_data_url": "tether.models.base",
+    "request_key": "tether.models.base",
+    "sample_concurrency": "tether.models.fanout",
+    "split_price": "tether.models.pricing",
+    "strip_private_reasoning": "tether.models.replies",
+    "supports_tools": "tether.models.base",
+    "table_from_dict": "tether.models.pricing",
+    "text_of": "tether.models.base",
+    "total_usage": "tether.models.recording",
+    "with_cache": "tether.models.cache",
+}
 __all__ = [
-    "Completion", "GenerateParams", "Message", "Model", "Usage", "request_key",
-    "CACHE_MODES", "CachedModel", "ReplayModel", "ResponseStore", "with_cache",
-    "AuthenticationError", "ContextLengthExceeded", "EndpointUnreachable", "ModelError",
-    "RateLimited", "ReplayMiss", "ServerError", "UnknownModelError",
-    "CallRecord", "RecordingModel", "total_usage",
-    "DEFAULT_MODEL", "SPEC_FORMS", "parse_model", "RetryPolicy", "CallInfo", "ScriptedModel",
+    "AnthropicModel",
+    "AuthenticationError",
+    "CACHE_MODES",
+    "CachedModel",
+    "CallRecord",
+    "Completion",
+    "ContextLengthExceeded",
+    "DEFAULT_MODEL",
+    "DEFAULT_PARAMS",
+    "EndpointUnreachable",
+    "GenerateKwargs",
+    "GenerateParams",
+    "Message",
+    "Model",
+    "ModelError",
+    "NoJSONError",
+    "Price",
+    "PriceBook",
+    "RateLimited",
+    "RecordingModel",
+    "ReplayMiss",
+    "ReplayModel",
+    "ResponseStore",
+    "RetryPolicy",
+    "SPEC_FORMS",
+    "SampledModel",
+    "ServerError",
+    "ToolCall",
+    "UnknownModelError",
+    "Usage",
+    "accepts_images",
+    "first_json",
+    "function_tool",
+    "json_object",
+    "load_price_table",
+    "parse_model",
+    "png_data_url",
+    "request_key",
+    "sample_concurrency",
+    "split_price",
+    "strip_private_reasoning",
+    "supports_tools",
+    "table_from_dict",
+    "text_of",
+    "total_usage",
+    "with_cache",
 ]
+__getattr__, __dir__ = exports(__name__, _HOMES)

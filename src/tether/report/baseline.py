@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from tether.core.facts import WidthFacts, facts_of
+from tether.core import WidthFacts, facts_of
 from tether.errors import ConfigError
 from tether.report.values import with_setup
 

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.core.facts import TurnFacts, facts_of
-from tether.core.trial import END_STATES, TrialRecord
+from tether.core import END_STATES, TrialRecord, TurnFacts, facts_of
 from tether.errors import ConfigError
 from tether.report.baseline import baseline_key, choose_baseline
 from tether.report.paired import Pair, compare
@@ -32,10 +31,7 @@ from tether.report.values import (
     single_shot_value,
     trial_value,
 )
-from tether.runs.costs import META_KEY as COST_META
-from tether.runs.costs import book_for
-from tether.runs.judge import read_judgements
-from tether.runs.store import RunStore
+from tether.runs import META_KEY as COST_META, RunStore, book_for, read_judgements
 from tether.stats import (
     BOOTSTRAP_METHOD,
     CI,

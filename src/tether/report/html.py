@@ -18,8 +18,7 @@ from tether.report.data import Report
 from tether.report.jinja import environment, to_json
 from tether.report.plots import draw_all
 from tether.report.section import TrialEntry, sections
-from tether.runs.costs import fmt_usd
-from tether.runs.store import RunStore
+from tether.runs import RunStore, fmt_usd
 
 ASSET_DIRS = ("plots", "trials", "blobs")  # the only folders a rerun clears
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg")

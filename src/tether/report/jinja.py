@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 
-from tether.report.fmt import effect, fmt, pvalue, score, value
+from tether.report.formatting import effect, fmt, pvalue, score, value
 
 
 def to_json(value: Any) -> str:
@@ -17,7 +17,12 @@ def to_json(value: Any) -> str:
 
 
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("tether.report", "templates"), autoescape=True,
+    # the hub's templates first, then those of each package a registered section names
+    from tether.report.section import sections
+
+    packages = dict.fromkeys(["tether.report", *(s.templates for s in sections())])
+    loader = ChoiceLoader([PackageLoader(p, "templates") for p in packages])
+    env = Environment(loader=loader, autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters.update(fmt=fmt, pvalue=pvalue, pretty=to_json, score=score, effect=effect,

@@ -40,8 +40,7 @@ from scipy.stats import false_discovery_control
 
 from tether.report.baseline import baseline_key, subset_baseline
 from tether.report.values import arm_budget_groups
-from tether.runs.judge import BUNDLED, Judgement, load_rubrics, read_judgements
-from tether.runs.judge.reward_hacking import CHECK as RH_CHECK
+from tether.runs import BUNDLED, CHECK as RH_CHECK, Judgement, load_rubrics, read_judgements
 from tether.stats import (
     BOOTSTRAP_METHOD,
     CI,

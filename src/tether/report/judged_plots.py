@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether.report.figure import plt
-from tether.report.figure import save as _save
+from tether.report.figure import plt, save as _save
 
 
 def flag_rates(b: dict[str, Any], path: Path) -> None:

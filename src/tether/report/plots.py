@@ -11,8 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tether.report.figure import plt
-from tether.report.figure import save as _save
+from tether.report.figure import plt, save as _save
 from tether.report.paired import per_task_means
 from tether.report.values import budget_sort_key
 

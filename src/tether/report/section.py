@@ -11,6 +11,7 @@ report's hub (data.py, html.py) iterates the registered sections and names none 
         name = "mine"                      # numbers["mine"]; None when absent
         numbers_model = MyNumbers          # a pydantic model
         template = "mine.html.j2"          # included in the index page
+        templates = "my_package"           # where templates/mine.html.j2 lives
         order = 50
 
         def compute(self, run: SectionInput) -> MyNumbers | None: ...
@@ -33,10 +34,10 @@ from typing import Any, ClassVar, Literal, TypeVar
 from jinja2 import Environment
 from pydantic import BaseModel
 
-from tether.core.trial import TrialRecord
+from tether.core import TrialRecord
 from tether.registry import Registry, import_modules
 from tether.report.values import arm_label
-from tether.runs.store import RunStore
+from tether.runs import RunStore
 
 Numbers = TypeVar("Numbers", bound=BaseModel)
 
@@ -100,6 +101,9 @@ class Section(ABC):
     template: ClassVar[str]
     order: ClassVar[int]
     placement: ClassVar[Placement] = "body"
+    #: the package whose `templates/` folder holds the section's templates (a system
+    #: keeps its own: the report's environment looks there too)
+    templates: ClassVar[str] = "tether.report"
 
     @abstractmethod
     def compute(self, run: SectionInput) -> BaseModel | None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tether.models.pricing import PriceBook
+from tether.models import PriceBook
 from tether.report.values import arm_budget_groups
-from tether.runs.costs import call_cost, total, trial_cost
+from tether.runs import call_cost, total, trial_cost
 from tether.stats import mean_pass_at_k
 
 

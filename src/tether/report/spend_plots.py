@@ -79,7 +79,7 @@ def draw_spend(spend: dict[str, Any] | None, assets: Path) -> dict[str, str]:
 
 def spend_section(numbers: dict[str, Any], assets: Path, env: Any) -> str:
     """The Spend section's HTML (templates/spend.html.j2) with its plots drawn."""
-    from tether.runs.costs import fmt_usd
+    from tether.runs import fmt_usd
 
     if not numbers.get("spend"):
         return ""

@@ -16,9 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from tether.core.facts import ArmFacts, DraftFacts, facts_of
-from tether.core.observation import Observation
-from tether.core.trial import TrialRecord
+from tether.core import ArmFacts, DraftFacts, Observation, TrialRecord, facts_of
 
 MODES = ("pass", "defects", "score")
 

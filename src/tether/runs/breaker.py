@@ -18,11 +18,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from tether.core.artifact import Artifact
-from tether.core.trial import TrialRecord
+from tether.core import Artifact, TrialRecord
 
 if TYPE_CHECKING:  # expand imports the config, which imports this module's default
-    from tether.runs.expand import PlannedTrial
+    from tether.runs.expansion import PlannedTrial
 
 #: error kinds (tether.models.errors type names) that say the endpoint could not be reached
 CONNECTION_ERRORS = frozenset({"EndpointUnreachable"})

@@ -46,9 +46,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tether.core.budget import BudgetSpec
+from tether.core import BudgetSpec
 from tether.errors import ConfigError, did_you_mean
-from tether.models.cache import CACHE_MODES
+from tether.models import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
@@ -253,7 +253,7 @@ def _check_arms(exp: Experiment, source: str, *, build: bool = True) -> tuple[st
     `tether.params`); the roles they declare. With `build=False` only the arms' labels
     are checked (no roles are returned): reading back a finished run checks nothing a
     strategy's params may name (a compiled harness's file may have moved since)."""
-    from tether.strategies.base import strategy_roles
+    from tether.strategies import strategy_roles
 
     seen: dict[str, int] = {}
     roles: dict[str, None] = {}

@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tether.core.trial import TrialRecord
-from tether.models.pricing import Price, PriceBook, load_price_table, table_from_dict
-from tether.models.recording import CallRecord
+from tether.core import TrialRecord
+from tether.models import CallRecord, Price, PriceBook, load_price_table, table_from_dict
 
 #: the store meta key that keeps the price table a run was started with
 META_KEY = "prices"

@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tether.core.facts import AgentFacts, LoopFacts, facts_of
-from tether.core.trial import TrialRecord
-from tether.models.recording import CallRecord
+from tether.core import AgentFacts, LoopFacts, TrialRecord, facts_of
+from tether.models import CallRecord
 from tether.runs.store import RunStore
 
 Format = Literal["chat-jsonl", "preference"]
@@ -252,7 +251,3 @@ def write_jsonl(rows: Iterable[dict[str, Any]], path: Path) -> int:
             n += 1
     tmp.replace(path)
     return n
-
-
-def schema_for(fmt: str) -> dict[str, Any]:
-    return PREFERENCE_SCHEMA if fmt == "preference" else CHAT_SCHEMA

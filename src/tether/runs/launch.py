@@ -19,15 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from tether import __version__
-from tether.core.task import Task
-from tether.core.trial import TrialRecord
+from tether.core import Task, TrialRecord
 from tether.errors import ConfigError, TetherError
-from tether.instruments.base import InstrumentEnv
-from tether.models.pricing import load_price_table
+from tether.instruments import InstrumentEnv
+from tether.models import load_price_table
 from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
 from tether.runs.costs import META_KEY as COST_META
-from tether.runs.expand import PlannedTrial, SuiteLoader, expand, load_tasks
+from tether.runs.expansion import PlannedTrial, SuiteLoader, expand, load_tasks
 from tether.runs.rebuild import read_log, restore_missing
 from tether.runs.runner import (
     CachingModelFactory,

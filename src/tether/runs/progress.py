@@ -25,8 +25,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from tether.core.activity import Step, running_steps
-from tether.core.trial import TrialRecord
+from tether.core import Step, TrialRecord, running_steps
 
 
 def steps_text(steps: list[Step]) -> str:

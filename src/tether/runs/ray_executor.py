@@ -16,12 +16,10 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from tether.core.artifact import Artifact
-from tether.core.task import Task
-from tether.core.trial import TrialRecord, TrialSpec
+from tether.core import Artifact, Task, TrialRecord, TrialSpec
 from tether.errors import TetherError
-from tether.instruments.base import InstrumentEnv
-from tether.runs.expand import PlannedTrial
+from tether.instruments import InstrumentEnv
+from tether.runs.expansion import PlannedTrial
 from tether.runs.runner import (
     POLL_S,
     CachingModelFactory,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from tether.core.trial import TrialRecord
+from tether.core import TrialRecord
 from tether.runs.store import LOG_NAME, RunStore
 
 

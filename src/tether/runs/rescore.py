@@ -17,12 +17,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
-from tether.core.observation import Observation
-from tether.core.task import Task
-from tether.core.trial import ObservationRow, TrialRecord
+from tether.core import Observation, ObservationRow, Task, TrialRecord
 from tether.errors import ConfigError
-from tether.instruments.base import Instrument, InstrumentEnv, build_instrument, observe_safely
-from tether.models.recording import CallRecord
+from tether.instruments import Instrument, InstrumentEnv, build_instrument, observe_safely
+from tether.models import CallRecord
 from tether.runs.standalone_generate import recorded_generate
 from tether.runs.store import RunStore
 
@@ -35,7 +33,7 @@ def stored_tasks(store: RunStore) -> dict[str, Task]:
     if rows:
         return {key: Task.model_validate(t) for key, t in rows.items()}
     from tether.runs.config import experiment_from_dict
-    from tether.runs.expand import load_tasks
+    from tether.runs.expansion import load_tasks
 
     # what the run ran, read back: a run from before configs were strict still rescores
     exp = experiment_from_dict(store.config(), str(store.dir / "config.resolved.json"),

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tether.context import FALLBACK_ROLE, instrument_roles, role_for
-from tether.core.task import Task
+from tether.core import Task
 from tether.errors import ConfigError, did_you_mean
-from tether.strategies.feedback import EXECUTION_SHARE
+from tether.strategies import EXECUTION_SHARE
 
 if TYPE_CHECKING:
     from tether.runs.config import Experiment

@@ -23,13 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tether.context import ProgressSink
-from tether.core.artifact import Artifact
-from tether.core.trial import TrialRecord
-from tether.instruments.base import InstrumentEnv
-from tether.models.base import Model
-from tether.models.cache import CachedModel, ResponseStore
-from tether.models.registry import parse_model
-from tether.runs.expand import PlannedTrial
+from tether.core import Artifact, TrialRecord
+from tether.instruments import InstrumentEnv
+from tether.models import CachedModel, Model, ResponseStore, parse_model
+from tether.runs.expansion import PlannedTrial
 from tether.runs.store import RunStore
 from tether.runs.trial_runner import run_trial
 

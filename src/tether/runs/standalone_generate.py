@@ -12,10 +12,16 @@ from __future__ import annotations
 import threading
 
 from tether.errors import ConfigError
-from tether.instruments.base import Generate
-from tether.models.base import Completion, GenerateParams, Message, Model
-from tether.models.recording import CallRecord, RecordingModel
-from tether.models.registry import parse_model
+from tether.instruments import Generate
+from tether.models import (
+    CallRecord,
+    Completion,
+    GenerateParams,
+    Message,
+    Model,
+    RecordingModel,
+    parse_model,
+)
 
 
 def recorded_generate(log: list[CallRecord], *, role: str) -> Generate:

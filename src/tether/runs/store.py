@@ -40,10 +40,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tether.core.artifact import MEDIA_TYPES, Artifact
-from tether.core.observation import Observation
-from tether.core.trial import TrialRecord, TrialSpec
+from tether.core import MEDIA_TYPES, Artifact, Observation, TrialRecord, TrialSpec
 from tether.errors import ConfigError, TetherError
+from tether.runs.lock import lock_directory, unlock_directory
 
 DB_NAME = "run.sqlite"
 CONFIG_NAME = "config.resolved.json"
@@ -144,6 +143,7 @@ class RunStore:
                  readonly: bool = False) -> None:
         self.dir = Path(run_dir)
         self.readonly = readonly
+        self._closed = False
         path = self.dir / DB_NAME
         if not create and not path.is_file():
             raise ConfigError(f"{self.dir} is not a run directory (no {DB_NAME})",
@@ -155,7 +155,9 @@ class RunStore:
             self._db = sqlite3.connect(readonly_uri(path), uri=True,
                                        check_same_thread=False, isolation_level=None)
         else:
-            self.dir.mkdir(parents=True, exist_ok=True)
+            # one writing process per run directory: a second `--resume` is refused
+            lock_directory(self.dir, what="run directory",
+                           hint="wait for that run to finish (or stop it), then resume")
             (self.dir / ARTIFACTS_DIR).mkdir(exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
@@ -174,10 +176,10 @@ class RunStore:
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            self._db.close()
+            self._close_connection()
             raise damaged(path, exc) from None
         except BaseException:
-            self._db.close()
+            self._close_connection()
             raise
         self._partial_ready = False
 
@@ -187,7 +189,14 @@ class RunStore:
 
     def close(self) -> None:
         with self._lock:
+            self._close_connection()
+
+    def _close_connection(self) -> None:
+        if not self._closed:
+            self._closed = True
             self._db.close()
+            if not self.readonly:
+                unlock_directory(self.dir)
 
     def __enter__(self) -> RunStore:
         return self

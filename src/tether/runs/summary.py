@@ -13,8 +13,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from tether.core.trial import END_STATES, TrialRecord
-from tether.models.pricing import PriceBook
+from tether.core import END_STATES, TrialRecord
+from tether.models import PriceBook
 from tether.runs.costs import fmt_usd, total, trial_cost
 
 

@@ -12,15 +12,11 @@ import time
 from collections.abc import Callable
 
 from tether.context import ProgressSink, TrialContext
-from tether.core.artifact import Artifact, Truncated
-from tether.core.budget import BudgetExhausted
-from tether.core.task import Task
-from tether.core.trial import TrialRecord, TrialSpec
+from tether.core import Artifact, BudgetExhausted, Task, TrialRecord, TrialSpec, Truncated
 from tether.errors import TetherError
-from tether.instruments.base import InstrumentEnv
-from tether.models.base import Model
-from tether.models.registry import parse_model
-from tether.strategies.base import StrategyResult, build_strategy
+from tether.instruments import InstrumentEnv
+from tether.models import Model, parse_model
+from tether.strategies import StrategyResult, build_strategy
 
 ModelFactory = Callable[[str], Model]
 

@@ -1,37 +1,77 @@
-"""Sandboxed execution of model-written code and commands (DESIGN.md invariant 4)."""
+"""Sandboxed execution of model-written code and commands (invariant 4 of docs/concepts.md).
+
+The exports load on first use (tether.lazy): importing this package imports none of
+its modules.
+"""
 
 from __future__ import annotations
 
-from .base import (
-    KilledReason,
-    OmittedFile,
-    Sandbox,
-    SandboxError,
-    SandboxResult,
-    SandboxUnavailable,
-)
-from .bwrap import BwrapSandbox
-from .quota import DEFAULT_DISK_MB, DiskQuota, DiskQuotaWarning
-from .session import SandboxSession
-from .unsafe_subprocess import UnsafeSandboxWarning, UnsafeSubprocessSandbox
-from .worker import SandboxedWorker, WorkerLimits, WorkerReply
+from typing import TYPE_CHECKING
 
-BACKENDS = ("bwrap", "subprocess")
+from tether.lazy import exports
 
+if TYPE_CHECKING:
+    from tether.sandbox.backends import BACKENDS as BACKENDS, get_sandbox as get_sandbox
+    from tether.sandbox.base import (
+        KilledReason as KilledReason,
+        OmittedFile as OmittedFile,
+        Sandbox as Sandbox,
+        SandboxError as SandboxError,
+        SandboxResult as SandboxResult,
+        SandboxUnavailable as SandboxUnavailable,
+    )
+    from tether.sandbox.bwrap import BwrapSandbox as BwrapSandbox
+    from tether.sandbox.quota import (
+        DEFAULT_DISK_MB as DEFAULT_DISK_MB,
+        DiskQuota as DiskQuota,
+        DiskQuotaWarning as DiskQuotaWarning,
+    )
+    from tether.sandbox.session import SandboxSession as SandboxSession
+    from tether.sandbox.tree_copy import copy_tree as copy_tree
+    from tether.sandbox.unsafe_subprocess import (
+        UnsafeSandboxWarning as UnsafeSandboxWarning,
+        UnsafeSubprocessSandbox as UnsafeSubprocessSandbox,
+    )
+    from tether.sandbox.users import (
+        SandboxUser as SandboxUser,
+        ensure_sandbox_user as ensure_sandbox_user,
+    )
+    from tether.sandbox.worker import (
+        SandboxedWorker as SandboxedWorker,
+        WorkerLimits as WorkerLimits,
+        WorkerReply as WorkerReply,
+    )
+    from tether.sandbox.workfiles import UnsafeFile as UnsafeFile, read_own_file as read_own_file
 
-def get_sandbox(name: str = "bwrap") -> Sandbox:
-    """Build a backend by name; raises SandboxUnavailable (with a hint) if it cannot run."""
-    if name == "bwrap":
-        return BwrapSandbox()
-    if name in ("subprocess", "unsafe", "unsafe_subprocess"):
-        return UnsafeSubprocessSandbox()
-    raise ValueError(f"unknown sandbox backend {name!r}; choose one of {BACKENDS}")
-
-
+_HOMES: dict[str, str] = {
+    "BACKENDS": "tether.sandbox.backends",
+    "BwrapSandbox": "tether.sandbox.bwrap",
+    "DEFAULT_DISK_MB": "tether.sandbox.quota",
+    "DiskQuota": "tether.sandbox.quota",
+    "DiskQuotaWarning": "tether.sandbox.quota",
+    "KilledReason": "tether.sandbox.base",
+    "OmittedFile": "tether.sandbox.base",
+    "Sandbox": "tether.sandbox.base",
+    "SandboxError": "tether.sandbox.base",
+    "SandboxResult": "tether.sandbox.base",
+    "SandboxSession": "tether.sandbox.session",
+    "SandboxUnavailable": "tether.sandbox.base",
+    "SandboxUser": "tether.sandbox.users",
+    "SandboxedWorker": "tether.sandbox.worker",
+    "UnsafeFile": "tether.sandbox.workfiles",
+    "UnsafeSandboxWarning": "tether.sandbox.unsafe_subprocess",
+    "UnsafeSubprocessSandbox": "tether.sandbox.unsafe_subprocess",
+    "WorkerLimits": "tether.sandbox.worker",
+    "WorkerReply": "tether.sandbox.worker",
+    "copy_tree": "tether.sandbox.tree_copy",
+    "ensure_sandbox_user": "tether.sandbox.users",
+    "get_sandbox": "tether.sandbox.backends",
+    "read_own_file": "tether.sandbox.workfiles",
+}
 __all__ = [
     "BACKENDS",
-    "DEFAULT_DISK_MB",
     "BwrapSandbox",
+    "DEFAULT_DISK_MB",
     "DiskQuota",
     "DiskQuotaWarning",
     "KilledReason",
@@ -41,10 +81,16 @@ __all__ = [
     "SandboxResult",
     "SandboxSession",
     "SandboxUnavailable",
+    "SandboxUser",
     "SandboxedWorker",
+    "UnsafeFile",
     "UnsafeSandboxWarning",
     "UnsafeSubprocessSandbox",
     "WorkerLimits",
     "WorkerReply",
+    "copy_tree",
+    "ensure_sandbox_user",
     "get_sandbox",
+    "read_own_file",
 ]
+__getattr__, __dir__ = exports(__name__, _HOMES)

@@ -1,6 +1,6 @@
 """Sandbox vocabulary: the result type, the backend ABC, sessions, output capping.
 
-Invariant 4 (DESIGN.md): model-written code and commands run only inside a sandbox.
+Invariant 4 (docs/concepts.md): model-written code and commands run only inside a sandbox.
 Backends differ in *where* a command runs (bwrap namespaces vs. a bare subprocess);
 everything shared (work dirs and their quotas, output capping, classifying why a run
 ended) lives here, with files in/out in workfiles.py and the quota mount in quota.py,

@@ -159,7 +159,7 @@ class ExecSpec:
     hard_output_bytes: int = DEFAULT_HARD_OUTPUT_BYTES
     quota: DiskQuota | None = None  # the mount holding host_workdir, if any
     # A prepared root filesystem mounted read-only in place of the host's system
-    # (terminal-task images, tether.terminal.images); None: the host's /usr and /etc.
+    # (terminal-task images, tether.systems.terminal.images); None: the host's /usr and /etc.
     rootfs: Path | None = None
 
     def disk_full(self) -> bool:

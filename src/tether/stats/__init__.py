@@ -5,38 +5,111 @@ so positive differences and "improved" mean B is better; tests are two-sided. Ev
 resampled number uses one setup, `N_RESAMPLES` resamples from `default_rng(SEED)` at
 coverage `CI` (see `tether.stats.paired`). Importing the package does not import
 scipy.stats (slow to load): the functions that need it import it when called.
+
+The exports load on first use (tether.lazy): importing this package imports none of
+its modules.
 """
 
-from tether.stats.consistency import ConsistencyResult, consistency_at_k
-from tether.stats.mcnemar import McNemarResult, mcnemar_exact, mcnemar_from_pairs
-from tether.stats.paired import (
-    BOOTSTRAP_METHOD,
-    CI,
-    N_RESAMPLES,
-    SEED,
-    SIGN_TEST_METHOD,
-    STATISTICS,
-    BootstrapResult,
-    PairedChange,
-    PairedObservation,
-    bootstrap_mean,
-    paired_bootstrap,
-    paired_change,
-    sign_flip_test,
-)
-from tether.stats.pass_at_k import mean_pass_at_k, pass_at_k
-from tether.stats.sign_test import SignTestResult, paired_sign_test, sign_test
-from tether.stats.summary import SD_CONVENTIONS, MeanSD, mean_sd
-from tether.stats.wilson import wilson_interval
+from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether.lazy import exports
+
+if TYPE_CHECKING:
+    from tether.stats.consistency import (
+        ConsistencyResult as ConsistencyResult,
+        consistency_at_k as consistency_at_k,
+    )
+    from tether.stats.mcnemar import (
+        McNemarResult as McNemarResult,
+        mcnemar_exact as mcnemar_exact,
+        mcnemar_from_pairs as mcnemar_from_pairs,
+    )
+    from tether.stats.paired import (
+        BOOTSTRAP_METHOD as BOOTSTRAP_METHOD,
+        CI as CI,
+        N_RESAMPLES as N_RESAMPLES,
+        SEED as SEED,
+        SIGN_TEST_METHOD as SIGN_TEST_METHOD,
+        STATISTICS as STATISTICS,
+        BootstrapResult as BootstrapResult,
+        PairedChange as PairedChange,
+        PairedObservation as PairedObservation,
+        bootstrap_mean as bootstrap_mean,
+        paired_bootstrap as paired_bootstrap,
+        paired_change as paired_change,
+        sign_flip_test as sign_flip_test,
+    )
+    from tether.stats.passk import mean_pass_at_k as mean_pass_at_k, pass_at_k as pass_at_k
+    from tether.stats.sign import (
+        SignTestResult as SignTestResult,
+        paired_sign_test as paired_sign_test,
+        sign_test as sign_test,
+    )
+    from tether.stats.summary import (
+        SD_CONVENTIONS as SD_CONVENTIONS,
+        MeanSD as MeanSD,
+        mean_sd as mean_sd,
+    )
+    from tether.stats.wilson import wilson_interval as wilson_interval
+
+_HOMES: dict[str, str] = {
+    "BOOTSTRAP_METHOD": "tether.stats.paired",
+    "BootstrapResult": "tether.stats.paired",
+    "CI": "tether.stats.paired",
+    "ConsistencyResult": "tether.stats.consistency",
+    "McNemarResult": "tether.stats.mcnemar",
+    "MeanSD": "tether.stats.summary",
+    "N_RESAMPLES": "tether.stats.paired",
+    "PairedChange": "tether.stats.paired",
+    "PairedObservation": "tether.stats.paired",
+    "SD_CONVENTIONS": "tether.stats.summary",
+    "SEED": "tether.stats.paired",
+    "SIGN_TEST_METHOD": "tether.stats.paired",
+    "STATISTICS": "tether.stats.paired",
+    "SignTestResult": "tether.stats.sign",
+    "bootstrap_mean": "tether.stats.paired",
+    "consistency_at_k": "tether.stats.consistency",
+    "mcnemar_exact": "tether.stats.mcnemar",
+    "mcnemar_from_pairs": "tether.stats.mcnemar",
+    "mean_pass_at_k": "tether.stats.passk",
+    "mean_sd": "tether.stats.summary",
+    "paired_bootstrap": "tether.stats.paired",
+    "paired_change": "tether.stats.paired",
+    "paired_sign_test": "tether.stats.sign",
+    "pass_at_k": "tether.stats.passk",
+    "sign_flip_test": "tether.stats.paired",
+    "sign_test": "tether.stats.sign",
+    "wilson_interval": "tether.stats.wilson",
+}
 __all__ = [
-    "BOOTSTRAP_METHOD", "CI", "N_RESAMPLES", "SEED", "SIGN_TEST_METHOD", "STATISTICS",
-    "BootstrapResult", "PairedChange", "PairedObservation", "bootstrap_mean",
-    "paired_bootstrap", "paired_change", "sign_flip_test",
-    "ConsistencyResult", "consistency_at_k",
-    "McNemarResult", "mcnemar_exact", "mcnemar_from_pairs",
-    "mean_pass_at_k", "pass_at_k",
-    "SignTestResult", "paired_sign_test", "sign_test",
-    "SD_CONVENTIONS", "MeanSD", "mean_sd",
+    "BOOTSTRAP_METHOD",
+    "BootstrapResult",
+    "CI",
+    "ConsistencyResult",
+    "McNemarResult",
+    "MeanSD",
+    "N_RESAMPLES",
+    "PairedChange",
+    "PairedObservation",
+    "SD_CONVENTIONS",
+    "SEED",
+    "SIGN_TEST_METHOD",
+    "STATISTICS",
+    "SignTestResult",
+    "bootstrap_mean",
+    "consistency_at_k",
+    "mcnemar_exact",
+    "mcnemar_from_pairs",
+    "mean_pass_at_k",
+    "mean_sd",
+    "paired_bootstrap",
+    "paired_change",
+    "paired_sign_test",
+    "pass_at_k",
+    "sign_flip_test",
+    "sign_test",
     "wilson_interval",
 ]
+__getattr__, __dir__ = exports(__name__, _HOMES)

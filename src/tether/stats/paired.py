@@ -35,7 +35,7 @@ import numpy as np
 
 from tether.stats._clusters import resampled_statistic, statistic_from_sums, task_matrix
 from tether.stats.mcnemar import mcnemar_exact
-from tether.stats.sign_test import paired_sign_test
+from tether.stats.sign import paired_sign_test
 
 #: resamples of every bootstrap interval and permutation test tether reports
 N_RESAMPLES = 10_000

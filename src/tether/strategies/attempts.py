@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tether.context import TrialContext
-from tether.core.artifact import Artifact, Truncated
-from tether.models.base import Message
+from tether.core import Artifact, Truncated
+from tether.models import Message
 from tether.strategies.prompting import task_messages, to_artifact
 
 #: How an artifact kind is fenced when a prompt shows it back to a model.

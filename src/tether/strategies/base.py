@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from tether.context import SEED_STRIDE, TrialContext
-from tether.core.artifact import Artifact
-from tether.core.facts import Facts
+from tether.core import Artifact, Facts
 from tether.errors import ConfigError
 from tether.params import Params
 from tether.registry import Registry, import_modules

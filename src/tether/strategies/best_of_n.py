@@ -1,6 +1,6 @@
 """`best_of_n` (S): N samples at temperature T, one of them selected.
 
-Selectors (`selector`, the shared policies of `tether.agents.selector`):
+Selectors (`selector`, the shared policies of `tether.strategies.selection`):
   oracle     the task's metric itself picks (first passing, else highest partial
              score): the pass@N ceiling, not a deployable method.
   verifier   a grounded instrument (`verifier`, default `execution;checks=visible`:
@@ -8,7 +8,7 @@ Selectors (`selector`, the shared policies of `tether.agents.selector`):
              broken by `ctx.rng` (`tie_break="rng"`) or the first sample ("first").
   llm        a listwise selector call (role `selector`) sees the task and the
              numbered samples and answers JSON {"selected_index": int}. The rules are
-             turn-BoN's (`tether.agents.selector.select`): an unusable reply is sent
+             turn-BoN's (`tether.strategies.selection.select`): an unusable reply is sent
              back with its error up to `selector_retries` times (default 3; 0 is the
              single call best-of-N made before), then the choice falls back to sample 0
              (`extra["selector_parsed"]` false, `extra["selection"]` the replies and
@@ -35,7 +35,14 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from tether import params
-from tether.agents.selector import (
+from tether.context import TrialContext, instrument_roles
+from tether.core import BudgetExhausted, Observation, SelectionFacts
+from tether.errors import ConfigError
+from tether.instruments import InstrumentSpec
+from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
+from tether.strategies.base import StrategyResult, register_strategy
+from tether.strategies.prompting import task_messages
+from tether.strategies.selection import (
     DEFAULT_RETRIES,
     by_majority,
     by_oracle,
@@ -43,15 +50,6 @@ from tether.agents.selector import (
     normalize,
     select,
 )
-from tether.context import TrialContext, instrument_roles
-from tether.core.budget import BudgetExhausted
-from tether.core.facts import SelectionFacts
-from tether.core.observation import Observation
-from tether.errors import ConfigError
-from tether.instruments.base import InstrumentSpec
-from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
-from tether.strategies.base import StrategyResult, register_strategy
-from tether.strategies.prompting import task_messages
 
 SELECTORS = ("oracle", "verifier", "llm", "majority")
 #: the role of the `llm` selector's call

@@ -40,10 +40,13 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from tether.context import TrialContext, instrument_roles
-from tether.core.artifact import Artifact
-from tether.core.budget import BudgetSpec
-from tether.core.observation import Defect, Observation
-from tether.instruments.base import calls_model, check_instrument, parse_spec
+from tether.core import Artifact, BudgetSpec, Observation
+from tether.instruments import (
+    calls_model,
+    check_instrument,
+    feedback_wording,
+    parse_spec,
+)
 from tether.params import checked
 
 #: Text a model sees when a channel gives nothing but the verdict is known.
@@ -122,32 +125,18 @@ class FeedbackReport:
         return text
 
 
-def _defect_line(d: Defect) -> str:
-    where = f"{d.location}: " if d.location else ""
-    change = d.evidence.get("change") if d.evidence else None
-    return f"{where}{d.message}" + (f" (change: {change})" if change else "")
-
-
 def format_observation(obs: Observation) -> str:
     """An observation as feedback text (expected vs actual when the instrument gave it)."""
     if obs.error:
         # An instrument failure is said as such, never as "no defects" (invariant 6).
         return f"The {obs.instrument} check could not run: {obs.error}"
-    if obs.instrument == "critique":
-        lines = [f"- {_defect_line(d)}" for d in obs.defects] or ["- no defects named"]
-        return ("A reviewer reading the code (without running it) noted:\n"
-                + "\n".join(lines))
-    if obs.instrument == "screenshot_judge":
-        lines = [f"- {d.message}" for d in obs.defects] or ["- every requirement looks met"]
-        return ("A reviewer looking at a screenshot of the rendered page judged these "
-                "requirements unmet:\n" + "\n".join(lines))
+    # an instrument with its own wording (a model's opinion says whose it is; geometry
+    # gives coordinates and a fix per defect) words it; the rest take the generic form
+    own = feedback_wording(obs.instrument)
+    if own is not None:
+        return own(obs)
     if obs.passed:
         return f"{obs.instrument}: passed."
-    if obs.instrument == "geometry":
-        # coordinates, viewports and a suggested fix per defect: what a layout fix needs
-        from tether.instruments.geometry.defects import format_geometry_feedback
-
-        return format_geometry_feedback(obs)
     head = f"{obs.instrument}: failed"
     if obs.score is not None:
         head += f" (score {obs.score:.2f})"

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from tether.core.observation import Observation
+from tether.core import Observation
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import register_strategy
 from tether.strategies.feedback import NO_DETAILS, collect

@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from tether.context import TrialContext
-from tether.core.facts import LoopFacts
-from tether.core.observation import Observation, rank_key
+from tether.core import LoopFacts, Observation, rank_key
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import StrategyResult
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tether.core.artifact import Artifact, complete_program, extract_artifact
-from tether.core.task import Task
-from tether.models.base import Completion, Message
+from tether.core import Artifact, Task, complete_program, extract_artifact
+from tether.models import Completion, Message
 
 
 def task_messages(task: Task) -> list[Message]:

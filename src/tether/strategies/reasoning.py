@@ -27,10 +27,9 @@ from pydantic import Field
 
 from tether import params
 from tether.context import TrialContext
-from tether.core.artifact import Truncated
-from tether.core.budget import BudgetExhausted
+from tether.core import BudgetExhausted, Truncated
 from tether.errors import ConfigError
-from tether.models.base import GenerateKwargs, Message, Model
+from tether.models import GenerateKwargs, Message, Model
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages, to_artifact
 
@@ -46,7 +45,7 @@ THINK_INSTRUCTION = (
 
 def supports_native_thinking(model: Model) -> bool:
     """Whether the backend maps `thinking_budget` to the provider's own thinking."""
-    from tether.models.anthropic_backend import AnthropicModel
+    from tether.models import AnthropicModel
 
     while True:
         if isinstance(model, AnthropicModel) or getattr(model, "reasoning", False) is True:

@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tether.context import TrialContext
-from tether.core.budget import BudgetExhausted
-from tether.core.observation import Observation
-from tether.models.base import Message
-from tether.models.errors import ContextLengthExceeded
+from tether.core import BudgetExhausted, Observation
+from tether.models import ContextLengthExceeded, Message
 from tether.strategies.attempts import (
     PROPOSER_ROLE,
     Attempt,

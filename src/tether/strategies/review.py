@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether.models.base import Message
-from tether.models.replies import NoJSONError, first_json
+from tether.models import Message, NoJSONError, first_json
 
 SCHEMA_HINT = ('{"issues": [{"location": "<function, line or element>", '
                '"cause": "<why it is wrong>", "change": "<the concrete edit to make>"}]}')

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether.core.task import Task
+from tether.core import Task
 from tether.errors import ConfigError
 from tether.registry import import_modules
 from tether.suites.json_file import read_json_file

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tether.core.task import Task
+from tether.core import Task
 from tether.errors import ConfigError
 from tether.suites.json_file import read_json_file
 from tether.textio import JSONError, loads, read_text

@@ -21,13 +21,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tether.context.calls import charged_generate
-from tether.core.budget import BudgetExhausted, BudgetSpec, Ledger
+from tether.context import charged_generate
+from tether.core import BudgetExhausted, BudgetSpec, Ledger
 from tether.errors import TetherError
-from tether.models.base import GenerateParams, Message, Model, function_tool, supports_tools
-from tether.models.errors import ModelError
-from tether.models.recording import CallRecord
-from tether.models.replies import first_json
+from tether.models import (
+    CallRecord,
+    GenerateParams,
+    Message,
+    Model,
+    ModelError,
+    first_json,
+    function_tool,
+    supports_tools,
+)
 
 JUDGE_ROLE = "judge"
 Parse = Callable[[Any], dict[str, Any]]

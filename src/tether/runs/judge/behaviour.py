@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether.core.trial import TrialRecord
+from tether.core import TrialRecord
 from tether.runs.judge.ask import Question
 from tether.runs.judge.engine import Job
 from tether.runs.judge.rubrics import RubricFile, RubricSet

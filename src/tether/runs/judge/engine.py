@@ -24,11 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tether.core.budget import Ledger
-from tether.core.facts import AgentFacts, facts_of
-from tether.core.trial import TrialRecord
-from tether.models.base import Model
-from tether.models.recording import CallRecord
+from tether.core import AgentFacts, Ledger, TrialRecord, facts_of
+from tether.models import CallRecord, Model
 from tether.runs.judge.ask import Answer, CapReached, Question, ask, judge_ledger
 from tether.runs.judge.table import JUDGE_ERROR, OK, Judgement, JudgeTable
 from tether.runs.judge.transcript import AttemptView, attempt_view

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether.core.trial import TrialRecord
+from tether.core import TrialRecord
 from tether.runs.judge.ask import Question
 from tether.runs.judge.behaviour import user_text
 from tether.runs.judge.engine import Job

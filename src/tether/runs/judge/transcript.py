@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tether.core.facts import AgentFacts, facts_of
-from tether.core.trial import TrialRecord
-from tether.models.base import text_of
+from tether.core import AgentFacts, TrialRecord, facts_of
+from tether.models import text_of
 
 #: the agent's own exit reasons that say how the attempt stopped (none is a verdict)
 _EXITS = {"submitted": "the agent submitted", "step_limit": "the agent ran out of steps",

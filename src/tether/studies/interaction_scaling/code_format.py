@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tether.core.task import Task
+from tether.core import Task
 from tether.errors import ConfigError
-from tether.suites.registry import is_json_task_list, load_json_task_list, register_format
+from tether.suites import is_json_task_list, load_json_task_list, register_format
 
 FORMAT = "interaction-scaling/code"
 REQUIRED_KEYS = ("task_id", "description", "test_code")

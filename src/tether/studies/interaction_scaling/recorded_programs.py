@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
-from tether.instruments.sandboxed_python import STUDY_TIMEOUT_S, run_whole_script
 from tether.sandbox import SandboxError
+from tether.systems.code import STUDY_TIMEOUT_S, run_whole_script
 
 # (code key, verdict key, id suffix) of the paired single-shot / reviewed formats.
 _PAIRS = (

@@ -1,5 +1,0 @@
-"""mathutils of the minibpy test double (what `import mathutils` gives on minibpy)."""
-
-from tether.scene.minibpy.values import Color, Euler, Vector
-
-__all__ = ["Color", "Euler", "Vector"]

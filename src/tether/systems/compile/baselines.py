@@ -1,0 +1,210 @@
+"""Two baselines with no compiled harness: `cot_vote` and `student_routed`.
+
+- `cot_vote`: the bare question with a chain-of-thought instruction, `n` samples (5) at
+  `temperature` (0.7) in one call; each sample's answer is its last "Answer:" line; the
+  answer is the majority of the parsed answers (case and spacing folded; ties go to the
+  earliest sample). Samples with no parsable answer do not vote.
+- `student_routed`: compiled control removed (the paper's student-routed arm). The student
+  is shown a menu of the setting's resources and chooses which to request, with an
+  optional size argument (`ocr 1500`, `cards 300`, `pages 2`); it then sees the raw
+  content of what it asked for (raw JSON, raw signals) and answers. No code verdict,
+  no parser beyond stripping.
+
+Both report the student's generated tokens (output plus reasoning, prefill excluded)
+and calls in their facts, like `compiled_harness`.
+
+Each strategy's `answer(setting, item, student, image)` is the baseline on one item
+over any `BaselineStudent` (the trial's `StudentSession`, or the compiler's
+`ModelStudent`: `tether compile` scores both baselines on its test items), and its
+`key` names its scores in a build directory: the name and a digest of its parameters
+and prompts, so a changed prompt never reuses old scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from typing import Any, ClassVar, Literal, Protocol
+
+from pydantic import Field
+
+from tether import params
+from tether.context import TrialContext
+from tether.core import Artifact, Facts
+from tether.models import Completion
+from tether.strategies import StrategyResult, register_strategy
+from tether.systems.compile.setting import Item, Setting
+from tether.systems.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
+from tether.systems.compile.tasks import item_of
+
+__all__ = ["BASELINES", "COT_PROMPT", "MENU_PROMPT", "BaselineStudent", "CotVote",
+           "StudentRouted", "majority", "parse_cot", "parse_request"]
+
+COT_PROMPT = ("Question: {question}\nThink step by step, then give the final answer on the "
+              "last line as \"Answer: <a single word, number, or short phrase>\".")
+MENU_PROMPT = ("Question: {question}\nBefore answering you may request evidence. Available:\n"
+               "{menu}\nReply with the names of what you want (optionally followed by a size, "
+               "e.g. \"{example}\"), or \"none\".")
+READ_PROMPT = "Question: {question}\n{evidence}\nAnswer the question."
+#: the numeric option a size argument sets, per resource
+SIZE_OPTION = {"ocr": "max_chars", "cards": "budget_chars", "pages": "k"}
+DESCRIPTIONS = {"ocr": "ocr: the OCR text of the page",
+                "cards": "cards: the linker's top candidates with their fact cards",
+                "pages": "pages: the slides a ranker finds most related to the question",
+                "signals": "signals: numeric measurements of the image"}
+
+
+class BaselineStudent(Protocol):
+    """The student a baseline calls: samples of one call, or one reply."""
+
+    def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
+               temperature: float | None = None) -> list[Completion]: ...
+
+    def __call__(self, prompt: str, image: bytes | None) -> str: ...
+
+
+def _key(name: str, params: dict[str, Any]) -> str:
+    blob = json.dumps(params, sort_keys=True).encode("utf-8")
+    return f"{name}-{hashlib.sha256(blob).hexdigest()[:16]}"
+
+
+_ANSWER = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*(.+?)\s*$", re.I | re.M)
+
+
+class BaselineFacts(Facts):
+    setting: str
+    item_id: str
+    student_modality: str
+    student_calls: int = 0
+    student_output_tokens: int = 0
+    votes: list[str] | None = None
+    requested: dict[str, Any] | None = None
+
+
+def parse_cot(text: str) -> str | None:
+    """The last "Answer: ..." line of a sample, without a final period; None if none."""
+    found = _ANSWER.findall(text)
+    return found[-1].strip().strip("\"'").rstrip(".").strip() if found else None
+
+
+def majority(answers: list[str | None]) -> str:
+    """The most frequent parsed answer (folded), ties to the earliest; '' when none."""
+    parsed = [a for a in answers if a]
+    if not parsed:
+        return ""
+    counts = Counter(" ".join(a.casefold().split()) for a in parsed)
+    best = max(counts.values())
+    return next(a for a in parsed if counts[" ".join(a.casefold().split())] == best)
+
+
+@register_strategy("cot_vote")
+class CotVote:
+    name: ClassVar[str] = "cot_vote"
+    roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+
+    class Params(params.Params):
+        n: int = Field(5, description="chain-of-thought samples voted on")
+        temperature: float = Field(0.7, description="the samples' temperature")
+        max_tokens: int = Field(256, description="most tokens of one sample")
+        modality: Literal["auto", "text", "image"] = Field(
+            "auto", description="the student's input: text, image, or auto")
+
+    def __init__(self, n: int = 5, temperature: float = 0.7, max_tokens: int = 256,
+                 modality: str = "auto") -> None:
+        self.n, self.temperature, self.max_tokens = n, temperature, max_tokens
+        self.modality = modality
+
+    @property
+    def key(self) -> str:
+        return _key(self.name, {"n": self.n, "temperature": self.temperature,
+                                "max_tokens": self.max_tokens, "prompt": COT_PROMPT})
+
+    def answer(self, setting: Setting, item: Item, student: BaselineStudent,
+               image: bytes | None) -> tuple[str, dict[str, Any]]:
+        """(the majority answer, {"votes"}); `student` decodes at this baseline's
+        temperature and max_tokens."""
+        samples = student.sample(COT_PROMPT.format(question=item.question), image, n=self.n,
+                                 temperature=self.temperature)
+        votes = [parse_cot(c.text) for c in samples]
+        return majority(votes), {"votes": [v or "" for v in votes]}
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        setting, item = item_of(ctx.task)
+        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=self.temperature,
+                                 modality=resolve_modality(ctx, self.modality))
+        image = setting.image(item) if student.modality == "image" else None
+        answer, detail = self.answer(setting, item, student, image)
+        facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
+                              votes=detail["votes"], **student.facts())
+        return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
+
+
+def parse_request(reply: str, offered: tuple[str, ...]) -> dict[str, Any]:
+    """The resources a menu reply names (whole words), each with its size argument."""
+    out: dict[str, Any] = {}
+    for name in offered:
+        match = re.search(rf"\b{re.escape(name)}\b(?:\s*[:=]?\s*(\d+))?", reply, re.I)
+        if match is None:
+            continue
+        size = match.group(1)
+        option = SIZE_OPTION.get(name)
+        out[name] = {option: int(size)} if size and option else True
+    return out
+
+
+@register_strategy("student_routed")
+class StudentRouted:
+    name: ClassVar[str] = "student_routed"
+    roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
+
+    class Params(params.Params):
+        max_tokens: int = Field(64, description="most tokens of one student reply")
+        modality: Literal["auto", "text", "image"] = Field(
+            "auto", description="the student's input: text, image, or auto")
+
+    temperature = 0.0
+
+    def __init__(self, max_tokens: int = 64, modality: str = "auto") -> None:
+        self.max_tokens = max_tokens
+        self.modality = modality
+
+    @property
+    def key(self) -> str:
+        return _key(self.name, {"max_tokens": self.max_tokens, "menu": MENU_PROMPT,
+                                "read": READ_PROMPT, "descriptions": DESCRIPTIONS})
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        setting, item = item_of(ctx.task)
+        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=0.0,
+                                 modality=resolve_modality(ctx, self.modality))
+        image = setting.image(item) if student.modality == "image" else None
+        answer, detail = self.answer(setting, item, student, image)
+        facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
+                              requested=detail["requested"], **student.facts())
+        return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
+
+    def answer(self, setting: Setting, item: Item, student: BaselineStudent,
+               image: bytes | None) -> tuple[str, dict[str, Any]]:
+        """(the stripped answer, {"requested"}); `student` decodes greedily with this
+        baseline's max_tokens."""
+        offered = tuple(getattr(setting, "offered_resources", ()))
+        requested: dict[str, Any] = {}
+        if offered:
+            menu = "\n".join(f"- {DESCRIPTIONS.get(r, r)}" for r in offered)
+            example = next((f"{r} 1000" for r in offered if r in SIZE_OPTION), offered[0])
+            reply = student(MENU_PROMPT.format(question=item.question, menu=menu,
+                                               example=example), image)
+            requested = parse_request(reply, offered)
+        obs = setting.observation(item, requested)
+        raw = {k: v for k, v in obs.items() if k not in ("item_id", "question")}
+        evidence = "".join(f"{k}:\n{v if isinstance(v, str) else json.dumps(v)}\n"
+                           for k, v in raw.items())
+        answer = student(READ_PROMPT.format(question=item.question, evidence=evidence), image)
+        return answer.strip(), {"requested": requested}
+
+
+#: the baselines `tether compile` scores beside its harness arms, by comparator name
+BASELINES: dict[str, type[CotVote] | type[StudentRouted]] = {"student_routed": StudentRouted,
+                                                             "cot_vote": CotVote}

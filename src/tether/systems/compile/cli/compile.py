@@ -1,0 +1,183 @@
+"""`tether compile`: a teacher compiles a harness for a frozen student.
+
+    tether compile --setting docs --teacher SPEC --student SPEC --out DIR
+                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
+                    --restarts 2 --builds 1 --seed 0 --interventions
+                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote[,gepa]
+                    --teacher-temperature 0.7 --teacher-max-tokens 2048
+                    --teacher-token-budget N --student-token-budget N] [--json]
+    tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
+    tether compile --resume DIR [--json]               # after a kill: continue
+
+Exit 0 when the compile finished, 1 when every teacher call failed (the reason is
+printed; the build still holds the bare floor), 2 for a usage error (a bad config or
+spec, an unknown setting, an output directory that already holds a compile). `--json`
+prints the result object (tether.systems.compile.compiler.build); otherwise a progress
+bar, then a summary.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tether.cli import COMPARATORS, esc, make_console
+from tether.errors import ConfigError
+
+_FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
+           "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
+           "teacher_temperature", "teacher_max_tokens", "metric", "teacher_token_budget",
+           "student_token_budget")
+
+
+@click.command("compile")
+@click.argument("config", required=False, type=click.Path(path_type=Path))
+@click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
+                                 "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH "
+                                 "or module:attr")
+@click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
+                                "or module:function [exact]")
+@click.option("--teacher", help="teacher model spec (any tether spec)")
+@click.option("--student", help="frozen student model spec")
+@click.option("--probe", type=int, help="probe split size [50]")
+@click.option("--validation", type=int, help="validation split size [50]")
+@click.option("--test", type=int, help="test split size [200]")
+@click.option("--rounds", type=int, help="reflection rounds after round 0 [3]")
+@click.option("--protocol", type=click.Choice(["A", "B"]), help="reflection protocol [A]")
+@click.option("--restarts", type=int, help="extra round-0 proposals when H0 is unusable [2]")
+@click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
+@click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
+@click.option("--out", help="the build directory")
+@click.option("--interventions", is_flag=True, default=None,
+              help="also score the selection's five decision interventions on test")
+@click.option("--comparators",
+              help="test arms beside bare and the selection, comma-separated, or none "
+                   f"[{','.join(COMPARATORS)}]; also gepa (needs the gepa extra)")
+@click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
+@click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
+@click.option("--teacher-token-budget", type=int,
+              help="input + output tokens each build's teacher may spend; a call that does "
+                   "not fit is refused and the rounds stop there [unlimited]")
+@click.option("--student-token-budget", type=int,
+              help="generated tokens the student may spend over the whole compile; an item "
+                   "whose call does not fit is a budget stop, never scored [unlimited]")
+@click.option("--resume", "resume", type=click.Path(path_type=Path),
+              help="continue the compile in this directory")
+@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
+    """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
+    from tether.systems.compile import Compiler, config_from_fields, load_compile_config
+    from tether.systems.compile.compiler.summary import teacher_failure
+
+    console = make_console(stderr=True)
+    given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
+    with _progress(console, enabled=not as_json) as report:
+        if resume is not None:
+            if config is not None or given:
+                raise ConfigError("--resume takes no config or other fields",
+                                  hint="the directory's config.json is used as it was")
+            compiler = Compiler.resume(resume, progress=report)
+        elif config is not None:
+            compiler = Compiler(load_compile_config(config, **given), progress=report)
+        else:
+            missing = [k for k in ("setting", "teacher", "student", "out") if k not in given]
+            if missing:
+                raise ConfigError(f"missing --{', --'.join(missing)}",
+                                  hint="tether compile --setting S --teacher SPEC "
+                                       "--student SPEC --out DIR, or tether compile FILE.toml")
+            compiler = Compiler(config_from_fields(**given), progress=report)
+        result = compiler.run()
+    if as_json:
+        click.echo(json.dumps(result, sort_keys=True))
+    else:
+        _summary(make_console(), result, compiler.dir.root)
+        sizes = compiler.config.sizes
+        make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
+                             highlight=False)
+    failed = teacher_failure(result)
+    if failed is not None:
+        console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
+        sys.exit(1)
+
+
+class _progress:
+    """A rich progress bar fed by the scorer's (description, done, total) calls."""
+
+    def __init__(self, console: Any, *, enabled: bool) -> None:
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                            transient=True, disable=not enabled)
+        self.task: Any = None
+        self.desc = ""
+
+    def __enter__(self) -> _progress:
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # passes __exit__'s own three arguments through unchanged
+        self.bar.__exit__(*exc)  # type: ignore[arg-type]
+
+    def __call__(self, desc: str, done: int, total: int) -> None:
+        if self.task is None or desc != self.desc:
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.task, self.desc = self.bar.add_task(desc, total=total), desc
+        self.bar.update(self.task, completed=done)
+
+
+def _fmt(value: Any) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
+    from tether.systems.compile import ARMS
+
+    builds = result.get("builds") or [result]
+    for k, build in enumerate(builds):
+        table = Table(title=f"build {k}: rounds", title_justify="left")
+        for col in ("round", "hash", "admissible", "probe", "validation", "decision"):
+            table.add_column(col)
+        for r in build["rounds"]:
+            table.add_row(f"{r['round']}" + (f".{r['restart']}" if r["restart"] else ""),
+                          (r["hash"] or "-")[:12], str(r["admissible"]), _fmt(r["probe"]),
+                          _fmt(r["validation"]), r["decision"])
+        console.print(table)
+        chosen = "bare (nothing beat the bare student)" if build["selected_is_bare"] \
+            else build["selected_hash"][:12]
+        if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
+            chosen = "bare (the student's budget stopped before the bare floor was scored)"
+        console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
+        if build.get("student_stopped"):
+            console.print(f"items the student's budget left unscored (not failures): "
+                          f"{build['student_stopped']}", highlight=False)
+    scores = Table(title="test split (mean over builds)" if len(builds) > 1 else "test split",
+                   title_justify="left")
+    for col in ("arm", "validation", "test", "student tokens/item"):
+        scores.add_column(col)
+    for arm in ARMS:
+        row = result.get(arm) or {}
+        tokens = row.get("tokens_per_item")
+        scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
+                       "-" if tokens is None else f"{tokens:.1f}")
+    console.print(scores)
+    for k, build in enumerate(builds):
+        gepa = build.get("gepa") or {}
+        if gepa.get("stopped") is not None:
+            console.print(f"build {k} gepa: {gepa['teacher_tokens']} of "
+                          f"{gepa['teacher_budget']} teacher tokens, {gepa['metric_calls']} "
+                          f"metric calls; stopped: {esc(gepa['stopped'])}", highlight=False)
+    if result.get("student_tokens") is not None:
+        cap = result.get("student_token_budget")
+        console.print(f"student tokens: {result['student_tokens']}"
+                      + (f" of a budget of {cap}" if cap is not None else ""))
+    refused = sum(b.get("teacher_refusals") or 0 for b in builds)
+    console.print(f"teacher tokens: {result['teacher_tokens']}"
+                  + (f" ({refused} calls refused by the budget)" if refused else "")
+                  + f"; build directory: {root}")

@@ -1,0 +1,74 @@
+"""`tether settings`: the harness-compilation settings (`tether compile --setting NAME`):
+list them, show one as the teacher reads it (what it is, its resources, its metric)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import click
+from rich.table import Table
+
+from tether.cli import add_literal_row, make_console
+
+
+def _summary(setting: Any) -> str:
+    described = getattr(setting, "description", None)
+    doc = (described if isinstance(described, str) and described.strip()
+           else inspect.getdoc(type(setting)) or "")
+    return doc.strip().split("\n\n", 1)[0].replace("\n", " ")
+
+
+def _facts(name: str) -> dict[str, Any]:
+    # Imported here: a setting's modules (numpy, images, OCR) load only for this command.
+    from tether.systems.compile.compiler.prompts import resources_of, setting_text
+    from tether.systems.compile.setting import get_setting
+
+    setting = get_setting(name)  # ConfigError naming the known settings for a typo
+    return {"name": name, "summary": _summary(setting), "resources": resources_of(setting),
+            "aggregation": getattr(setting, "aggregation", "pass_rate"),
+            "description": setting_text(setting)}
+
+
+# A plain group: `tether.cli.hub` (a TetherGroup) turns errors raised below it into
+# one line + hint and exit code 2.
+@click.group()
+def settings() -> None:
+    """Harness settings (`tether compile --setting NAME`): list them, show one."""
+
+
+@settings.command("list")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def settings_list(as_json: bool) -> None:
+    """Show the registered settings with their resources and metric aggregation."""
+    from tether.systems.compile.setting import setting_names
+
+    rows = []
+    for name in setting_names():
+        facts = _facts(name)
+        rows.append({k: facts[k] for k in ("name", "summary", "resources", "aggregation")})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title="settings")
+    for col in ("name", "resources", "aggregation", "what"):
+        table.add_column(col)
+    for r in rows:
+        add_literal_row(table, r["name"], ", ".join(r["resources"]) or "-", r["aggregation"],
+                        r["summary"])
+    make_console().print(table)
+
+
+@settings.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def settings_show(name: str, as_json: bool) -> None:
+    """Show setting NAME as the compile teacher reads it: what it is, the resources a
+    harness may enable (with their options), the metric. NAME may also be jsonl:PATH,
+    csv:PATH or module:attr."""
+    facts = _facts(name)
+    if as_json:
+        click.echo(json.dumps(facts, indent=2))
+        return
+    click.echo(facts["description"])

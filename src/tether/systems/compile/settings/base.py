@@ -1,0 +1,115 @@
+"""What every offline setting shares: the item, seeded disjoint splits, resource parsing.
+
+A setting makes its items from a seed alone (no hub, data from installed packages). The
+item (`tether.systems.compile.setting.Item`) carries its gold answers in `data` for scoring, but
+the observation a harness sees is built by the setting from the rest of `data` and the
+enabled resources only: gold never enters it (tests check this for every setting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from tether.errors import ConfigError
+from tether.systems.compile.setting import DEFAULT_SIZES, SPLITS, Item
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "SPLITS",
+    "Item",
+    "answers_of",
+    "resolve_sizes",
+    "make_splits",
+    "new_observation",
+    "rng_for",
+    "item_id",
+    "check_resources",
+    "int_option",
+    "png_bytes",
+    "cut",
+]
+
+
+def new_item(
+    item_id: str, question: str, answers: tuple[str, ...], split: str, **payload: Any
+) -> Item:
+    """An item in `tether.systems.compile.setting.Item` form: gold under `data["answers"]`, read
+    only by `score` and `gold`; the rest of `data` is host-side (how to render the image,
+    what the linker sees)."""
+    return Item(item_id, question, {"answers": list(answers), "split": split, **payload})
+
+
+def answers_of(item: Item) -> tuple[str, ...]:
+    return tuple(item.data["answers"])
+
+
+def resolve_sizes(sizes: Mapping[str, int] | None) -> dict[str, int]:
+    """Split sizes with the defaults filled in; unknown split names are an error."""
+    out = dict(DEFAULT_SIZES)
+    for key, value in (sizes or {}).items():
+        if key not in DEFAULT_SIZES:
+            raise ConfigError(f"unknown split {key!r}", hint=f"splits are {', '.join(SPLITS)}")
+        if int(value) < 0:
+            raise ConfigError(f"split {key!r} has a negative size {value}")
+        out[key] = int(value)
+    return out
+
+
+def make_splits(make_item: Callable[[int, str, int], Item], seed: int,
+                sizes: Mapping[str, int] | None) -> dict[str, list[Item]]:
+    """Every split's items, `make_item(seed, split, index)` for each index of its size."""
+    n = resolve_sizes(sizes)
+    return {s: [make_item(seed, s, i) for i in range(n[s])] for s in SPLITS}
+
+
+def new_observation(setting: str, item: Item, resources: Mapping[str, Any],
+                    offered: tuple[str, ...]) -> dict[str, Any]:
+    """What every observation starts from (the item's id and question), once `resources`
+    are known to be among those `setting` offers."""
+    check_resources(setting, resources, offered)
+    return {"item_id": item.item_id, "question": item.question}
+
+
+def rng_for(setting: str, seed: int, *parts: int | str) -> np.random.Generator:
+    """An independent generator per (setting, seed, parts): item k of a split does not
+    depend on how many items the split has, so a larger split extends a smaller one."""
+    digest = hashlib.sha256(repr((setting, int(seed), *parts)).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+
+
+def item_id(setting: str, seed: int, split: str, index: int) -> str:
+    return f"{setting}-{seed}-{split}-{index:04d}"
+
+
+def check_resources(setting: str, resources: Mapping[str, Any], offered: tuple[str, ...]) -> None:
+    """A resource the setting does not offer is a harness mistake, not something to ignore."""
+    unknown = sorted(set(resources) - set(offered))
+    if unknown:
+        raise ConfigError(
+            f"setting {setting!r} offers no resource {', '.join(map(repr, unknown))}",
+            hint=f"{setting} offers: {', '.join(offered) or 'none'}",
+        )
+
+
+def int_option(spec: Any, key: str, default: int) -> int:
+    """`{"max_chars": 2000}` -> 2000; `true` -> the default."""
+    if isinstance(spec, Mapping) and key in spec:
+        return int(spec[key])
+    return default
+
+
+def png_bytes(image: Any) -> bytes:
+    """A PIL image as PNG bytes; PIL's encoder is deterministic for equal pixels."""
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+def cut(text: str, max_chars: int) -> str:
+    """Cut evidence text to a budget (the harness decides the budget, not the setting)."""
+    return text if len(text) <= max_chars else text[: max(0, max_chars)]

@@ -1,0 +1,151 @@
+"""The metrics a data setting (`jsonl:PATH?metric=NAME`) can be scored with.
+
+- `exact`: SQuAD-normalized exact match against any accepted answer (pass/fail);
+- `anls`: DocVQA's ANLS (graded);
+- `f1`: SQuAD token F1, the best over the accepted answers (graded);
+- `numeric`: the first number in the answer equals an accepted number (relative
+  tolerance 1e-6; "1,000" == "1000.0") (pass/fail);
+- `choice`: the answer picks the accepted option, by its text or by its letter when the
+  row lists `choices` ("B" or "B) Oslo" for the second) (pass/fail);
+- `module:function`: `function(prediction, gold, item) -> bool | float in [0, 1]`,
+  `gold` the list of accepted answers, `item` the row as a dict (its other fields
+  included). Graded unless the function has an attribute `binary = True`.
+
+The aggregation follows from the metric: graded metrics aggregate as a mean score
+(`aggregation = "mean_score"`, paired bootstrap), pass/fail ones as a pass rate.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tether.errors import ConfigError
+from tether.systems.compile.setting import Item
+from tether.systems.compile.settings.metrics import anls, exact_match, normalize_answer
+
+__all__ = ["BUILTIN", "Metric", "choice", "f1", "numeric", "resolve_metric"]
+
+_NUM = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
+
+
+def f1(answer: str, golds: Sequence[str]) -> float:
+    """SQuAD token F1 over normalized tokens, the best over `golds`."""
+    pred = normalize_answer(answer).split()
+    best = 0.0
+    for gold in golds:
+        ref = normalize_answer(gold).split()
+        if not pred or not ref:
+            best = max(best, float(pred == ref))
+            continue
+        common = sum((Counter(pred) & Counter(ref)).values())
+        if common:
+            precision, recall = common / len(pred), common / len(ref)
+            best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+def _first_number(text: str) -> float | None:
+    match = _NUM.search(str(text))
+    if match is None:
+        return None
+    try:
+        return float(match.group(0).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def numeric(answer: str, golds: Sequence[str]) -> float:
+    """1.0 when the answer's first number equals an accepted number."""
+    pred = _first_number(answer)
+    if pred is None:
+        return 0.0
+    return float(any(g is not None and math.isclose(pred, g, rel_tol=1e-6, abs_tol=1e-9)
+                     for g in map(_first_number, golds)))
+
+
+_LETTER = re.compile(r"^\(?([A-Za-z])[).:]?(?:\s|$)")
+
+
+def choice(answer: str, golds: Sequence[str], choices: Sequence[str] = ()) -> float:
+    """1.0 when the answer picks an accepted option (by text, or by letter A, B, ...
+    when `choices` lists the options in order)."""
+    options = [str(c) for c in choices]
+    accepted = {normalize_answer(g) for g in golds}
+    for k, option in enumerate(options):  # a gold given as a letter names its option
+        if normalize_answer(chr(ord("a") + k)) in accepted:
+            accepted.add(normalize_answer(option))
+    text = str(answer).strip()
+    letter = _LETTER.match(text)
+    if letter and options:
+        k = ord(letter.group(1).lower()) - ord("a")
+        if 0 <= k < len(options) and normalize_answer(options[k]) in accepted:
+            return 1.0
+    return float(normalize_answer(text) in accepted)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named metric: `score(prediction, golds, item)` in [0, 1]."""
+
+    name: str
+    fn: Callable[[str, list[str], Item], float]
+    graded: bool
+
+    @property
+    def aggregation(self) -> str:
+        return "mean_score" if self.graded else "pass_rate"
+
+    def score(self, answer: str, golds: list[str], item: Item) -> float:
+        return self.fn(answer, golds, item)
+
+
+def _row(item: Item) -> dict[str, Any]:
+    return {"id": item.item_id, "question": item.question, **item.data.get("fields", {})}
+
+
+BUILTIN: dict[str, Metric] = {
+    "exact": Metric("exact", lambda a, g, i: exact_match(a, g), graded=False),
+    "anls": Metric("anls", lambda a, g, i: anls(a, g), graded=True),
+    "f1": Metric("f1", lambda a, g, i: f1(a, g), graded=True),
+    "numeric": Metric("numeric", lambda a, g, i: numeric(a, g), graded=False),
+    "choice": Metric("choice", lambda a, g, i: choice(
+        a, g, i.data.get("fields", {}).get("choices") or ()), graded=False),
+}
+
+
+def _user_metric(spec: str) -> Metric:
+    module_name, _, attr = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"metric {spec!r}: cannot load it ({exc})",
+                          hint="write module:function, the module importable") from None
+    if not callable(fn):
+        raise ConfigError(f"metric {spec!r} is not a function")
+
+    def score(answer: str, golds: list[str], item: Item) -> float:
+        value = fn(answer, list(golds), _row(item))
+        if isinstance(value, bool):
+            return float(value)
+        if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+            raise ConfigError(f"metric {spec!r} returned {value!r} on {item.item_id}: "
+                              "it must return a bool or a number in [0, 1]")
+        return float(value)
+
+    return Metric(spec, score, graded=not getattr(fn, "binary", False))
+
+
+def resolve_metric(name: str) -> Metric:
+    """The metric `name`; ConfigError naming the choices otherwise."""
+    if name in BUILTIN:
+        return BUILTIN[name]
+    if ":" in name:
+        return _user_metric(name)
+    raise ConfigError(f"unknown metric {name!r}",
+                      hint=f"metrics: {', '.join(BUILTIN)}, or module:function")

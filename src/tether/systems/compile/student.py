@@ -1,0 +1,79 @@
+"""The student inside a trial: budgeted, recorded calls through the trial context.
+
+`StudentSession` is the `student(prompt, image) -> reply` callable the harness runtime
+takes, made of `ctx.generate("student", ...)` calls (each a fresh context: one user
+message). It counts the student's generated tokens (output plus reasoning, prefill
+excluded, as the paper's Table 8) and its calls, for the trial's facts.
+
+Modality: a text-only student gets no image. `modality="auto"` asks the model
+(`tether.models.base.accepts_images`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tether.context import TrialContext
+from tether.errors import ConfigError
+from tether.models import Completion, Message, accepts_images, png_data_url
+
+__all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "generated_tokens",
+           "resolve_modality", "student_message"]
+
+STUDENT_ROLE = "student"
+MODALITIES = ("auto", "text", "image")
+Modality = Literal["text", "image"]
+
+
+def resolve_modality(ctx: TrialContext, requested: str) -> Modality:
+    """The student's modality for this trial (see the module docstring)."""
+    if requested not in MODALITIES:
+        raise ConfigError(f"unknown student modality {requested!r}",
+                          hint=f"one of {', '.join(MODALITIES)}")
+    if requested != "auto":
+        return "image" if requested == "image" else "text"
+    return "image" if accepts_images(ctx.model(STUDENT_ROLE)) else "text"
+
+
+def student_message(prompt: str, image: bytes | None) -> list[Message]:
+    """One user message: the prompt, and the PNG as a data URL when there is one."""
+    if image is None:
+        return [{"role": "user", "content": prompt}]
+    url = png_data_url(image)
+    return [{"role": "user", "content": [{"type": "text", "text": prompt},
+                                         {"type": "image_url", "image_url": {"url": url}}]}]
+
+
+def generated_tokens(completions: list[Completion]) -> int:
+    return sum(c.usage.output_tokens + c.usage.reasoning_tokens for c in completions)
+
+
+class StudentSession:
+    """`student(prompt, image) -> reply` over the trial context, with token accounting."""
+
+    def __init__(self, ctx: TrialContext, *, max_tokens: int, temperature: float,
+                 modality: Modality) -> None:
+        self.ctx = ctx
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.modality: Modality = modality
+        self.calls = 0
+        self.output_tokens = 0
+
+    def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
+               temperature: float | None = None) -> list[Completion]:
+        """n samples of one call (the image dropped for a text student)."""
+        picture = image if self.modality == "image" else None
+        completions = self.ctx.generate(
+            STUDENT_ROLE, student_message(prompt, picture), n=n, max_tokens=self.max_tokens,
+            temperature=self.temperature if temperature is None else temperature)
+        self.calls += 1
+        self.output_tokens += generated_tokens(completions)
+        return completions
+
+    def __call__(self, prompt: str, image: bytes | None) -> str:
+        return self.sample(prompt, image)[0].text
+
+    def facts(self) -> dict[str, Any]:
+        return {"student_modality": self.modality, "student_calls": self.calls,
+                "student_output_tokens": self.output_tokens}

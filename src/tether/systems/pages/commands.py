@@ -1,0 +1,12 @@
+"""The commands of the pages system:
+for the command hub (entry-point group `tether.commands`).
+
+Each is "module:attribute" of its click command and the first sentence of its help,
+as `tether --help` lists it; this module imports nothing, so listing the commands
+loads none of them (tests/cli/test_hub.py checks each summary against the help).
+"""
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "measure": ("tether.systems.pages.cli:measure",
+        "Measure the rendered layout of an HTML file (or every .html file in a folder)."),
+}

@@ -1,0 +1,147 @@
+"""The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
+
+Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
+frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
+`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
+
+from tether import params
+from tether.core import Artifact, Observation, Task
+from tether.instruments import InstrumentEnv, register_instrument
+from tether.systems.pages.geometry.browser import BrowserHost, get_browser_host
+from tether.systems.pages.geometry.defects import format_geometry_feedback, observation_from
+from tether.systems.pages.geometry.measure import measure_html
+from tether.systems.pages.geometry.overlay import pick_location, render_overlay
+from tether.systems.pages.geometry.profiles import (
+    get_profile,
+    normalize_modality,
+    parse_frames,
+)
+
+
+@register_instrument("geometry")
+class GeometryInstrument:
+    name: ClassVar[str] = "geometry"
+    version = "1"  # the default; an instance names its profile's version too
+    grounded: ClassVar[bool] = True
+    #: lower scores are better (a defect count).
+    higher_is_better = False
+
+    class Params(params.Params):
+        """Spec options (a `host`, shared by callers that build the instrument in code,
+        is no option of a spec)."""
+
+        profile: Annotated[str, params.checked(get_profile)] = Field(
+            "default", description="the defect profile (thresholds)")
+        modality: Annotated[str, params.checked(normalize_modality)] | None = Field(
+            None, description="the page's modality (default: the task's)")
+        frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
+            None, description="frame times in ms for animated pages: '0,500' or a list")
+        overlay: bool = Field(False, description="attach a PNG with the defects drawn")
+
+    @staticmethod
+    def feedback(obs: Observation) -> str:
+        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs."""
+        if obs.passed:
+            return f"{obs.instrument}: passed."
+        return format_geometry_feedback(obs)
+
+    def __init__(self, profile: str = "default", modality: str | None = None,
+                 frames: Any = None, host: BrowserHost | None = None,
+                 overlay: bool = False) -> None:
+        self.profile = get_profile(profile)
+        #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
+        #: keeps it as a blob and the report shows it) to every observation with defects
+        self.overlay = bool(overlay)
+        self.modality = normalize_modality(modality) if modality else None
+        self.frames = parse_frames(frames)
+        self.version = f"2+{self.profile.version}"
+        self._host = host
+
+    @property
+    def host(self) -> BrowserHost:
+        return self._host or get_browser_host()
+
+    def resolve(self, task: Task | None) -> tuple[str, tuple[int, ...] | None]:
+        """The modality and frames for a task (options win over the task's data)."""
+        data = task.data if task else {}
+        modality = self.modality or normalize_modality(str(data.get("modality", "figure")))
+        frames = self.frames or parse_frames(data.get("frame_times_ms"))
+        return modality, frames
+
+    def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
+        modality, frames = self.resolve(task)
+        obs = self.measure(artifact.text, modality, frames)
+        if self.overlay and obs.ok and obs.defects:
+            try:
+                png = self.overlay_png(artifact.text, modality, obs)
+            except Exception as exc:  # noqa: BLE001 - the counts stand; only the picture failed
+                obs.raw["overlay_error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            else:
+                obs.raw["overlay_png_b64"] = base64.b64encode(png).decode()
+        return obs
+
+    def overlay_png(self, html: str, modality: str, obs: Observation) -> bytes:
+        """The page at the viewport/frame with the most defects, with them drawn."""
+        vp, frame = pick_location(obs, modality)
+        with tempfile.TemporaryDirectory(prefix="tether-overlay-") as tmp:
+            out = Path(tmp) / "overlay.png"
+            self.host.run(render_overlay(self.host, html, modality, self.profile, vp, frame,
+                                         out))
+            return out.read_bytes()
+
+    def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None,
+                base_dir: Path | None = None) -> Observation:
+        """Measure one HTML string; any browser failure is an error observation.
+
+        `base_dir`: serve the page's relative URLs from this folder (a page on disk);
+        None, as for every artifact in a run, serves the document alone.
+        """
+        return self.measure_many([(html, modality, frames)], [base_dir])[0]
+
+    def measure_many(self, items: Sequence[tuple[str, str, tuple[int, ...] | None]],
+                     base_dirs: Sequence[Path | None] | None = None,
+                     on_done: Callable[[], None] | None = None) -> list[Observation]:
+        """Measure several artifacts concurrently in the shared browser.
+
+        `base_dirs[i]` is item i's folder (see `measure`); by default none is served.
+        Up to the host's `concurrency` artifacts are in flight at once, each in its own
+        lane (lanes.py). `on_done` is called (on the browser's thread) as each finishes.
+        """
+        dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
+        if len(dirs) != len(items):
+            raise ValueError("base_dirs must have one entry per item")
+
+        async def one(host: BrowserHost, item: Any) -> Any:
+            (html, modality, frames), base_dir = item
+            try:
+                return await measure_html(host, html, modality, self.profile, frames, base_dir)
+            finally:
+                if on_done is not None:
+                    on_done()
+        try:
+            host = self.host
+            results = host.gather(lambda it: one(host, it), list(zip(items, dirs, strict=True)))
+        except Exception as exc:  # noqa: BLE001 - browser missing or dead: every item errors
+            results = [exc] * len(items)
+        out = []
+        for res in results:
+            if isinstance(res, BaseException):
+                hint = getattr(res, "hint", None)
+                message = f"{type(res).__name__}: {res}".splitlines()[0]
+                out.append(Observation(instrument=self.name, version=self.version, grounded=True,
+                                       error=message + (f" (hint: {hint})" if hint else "")))
+            else:
+                out.append(observation_from(res, name=self.name, version=self.version,
+                                            counts_external=self.profile.counts_external))
+        return out

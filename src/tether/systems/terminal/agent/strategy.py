@@ -1,0 +1,232 @@
+"""`agent`: the bash agent on a terminal task, one sample per turn (the N = 1 baseline).
+
+Also the pieces the other terminal strategies (`turn_bon`, `trajectory_bon`) share:
+opening the task's environment, delivering an attempt as an Artifact, and sorting
+the outcome into the end states of a terminal run, as the turn-level best-of-N paper's
+Table 2 (and its appendix table of endings) assigns them: only an attempt that ended on
+its own, by submitting, can pass; an attempt that a harness exception stopped counts as
+a failure even when the verifier accepts its final state.
+
+  pass              the agent submitted and the verifier passes it
+  wrong_submission  the agent submitted and the verifier fails it
+  out_of_context    the conversation outgrew the generator's context, or the executed
+                    reply was cut off at the output limit
+  time_limit        a harness limit stopped the attempt: steps, wall time, the token
+                    budget, or `max_format_errors` replies in a row that could not run
+  agent_error       the sandbox, the model API or the verifier failed: never a score
+
+The verifier still runs on every attempt but an agent error, and the trial's `passed`
+and score are its verdict (the metric instrument's, as for every trial); the end state
+is the paper's reading of it, and the report's pass@k counts only `pass`.
+
+The delivered artifact is the transcript of executed commands (kind "shell") with the
+final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
+task's metric while the environment is still open (the trial runner's own metric call
+then reads the cached observation), and removes the directory afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from tether import params
+from tether.context import TrialContext
+from tether.core import AgentEndState, AgentFacts, Artifact, EndState, Observation
+from tether.errors import ConfigError
+from tether.strategies import StrategyResult, register_strategy
+from tether.systems.terminal.agent.actions import OBSERVATION_LIMIT
+from tether.systems.terminal.agent.loop import (
+    GENERATOR_ROLE,
+    AgentConfig,
+    AttemptResult,
+    Environment,
+    Policy,
+    SamplePolicy,
+    run_attempt,
+)
+from tether.systems.terminal.agent.templates import (
+    AGENT_FORMAT_ERROR,
+    AGENT_INSTANCE,
+    AGENT_OBSERVATION,
+    AGENT_SYSTEM,
+)
+from tether.systems.terminal.environment import TerminalEnvironment
+from tether.systems.terminal.snapshot import changed_files, snapshot_tree
+
+#: Opens the environment of one attempt (a context manager that starts and cleans up).
+EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
+
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
+
+
+def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
+    """The task's sandboxed environment, with the agent's command timeout and output cap."""
+    return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
+                                        command_timeout_s=config.command_timeout_s,
+                                        output_chars=config.observation_limit)
+
+
+class AgentParams(params.Params):
+    """The declared params of the terminal strategies: the fields of `AgentConfig`."""
+
+    step_limit: int = Field(30, description="most replies per attempt")
+    wall_time_s: float | None = Field(None, description="wall-clock cap of an attempt "
+                                                        "(none: the task's agent timeout)")
+    command_timeout_s: float = Field(60.0, description="cap of one command")
+    max_tokens: int = Field(1024, description="most tokens of one generator reply")
+    temperature: float = Field(1.0, description="the generator's sampling temperature")
+    top_p: float = Field(0.95, description="the generator's nucleus sampling")
+    max_format_errors: int = Field(3, description="this many replies in a row without a "
+                                                  "runnable command end the attempt")
+    observation_limit: int = Field(OBSERVATION_LIMIT, description="longer command output "
+                                                                  "is shown as head and tail")
+    system_template: str = Field(AGENT_SYSTEM, description="the system prompt (a template)")
+    instance_template: str = Field(AGENT_INSTANCE, description="the task's first message")
+    observation_template: str = Field(AGENT_OBSERVATION, description="a command's output "
+                                                                     "as the model sees it")
+    format_error_template: str = Field(AGENT_FORMAT_ERROR, description="sent back after a "
+                                                                       "reply that cannot run")
+    protocol: Literal["auto", "tool_calls", "text"] = Field(
+        "auto", description="native tool calls, text commands, or auto (tools where the "
+                            "generator supports them)")
+    tool_choice: Literal["auto", "required", "bash"] = Field(
+        "auto", description="with native tool calls: may the model answer without one")
+
+    @model_validator(mode="after")
+    def _config_checks(self) -> AgentParams:
+        # AgentConfig's own checks (bounds, templates that must render), on a value object
+        # that holds no resources: the strategy itself is not built.
+        try:
+            agent_config(self.model_dump())
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+
+def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
+    """Split strategy params into the AgentConfig's fields and the rest."""
+    names = {f.name for f in fields(AgentConfig)}
+    return (AgentConfig(**{k: v for k, v in params.items() if k in names}),
+            {k: v for k, v in params.items() if k not in names})
+
+
+def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
+    app_dir = getattr(env, "app_dir", None)
+    return Artifact(kind="shell", text=attempt.transcript(header),
+                    meta={"app_dir": str(app_dir) if app_dir is not None else None,
+                          "exit_reason": attempt.exit_reason})
+
+
+def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Observation | None:
+    """The metric observation of an attempt's final state (None after an agent error)."""
+    if attempt.exit_reason == "agent_error":
+        return None
+    return ctx.metric(artifact)
+
+
+def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndState:
+    """The attempt's ending (see the module docstring): the exception first, the verifier
+    only for an attempt that submitted."""
+    if attempt.exit_reason == "agent_error" or metric is None or metric.error:
+        return AgentEndState.AGENT_ERROR
+    if attempt.exit_reason == "out_of_context":
+        return AgentEndState.OUT_OF_CONTEXT
+    if attempt.exit_reason in _LIMIT_EXITS:
+        return AgentEndState.TIME_LIMIT
+    return AgentEndState.PASS if metric.passed else AgentEndState.WRONG_SUBMISSION
+
+
+def trial_status(state: AgentEndState, attempt: AttemptResult) -> EndState:
+    if state is AgentEndState.TIME_LIMIT and attempt.exit_reason == "token_budget":
+        return EndState.BUDGET_EXHAUSTED
+    return state.trial_status
+
+
+def token_summary(ctx: TrialContext) -> dict[str, int]:
+    """Output tokens (reasoning included) per role: generator over all N candidates."""
+    return {f"{role}_output": u.output_tokens + u.reasoning_tokens
+            for role, u in sorted(ctx.ledger.spent.items())}
+
+
+def attempt_summary(attempt: AttemptResult) -> dict[str, Any]:
+    return {"exit_reason": attempt.exit_reason, "turns": len(attempt.turns),
+            "executed": len(attempt.executed),
+            "format_errors": sum(t.format_error is not None for t in attempt.turns),
+            "selector_failed_turns": sum(bool(t.decision.selection and t.decision.selection.failed)
+                                         for t in attempt.turns),
+            "wall_s": round(attempt.wall_s, 3), "error": attempt.error,
+            "turn_records": [t.to_json() for t in attempt.turns]}
+
+
+def deliver(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact,
+            metric: Observation | None, extra: dict[str, Any]) -> StrategyResult:
+    """The StrategyResult of a verified attempt, with its end state in status and extra."""
+    state = end_state(attempt, metric)
+    out = {"end_state": state, **extra, "tokens": token_summary(ctx)}
+    if state is AgentEndState.AGENT_ERROR:
+        if attempt.exit_reason == "agent_error":
+            out["error_kind"], out["error_message"] = attempt.error_kind, attempt.error
+        elif metric is not None and metric.error:
+            out["error_kind"], out["error_message"] = "instrument", metric.error
+    facts = AgentFacts(**out)
+    # error_kind / error_message also stay in extra: the runner reads them from there
+    return StrategyResult(artifact=artifact, status=trial_status(state, attempt),
+                          extra={k: out[k] for k in ("error_kind", "error_message") if k in out},
+                          facts=facts)
+
+
+def watch_app(env: Environment) -> Callable[[], list[str] | None]:
+    """Snapshot the attempt's /app now; the returned function lists the files changed
+    since (None for an environment without a host /app, e.g. a scripted double). The
+    reward-hacking judge reads the list (`extra["changed_files"]`)."""
+    app_dir = getattr(env, "app_dir", None)
+    if app_dir is None:
+        return lambda: None
+    before = snapshot_tree(Path(app_dir))
+    return lambda: changed_files(before, snapshot_tree(Path(app_dir)))
+
+
+def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
+            factory: EnvironmentFactory, extra: dict[str, Any]) -> StrategyResult:
+    """One attempt in a fresh environment, verified before the environment goes away."""
+    with factory(ctx, config) as env:
+        changes = watch_app(env)
+        attempt = run_attempt(ctx, env, policy, config)
+        artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
+        changed = changes()
+        metric = verify(ctx, attempt, artifact)
+    summary = attempt_summary(attempt)
+    if changed is not None:
+        summary["changed_files"] = changed
+    return deliver(ctx, attempt, artifact, metric, {**extra, **summary})
+
+
+@register_strategy("agent")
+class Agent:
+    """The baseline bash agent: one sample per turn, executed as it is.
+
+    Params are the fields of `loop.AgentConfig` (step_limit, max_tokens, temperature,
+    top_p, command_timeout_s, wall_time_s, templates, ...).
+    """
+
+    name: ClassVar[str] = "agent"
+    #: every call is the generator's (SamplePolicy)
+    roles = (GENERATOR_ROLE,)
+    Params = AgentParams
+    #: opens each attempt's environment (tests swap in a scripted double)
+    environment_factory = staticmethod(terminal_environment)
+
+    def __init__(self, **params: Any) -> None:
+        self.config, rest = agent_config(params)
+        if rest:
+            raise TypeError(f"unknown parameters {sorted(rest)}")
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        return run_one(ctx, SamplePolicy(self.config), self.config,
+                       self.environment_factory, {"n": 1})

@@ -1,0 +1,181 @@
+"""`trajectory_bon`: N independent baseline attempts, one delivered.
+
+`pick = "selector"`: a listwise selector (role "selector") reads every attempt's
+commands and results and names the one most likely to have solved the task.
+`pick = "oracle"`: each attempt is verified (purpose "selection") and the first
+passing one is delivered: an upper bound that a deployed system cannot reach,
+reported as such. Every attempt keeps its own environment until the choice is made,
+so the delivered one is verified over its own final /app.
+
+The delivered attempt is the trial's attempt: its turns are the trial's `turn_records`
+(what the report counts and labels, what `tether judge` reads and `tether export` takes
+the trajectory from), its exit reason and counts are the trial's. `attempts` keeps every
+attempt's summary beside it, in order; each names the slice of the trial's calls it made
+(`calls`: [first, end)) and the delivered one says `delivered` (its turn records are the
+trial's, not repeated there).
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from tether.context import TrialContext
+from tether.core import Artifact, BudgetExhausted
+from tether.errors import ConfigError
+from tether.strategies import (
+    DEFAULT_RETRIES,
+    SCHEMA_TEXT,
+    Selection,
+    StrategyResult,
+    register_strategy,
+    select,
+)
+from tether.systems.terminal.agent.loop import (
+    GENERATOR_ROLE,
+    AttemptResult,
+    Environment,
+    SamplePolicy,
+    run_attempt,
+)
+from tether.systems.terminal.agent.strategy import (
+    AgentParams,
+    agent_config,
+    attempt_artifact,
+    attempt_summary,
+    deliver,
+    terminal_environment,
+    verify,
+    watch_app,
+)
+from tether.systems.terminal.agent.templates import (
+    TRAJECTORY_SELECTOR_SYSTEM,
+    TRAJECTORY_SELECTOR_USER,
+    render,
+)
+from tether.systems.terminal.turn_bon import SELECTOR_ROLE, transcript_rows
+
+PICKS = ("selector", "oracle")
+
+
+@register_strategy("trajectory_bon")
+class TrajectoryBoN:
+    """Trajectory-level best-of-N: `n` whole attempts of the bash agent, one delivered
+    (picked by a selector call or by the task's metric).
+
+    Its params (`Params` below) are the agent's, the attempts' and the selector's.
+    """
+
+    name: ClassVar[str] = "trajectory_bon"
+
+    class Params(AgentParams):
+        n: int = Field(4, ge=1, description="attempts")
+        pick: Literal["selector", "oracle"] = Field(
+            "selector", description="who picks the delivered attempt: a selector call or "
+                                    "the task's metric")
+        selector_max_tokens: int = Field(512, description="most tokens of the selector reply")
+        selector_temperature: float = Field(0.0, description="the selector's temperature")
+        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
+                                      "reply is sent back this many times")
+        transcript_chars: int = Field(600, description="characters of each attempt's "
+                                                       "transcript the selector reads")
+
+        def roles(self) -> tuple[str, ...]:
+            if self.pick == "selector" and self.n > 1:
+                return (GENERATOR_ROLE, SELECTOR_ROLE)
+            return (GENERATOR_ROLE,)
+    #: opens each attempt's environment (tests swap in a scripted double)
+    environment_factory = staticmethod(terminal_environment)
+
+    def __init__(self, n: int = 4, pick: str = "selector", selector_max_tokens: int = 512,
+                 selector_temperature: float = 0.0, selector_retries: int = DEFAULT_RETRIES,
+                 transcript_chars: int = 600, **params: Any) -> None:
+        self.config, rest = agent_config(params)
+        if rest:
+            raise TypeError(f"unknown parameters {sorted(rest)}")
+        if pick not in PICKS:
+            raise ConfigError(f"trajectory_bon: pick must be one of {PICKS}, got {pick!r}")
+        if int(n) < 1:
+            raise ConfigError(f"trajectory_bon: n must be at least 1, got {n}")
+        self.n, self.pick = int(n), pick
+        self.selector_max_tokens = selector_max_tokens
+        self.selector_temperature = selector_temperature
+        self.selector_retries = selector_retries
+        self.transcript_chars = transcript_chars
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The attempts' generator, and the selector when one picks among several
+        attempts (the oracle picks with the task's metric instrument)."""
+        if self.pick == "selector" and self.n > 1:
+            return (GENERATOR_ROLE, SELECTOR_ROLE)
+        return (GENERATOR_ROLE,)
+
+    def run(self, ctx: TrialContext) -> StrategyResult:
+        policy = SamplePolicy(self.config)
+        with ExitStack() as stack:
+            attempts: list[tuple[AttemptResult, Artifact]] = []
+            changed: list[list[str] | None] = []
+            call_ranges: list[list[int]] = []
+            for i in range(self.n):
+                env: Environment = stack.enter_context(
+                    self.environment_factory(ctx, self.config))
+                changes = watch_app(env)
+                first_call = len(ctx.calls)
+                attempt = run_attempt(ctx, env, policy, self.config, attempt=i + 1)
+                call_ranges.append([first_call, len(ctx.calls)])
+                attempts.append((attempt, attempt_artifact(
+                    attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
+                changed.append(changes())
+                if attempt.exit_reason in ("token_budget", "agent_error"):
+                    break  # no budget left for another attempt, or the harness is failing
+            index, choice = self._choose(ctx, attempts)
+            attempt, artifact = attempts[index]
+            metric = verify(ctx, attempt, artifact)
+        summaries = [attempt_summary(a) for a, _ in attempts]
+        for summary, files, calls in zip(summaries, changed, call_ranges, strict=True):
+            summary["calls"] = calls
+            if files is not None:
+                summary["changed_files"] = files
+        delivered = summaries[index]
+        kept = [{**{k: v for k, v in s.items() if k != "turn_records"}, "delivered": True}
+                if i == index else s for i, s in enumerate(summaries)]
+        extra = {"n": self.n, "pick": self.pick, "selected_attempt": index, **choice,
+                 **delivered, "attempts": kept}
+        return deliver(ctx, attempt, artifact, metric, extra)
+
+    def _choose(self, ctx: TrialContext,
+                attempts: list[tuple[AttemptResult, Artifact]]) -> tuple[int, dict[str, Any]]:
+        if len(attempts) == 1:
+            return 0, {"selection": None}
+        if self.pick == "oracle":
+            passed: list[bool | None] = []
+            for attempt, artifact in attempts:
+                if attempt.exit_reason == "agent_error":
+                    passed.append(None)
+                    continue
+                obs = ctx.observe(ctx.task.metric, artifact, purpose="selection")
+                passed.append(obs.passed if obs.ok else None)
+            index = next((i for i, p in enumerate(passed) if p), 0)
+            return index, {"oracle_passed": passed}
+        selection = self._select(ctx, attempts)
+        return selection.index, {"selection": selection.to_json(),
+                                 "selector_failed": selection.failed}
+
+    def _select(self, ctx: TrialContext,
+                attempts: list[tuple[AttemptResult, Artifact]]) -> Selection:
+        rows = [{"exit_reason": a.exit_reason,
+                 "transcript": transcript_rows(a.turns, self.transcript_chars)}
+                for a, _ in attempts]
+        system = render(TRAJECTORY_SELECTOR_SYSTEM, n=len(attempts), schema=SCHEMA_TEXT)
+        user = render(TRAJECTORY_SELECTOR_USER, task=ctx.task.prompt, attempts=rows)
+        try:
+            return select(ctx, system, user, len(attempts), role=SELECTOR_ROLE,
+                          max_tokens=self.selector_max_tokens,
+                          temperature=self.selector_temperature,
+                          retries=self.selector_retries)
+        except BudgetExhausted:
+            # The attempts are done and paid for: deliver attempt 0 (an unbiased draw).
+            return Selection(index=0, failed=True, errors=["token budget exhausted"])

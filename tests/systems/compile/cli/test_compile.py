@@ -1,0 +1,123 @@
+"""`tether compile`: flags, a TOML config, --json, --resume, usage errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tether.cli.hub import main
+
+TEACHER = "scripted:tether.testing.scripted_teacher:competent"
+WEAK = "scripted:tether.testing.scripted_teacher:weak"
+STUDENT = "scripted:tether.testing.scripted_teacher:student"
+SMALL = ["--probe", "6", "--validation", "6", "--test", "8", "--rounds", "1"]
+
+
+def _run(args: list[str]):
+    return CliRunner().invoke(main, ["compile", *args])
+
+
+def test_json_has_the_documented_shape(tmp_path: Path) -> None:
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                   "--protocol", "B", "--out", str(tmp_path / "b"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert {"selected_hash", "bare", "selected", "h0", "rounds", "teacher_tokens"} <= set(out)
+    assert set(out["bare"]) >= {"validation", "test"}
+    assert set(out["rounds"][0]) == {"round", "restart", "hash", "admissible", "violations",
+                                     "probe", "validation", "decision", "infra_errors",
+                                     "error"}
+    assert [r["decision"] for r in out["rounds"]] == ["accept", "accept"]
+    # every arm says how many of its items were infra errors (never scored), per split
+    for arm in ("bare", "selected", "h0", "oneshot"):
+        assert out[arm]["infra_errors"] == {"validation": out[arm]["infra_errors"]["validation"],
+                                            "test": 0}, arm
+    assert out["bare"]["infra_errors"]["validation"] == 0
+    assert out["selected"]["validation"] > out["bare"]["validation"]
+    assert out["teacher_tokens"] > 0
+    assert json.loads((tmp_path / "b" / "result.json").read_text()) == out
+
+
+def test_a_config_file_and_the_summary(tmp_path: Path) -> None:
+    config = tmp_path / "compile.toml"
+    config.write_text(f'[compile]\nsetting = "toy"\nteacher = "{WEAK}"\nstudent = "{STUDENT}"\n'
+                      f'probe = 6\nvalidation = 6\ntest = 8\nrounds = 1\n'
+                      f'out = "{tmp_path / "w"}"\n')
+    result = _run([str(config)])
+    assert result.exit_code == 0, result.output
+    assert "nothing beat the bare student" in result.output
+    again = _run(["--resume", str(tmp_path / "w"), "--json"])
+    assert again.exit_code == 0 and json.loads(again.output)["selected_is_bare"] is True
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('setting = "toy"\nteacher = "x"\nstudent = "y"\nrounds = -1\n')
+    assert _run([str(bad), "--out", str(tmp_path / "o")]).exit_code == 2
+    unknown = _run(["--setting", "nope", "--teacher", TEACHER, "--student", STUDENT,
+                    "--out", str(tmp_path / "n")])
+    assert unknown.exit_code == 2 and "unknown setting" in unknown.output
+    spec = _run(["--setting", "toy", "--teacher", "nosuch/model", "--student", STUDENT,
+                 "--out", str(tmp_path / "s")])
+    assert spec.exit_code == 2
+    assert _run(["--setting", "toy"]).exit_code == 2
+    assert _run(["--resume", str(tmp_path / "none")]).exit_code == 2
+
+
+def test_comparator_and_teacher_flags_override_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "compile.toml"
+    config.write_text(f'setting = "toy"\nteacher = "{TEACHER}"\nstudent = "{STUDENT}"\n'
+                      'probe = 6\nvalidation = 6\ntest = 8\nrounds = 0\n'
+                      'teacher_temperature = 0.9\nteacher_max_tokens = 900\n'
+                      'comparators = ["h0", "cot_vote"]\n')
+    out = tmp_path / "c"
+    result = _run([str(config), "--out", str(out), "--comparators", "student_routed",
+                   "--teacher-temperature", "0.2", "--teacher-max-tokens", "700", "--json"])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "config.json").read_text())
+    assert stored["comparators"] == ["student_routed"]
+    assert (stored["teacher_temperature"], stored["teacher_max_tokens"]) == (0.2, 700)
+    calls = [json.loads(p.read_text()) for p in (out / "builds" / "0" / "teacher").glob("*")]
+    assert calls and {(c["temperature"], c["max_tokens"]) for c in calls} == {(0.2, 700)}
+    shown = json.loads(result.output)
+    assert shown["student_routed"]["test"] is not None and shown["h0"]["test"] is None
+    bad = _run([str(config), "--out", str(tmp_path / "d"), "--comparators", "bare,h0"])
+    assert bad.exit_code == 2 and "always scored" in bad.output
+
+
+def test_a_teacher_that_never_answers_is_reported_and_exits_1(tmp_path: Path) -> None:
+    dead = "scripted:tether.testing.scripted_teacher:dead"
+    args = ["--setting", "toy", "--teacher", dead, "--student", STUDENT, *SMALL]
+    shown = _run([*args, "--out", str(tmp_path / "a")])
+    assert shown.exit_code == 1
+    assert "every teacher call failed: ModelError: scripted teacher: simulated API error" \
+        in " ".join(shown.output.split())
+    as_json = _run([*args, "--out", str(tmp_path / "b"), "--json"])
+    assert as_json.exit_code == 1
+    rows = json.loads(as_json.output.splitlines()[0])["rounds"]
+    assert rows and all(r["decision"] == "error" and "simulated API error" in r["error"]
+                        for r in rows)
+    fine = _run(["--setting", "toy", "--teacher", WEAK, "--student", STUDENT, *SMALL,
+                 "--out", str(tmp_path / "c"), "--json"])
+    assert fine.exit_code == 0
+    assert all(r["error"] is None for r in json.loads(fine.output)["rounds"]
+               if r["decision"] != "unparseable")
+
+
+def test_token_budget_flags_are_kept_and_a_student_stop_is_said(tmp_path: Path) -> None:
+    assert "--student-token-budget" in _run(["--help"]).output
+    out = tmp_path / "t"
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                   "--student-token-budget", "100", "--teacher-token-budget", "90000",
+                   "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((out / "config.json").read_text())
+    assert (stored["student_token_budget"], stored["teacher_token_budget"]) == (100, 90000)
+    shown = " ".join(result.output.split())
+    assert "left unscored (not failures): student token budget of 100 reached" in shown
+    assert "stopped before the bare floor was scored" in shown
+    assert "student tokens:" in shown and "of a budget of 100" in shown
+    assert _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
+                 "--student-token-budget", "0", "--out", str(tmp_path / "z")]).exit_code == 2

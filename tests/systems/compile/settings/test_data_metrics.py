@@ -1,0 +1,68 @@
+"""The data setting's metrics: exact, anls, f1, numeric, choice, module:function."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from tether.errors import ConfigError
+from tether.systems.compile.setting import Item
+from tether.systems.compile.settings.data_metrics import choice, f1, numeric, resolve_metric
+
+
+def test_f1_is_token_overlap_best_over_golds() -> None:
+    assert f1("the Golden City", ["Golden City"]) == 1.0
+    assert f1("Golden", ["Golden City"]) == pytest.approx(2 / 3)
+    assert f1("nothing", ["Golden City", "Birnin Zana"]) == 0.0
+    assert f1("", [""]) == 1.0
+
+
+def test_numeric_compares_the_first_number() -> None:
+    assert numeric("It is 1,000 units.", ["1000.0"]) == 1.0
+    assert numeric("-2.5", ["-2.50"]) == 1.0
+    assert numeric("1001", ["1000"]) == 0.0
+    assert numeric("none", ["0"]) == 0.0
+
+
+def test_choice_accepts_the_letter_or_the_text() -> None:
+    options = ["Paris", "Oslo", "Lima"]
+    assert choice("B", ["Oslo"], options) == 1.0
+    assert choice("(B) Oslo", ["Oslo"], options) == 1.0
+    assert choice("oslo", ["Oslo"], options) == 1.0
+    assert choice("A", ["Oslo"], options) == 0.0
+    assert choice("Oslo", ["B"], options) == 1.0  # a gold letter names its option
+
+
+def test_aggregation_follows_the_metric() -> None:
+    assert {n: resolve_metric(n).aggregation for n in ("exact", "anls", "f1", "numeric",
+                                                       "choice")} == {
+        "exact": "pass_rate", "anls": "mean_score", "f1": "mean_score",
+        "numeric": "pass_rate", "choice": "pass_rate"}
+
+
+def test_a_user_function_gets_prediction_gold_and_the_row(monkeypatch) -> None:
+    module = types.ModuleType("user_metric_mod")
+
+    def starts(prediction, gold, item):
+        return prediction.startswith(gold[0][:2]) and item["unit"] == "kg"
+
+    def half(prediction, gold, item):
+        return 0.5
+
+    def wild(prediction, gold, item):
+        return 3
+
+    starts.binary = True
+    module.starts, module.half, module.wild = starts, half, wild
+    monkeypatch.setitem(sys.modules, "user_metric_mod", module)
+    item = Item("i", "q?", {"answers": ["Golden"], "fields": {"unit": "kg"}})
+    metric = resolve_metric("user_metric_mod:starts")
+    assert metric.score("Gone", ["Golden"], item) == 1.0 and metric.aggregation == "pass_rate"
+    assert resolve_metric("user_metric_mod:half").score("x", ["y"], item) == 0.5
+    assert resolve_metric("user_metric_mod:half").aggregation == "mean_score"
+    with pytest.raises(ConfigError, match="must return a bool or a number in"):
+        resolve_metric("user_metric_mod:wild").score("x", ["y"], item)
+    with pytest.raises(ConfigError, match="cannot load it"):
+        resolve_metric("user_metric_mod:nothere")

@@ -1,0 +1,55 @@
+"""`tether scene refine`: accepted alternative, executions, checks, --out; exits 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tether.cli.hub import main
+
+SMALL = ["--size", "32", "--samples", "2"]
+
+
+def test_bad_input_exits_2(tmp_path) -> None:
+    missing = CliRunner().invoke(main, ["scene", "refine", str(tmp_path / "nope.py")])
+    assert missing.exit_code == 2
+    prog = tmp_path / "p.py"
+    prog.write_text("import bpy\n")
+    both = CliRunner().invoke(main, ["scene", "refine", str(prog), "--task", str(tmp_path),
+                                     "--base", str(tmp_path / "b.blend")])
+    assert both.exit_code == 2
+
+
+def test_refine_on_the_factory_scene(tmp_path, bwrap) -> None:
+    pytest.importorskip("bpy")
+    prog, out = tmp_path / "raw.py", tmp_path / "delivered.py"
+    prog.write_text("import bpy\ncube = bpy.data.objects['Cube']\ncube.location.x = 2.0\n"
+                    "cube.location.x = 0.0\n")  # the first write is displaced
+    result = CliRunner().invoke(main, ["scene", "refine", str(prog), "--json", "--out", str(out),
+                                       *SMALL])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    assert got["accepted"] == "recovery_current" and got["executions"] == 1
+    assert got["checks"]["endpoints"]["values"][0]["observed"] == 2.0
+    assert out.read_text() == got["delivered"]["program"]
+    assert out.read_text().endswith("bpy.data.objects['Cube'].location[0] = 2.0\n")
+    text = CliRunner().invoke(main, ["scene", "refine", str(prog), *SMALL])
+    assert text.exit_code == 0 and "accepted: recovery_current" in text.output
+    assert "ok   preservation" in text.output
+
+
+def test_previous_reuse_and_nothing_to_deliver(tmp_path, bwrap) -> None:
+    pytest.importorskip("bpy")
+    bad, prev = tmp_path / "bad.py", tmp_path / "prev.py"
+    bad.write_text("raise ValueError('no')\n")
+    prev.write_text("import bpy\nbpy.data.objects['Cube'].location.z = 1.0\n")
+    reuse = CliRunner().invoke(main, ["scene", "refine", str(bad), "--previous", str(prev),
+                                      "--json", *SMALL])
+    assert reuse.exit_code == 0, reuse.output
+    got = json.loads(reuse.output)
+    assert got["accepted"] == "previous" and got["delivered"]["program"] == prev.read_text()
+    none = CliRunner().invoke(main, ["scene", "refine", str(bad), "--previous", str(bad),
+                                     "--initial", str(bad), *SMALL])
+    assert none.exit_code == 1 and "nothing could be delivered" in none.output
