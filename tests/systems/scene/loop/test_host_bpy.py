@@ -308,6 +308,16 @@ def test_trace_summaries_and_shared_verifier_memory_switches(scenes) -> None:
     gen_seen.clear(), ver_seen.clear()
     loop(scenes).run(context(BOX, generator, verifier=verifier))
     assert "Observed writes" not in gen_seen[1] and [len(m) for m in ver_seen] == [2, 2]
+    # shared memory (w/o role asymmetry): the verifier reads the generator's window, its
+    # own system prompt in place of the generator's, then its request
+    ver_seen.clear()
+    facts = loop(scenes, shared_memory=True).run(context(BOX, generator, verifier=verifier)).facts
+    assert [len(m) for m in ver_seen] == [4, 6] and facts.settings["shared_memory"]
+    first, second = ver_seen
+    assert first[0]["content"].startswith("You check a Blender scene edit")
+    assert "The edit:" in str(first[1]["content"]) and "You edit Blender" not in str(first)
+    assert first[2]["role"] == "assistant" and first[2]["content"] == edit(MOVE.format(y=1.0))
+    assert "Verifier: round 0: move it further" in str(second[3]["content"])
 
 
 # A correct program that resets the box to its start position, then sets the goal one.
