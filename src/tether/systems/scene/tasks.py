@@ -70,6 +70,13 @@ class SceneTask:
     start_images: dict[int, Path] = field(default_factory=dict)
 
     @property
+    def level(self) -> str | None:
+        """task.json's `level` (BlenderBench's difficulty, e.g. 1, 2, 3), None when absent;
+        the report's per-level rows and its Eq. 5 improvement read it."""
+        found = self.spec.get("level")
+        return None if found is None or isinstance(found, bool) else str(found)
+
+    @property
     def render(self) -> RenderSettings:
         r = self.spec.get("render", {})
         return RenderSettings(size=int(r.get("size", 64)), samples=int(r.get("samples", 8)),

@@ -271,6 +271,7 @@ def _settings(cfg: LoopConfig) -> dict[str, Any]:
 def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: SceneFacts,
             calls: dict[str, int], stop: str) -> StrategyResult:
     facts.stop_reason = stop
+    facts.level = session.task.level
     facts.calls = calls
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders
