@@ -64,8 +64,8 @@ WORKER_FAILURES = ("timeout", "crash", "memory", "output_limit", "protocol")
 
 #: Named render settings. "paper": the VETR paper's Cycles setting, 512 samples, at 512 x 512
 #: (a supplied goal image's resolution wins: goals.View.settings). Not the default: one such
-#: render of a bundled task takes about a minute on 2 cores, where 64 x 64 at 8 samples
-#: takes a fraction of a second (docs/scenes/index.md, "Render times").
+#: render of a bundled task took 648 s on a loaded 2-core machine, where 64 x 64 at 8
+#: samples took 0.14 s (docs/scenes/index.md, "Render settings").
 RENDER_PRESETS: dict[str, dict[str, int]] = {"paper": {"size": 512, "samples": 512}}
 
 

@@ -67,7 +67,7 @@ class SceneRenderInstrument:
         samples: int | None = Field(None, description="render samples (default: the task's)")
         preset: Literal["task", "paper"] = Field(
             "task", description="render settings: the task's, or the paper's (512 samples "
-                                "at 512 px, about a minute a render on 2 CPU cores)")
+                                "at 512 px: minutes a render on 2 CPU cores)")
         tolerance: float = Field(RENDER_TOLERANCE_PL, description="pixel-loss tolerance "
                                                                   "of a pass")
         clip: str | None = Field(None, description="a CLIP model for N-CLIP (optional)")

@@ -45,7 +45,7 @@ def compare(first: dict[Key, Scores | None], second: dict[Key, Scores | None], k
         boot = paired_bootstrap(records, "relative_reduction", n_resamples=n, seed=seed)
         est, low, high, unit = boot.estimate, boot.low, boot.high, "%"  # percent already
         if higher:  # relative improvement of a similarity: the reduction's negative
-            est, low, high = -est, -high, -low
+            est, low, high = 0.0 - est, 0.0 - high, 0.0 - low  # 0.0 - x: never -0.0
     wins = sum((y > x) if higher else (y < x) for x, y in zip(a, b, strict=True))
     losses = sum((y < x) if higher else (y > x) for x, y in zip(a, b, strict=True))
     ties = len(keys) - wins - losses
