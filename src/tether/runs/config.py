@@ -20,6 +20,9 @@ which runs again verbatim):
     params = {max_tokens = 512}                 # a list is a grid: one arm per value
                                                 # (tether.runs.grids)
 
+    [stats]                                     # optional: how intervals are resampled
+    n_resamples = 5000                          # default 10,000 (tether.stats.Resampling)
+
     [run]
     concurrency = 4
     cache = "off"                               # off | read | write | readwrite
@@ -53,6 +56,7 @@ from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares
+from tether.stats import Resampling
 from tether.textio import JSONError, loads, loads_toml, read_text
 
 _STRICT = ConfigDict(extra="forbid")
@@ -130,6 +134,7 @@ class Experiment(BaseModel):
     budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
     seeds: list[int] = Field(default_factory=lambda: [0])
     run: RunOptions = Field(default_factory=RunOptions)
+    stats: Resampling = Field(default_factory=Resampling)
 
     @field_validator("suites", "tasks", mode="before")
     @classmethod
@@ -203,7 +208,7 @@ def _describe(err: Mapping[str, Any]) -> str:
 
 _KEYS: dict[tuple[str, ...], type[BaseModel]] = {
     (): Experiment, ("strategies",): StrategyArm, ("budgets",): BudgetEntry,
-    ("run",): RunOptions, ("models",): ModelConfig,
+    ("run",): RunOptions, ("models",): ModelConfig, ("stats",): Resampling,
 }
 
 

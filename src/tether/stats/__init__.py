@@ -42,6 +42,10 @@ if TYPE_CHECKING:
         sign_flip_test as sign_flip_test,
     )
     from tether.stats.passk import mean_pass_at_k as mean_pass_at_k, pass_at_k as pass_at_k
+    from tether.stats.resampling import (
+        Resampling as Resampling,
+        resampling_of as resampling_of,
+    )
     from tether.stats.sign import (
         SignTestResult as SignTestResult,
         paired_sign_test as paired_sign_test,
@@ -64,6 +68,7 @@ _HOMES: dict[str, str] = {
     "N_RESAMPLES": "tether.stats.paired",
     "PairedChange": "tether.stats.paired",
     "PairedObservation": "tether.stats.paired",
+    "Resampling": "tether.stats.resampling",
     "SD_CONVENTIONS": "tether.stats.summary",
     "SEED": "tether.stats.paired",
     "SIGN_TEST_METHOD": "tether.stats.paired",
@@ -78,6 +83,7 @@ _HOMES: dict[str, str] = {
     "paired_bootstrap": "tether.stats.paired",
     "paired_change": "tether.stats.paired",
     "paired_sign_test": "tether.stats.sign",
+    "resampling_of": "tether.stats.resampling",
     "pass_at_k": "tether.stats.passk",
     "sign_flip_test": "tether.stats.paired",
     "sign_test": "tether.stats.sign",
@@ -93,6 +99,7 @@ __all__ = [
     "N_RESAMPLES",
     "PairedChange",
     "PairedObservation",
+    "Resampling",
     "SD_CONVENTIONS",
     "SEED",
     "SIGN_TEST_METHOD",
@@ -108,6 +115,7 @@ __all__ = [
     "paired_change",
     "paired_sign_test",
     "pass_at_k",
+    "resampling_of",
     "sign_flip_test",
     "sign_test",
     "wilson_interval",

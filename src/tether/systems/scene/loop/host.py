@@ -64,7 +64,9 @@ class LoopConfig:
     of the last delivered outcome is the next one's origin (session.py) instead of a
     fresh base; show_trace: the generator sees the raw program's observed writes.
     verify: "requested" (the verifier runs when the selected edit asks for it) or
-    "every_edit" (after every delivered edit).
+    "every_edit" (after every delivered edit). shared_memory: the verifier reads the
+    generator's window (one memory for both roles: the "w/o role asymmetry" ablation).
+    projection_scope: the refiner's (recorded; the refiner is built with it).
     temperature: None is 0 at N = 1 and 0.7 at N > 1 (N equal samples select nothing).
     """
 
@@ -74,6 +76,8 @@ class LoopConfig:
     verifier: bool = True
     verify: str = "requested"
     verifier_memory: bool = False
+    shared_memory: bool = False
+    projection_scope: str | None = None
     persistent: bool = False
     show_trace: bool = False
     max_tokens: int = 2048
@@ -249,7 +253,9 @@ class HostLoop:
             asked = self.config.verify == "every_edit" or selected_action.verify
             row["verify_requested"] = selected_action.verify
             if self.config.verifier and asked and png is not None:
-                said = verifier.check(ctx, png, session.goal_png, session.task.description)
+                shared = window.messages()[1:] if self.config.shared_memory else None
+                said = verifier.check(ctx, png, session.goal_png, session.task.description,
+                                      shared=shared)
                 calls[VERIFIER_ROLE] += 1
                 feedback.append(("text", f"Verifier: {said}"))
         else:
@@ -265,6 +271,7 @@ def _settings(cfg: LoopConfig) -> dict[str, Any]:
 def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: SceneFacts,
             calls: dict[str, int], stop: str) -> StrategyResult:
     facts.stop_reason = stop
+    facts.level = session.task.level
     facts.calls = calls
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders

@@ -1,9 +1,13 @@
 """`vetr` and `viga`: the host loop as strategies of `tether run`.
 
-`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the paper's Table 7 switches
-(run at n = 1 as the paper does): refiner = "off", verifier_memory = true (shared verifier
-memory), history = 3 (3-message window), verifier = false, persistent = true (persistent
-scene instead of a fresh base), show_trace = true (the generator sees observed writes).
+`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the paper's ablation switches
+(run at n = 1 as the paper does): refiner = "off", shared_memory = true (one memory for
+generator and verifier: "w/o role asymmetry"), history = 3 (3-message window), verifier =
+false, persistent = true (persistent scene instead of a fresh base); and tether's own:
+verifier_memory = true (the verifier keeps its own past rounds), show_trace = true (the
+generator sees observed writes). projection_scope: "keep_other_writes" (the default: a
+projection never drops the submission's other writes) or "paper" (Algorithm 1 as stated;
+the paper's configs).
 verify = "requested" (the paper: the verifier runs when the selected edit asks for it) or
 "every_edit" (after every delivered edit, as VIGA's runner does).
 
@@ -29,6 +33,7 @@ from tether.systems.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE
 from tether.systems.scene.loop.messages import MODALITIES
 from tether.systems.scene.loop.refiners import resolve_refiner
 from tether.systems.scene.record import Refiner
+from tether.systems.scene.refiner import DEFAULT_PROJECTION_SCOPE
 from tether.systems.scene.scenes import TaskScenes
 
 ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
@@ -64,8 +69,15 @@ class Vetr:
         verify: Literal["requested", "every_edit"] = Field(
             "requested", description="when the verifier runs: when the edit asks for it, "
                                      "or after every delivered edit")
-        verifier_memory: bool = Field(False, description="one verifier memory shared "
-                                                         "across interactions")
+        verifier_memory: bool = Field(False, description="the verifier keeps its own past "
+                                                         "rounds")
+        shared_memory: bool = Field(False, description="one memory for generator and "
+                                                       "verifier (the paper's w/o role "
+                                                       "asymmetry)")
+        projection_scope: Literal["keep_other_writes", "paper"] = Field(
+            "keep_other_writes", description="keep_other_writes: a projection never "
+                                                  "drops the submission's other writes; "
+                                                  "paper: Algorithm 1 as stated")
         persistent: bool = Field(False, description="edits apply to the latest scene "
                                                     "instead of a fresh base")
         show_trace: bool = Field(False, description="the generator sees observed writes")
@@ -77,7 +89,8 @@ class Vetr:
 
     def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
                  history: int = 24, verifier: bool = True, verify: str = "requested",
-                 verifier_memory: bool = False,
+                 verifier_memory: bool = False, shared_memory: bool = False,
+                 projection_scope: str = DEFAULT_PROJECTION_SCOPE,
                  persistent: bool = False, show_trace: bool = False, max_tokens: int = 2048,
                  temperature: float | None = None, timeout_s: float = 7200.0,
                  size: int | None = None, samples: int | None = None,
@@ -90,12 +103,16 @@ class Vetr:
         if verify not in VERIFY_WHEN:
             raise ConfigError(f"unknown verify {verify!r}",
                               hint=f"one of {', '.join(VERIFY_WHEN)}")
+        if shared_memory and verifier_memory:
+            raise ConfigError("shared_memory and verifier_memory are two different "
+                              "ablations", hint="set one of them")
         self.refiner_name = refiner
-        resolve_refiner(refiner)  # fail at config time when the refiner is absent
+        resolve_refiner(refiner, projection_scope)  # fail at config time when absent
         self.config = LoopConfig(
             n=n, max_interactions=max_interactions, history=history, verifier=verifier,
-            verify=verify, verifier_memory=verifier_memory, persistent=persistent,
-            show_trace=show_trace,
+            verify=verify, verifier_memory=verifier_memory, shared_memory=shared_memory,
+            projection_scope=projection_scope if refiner == "vetr" else None,
+            persistent=persistent, show_trace=show_trace,
             max_tokens=max_tokens, temperature=temperature, timeout_s=timeout_s, size=size,
             samples=samples, modality=modality)
         #: tests inject scripted refiners and their own TaskScenes here
@@ -111,7 +128,8 @@ class Vetr:
         return (GENERATOR_ROLE, JUDGE_ROLE)
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        refiner = self.refiner_override or resolve_refiner(self.refiner_name)
+        refiner = self.refiner_override or resolve_refiner(
+            self.refiner_name, self.config.projection_scope or DEFAULT_PROJECTION_SCOPE)
         return HostLoop(self.config, refiner, name=self.name, scenes=self.scenes).run(ctx)
 
 
