@@ -1,10 +1,13 @@
-"""`Registry[T]`: named things of one kind (strategies, instruments, suites).
+"""`Registry[T]`: named things of one kind, the one way tether keeps them.
 
-Modules register on import with the decorator; a registry may be given a `load`
-callable that imports its package's modules, run before every look-up, so adding a
-strategy or an instrument is adding a module, with no edit of a central list. An
-unknown name is a ConfigError whose hint lists the known ones. An entry's parameters
-are checked from its declaration (`tether.params`) before, and without, building it.
+Strategies, instruments, suites and suite file formats, harness settings, report
+sections and commands are each a `Registry`. Modules register on import with the
+decorator; a registry may be given a `load` callable that imports its package's modules
+(`import_modules`), run before every look-up, so adding a strategy or an instrument is
+adding a module, with no edit of a central list. An unknown name is a ConfigError whose
+hint lists the known ones. An entry's parameters are checked from its declaration
+(`tether.params`) before, and without, building it; `build` hands the entry the
+validated declaration.
 
 Modules above a registry's package in the layers (the compiled-harness strategies, the
 scene and harness instruments, a study's suite format) register too, but the registry
@@ -19,13 +22,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, Literal, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from tether.errors import ConfigError, did_you_mean
-from tether.params import check_params
 from tether.plugins import declared as declared_plugins
+
+if TYPE_CHECKING:  # the command hub keeps its commands here and must not load pydantic
+    from pydantic import BaseModel
 
 T = TypeVar("T")
 
@@ -77,17 +80,23 @@ class Registry(Generic[T]):
         building nothing: the validated `Params`, or None for an undeclared entry (whose
         signature names are checked). ConfigError names the entry, the parameter and, for
         an unknown one, the closest known name."""
+        from tether.params import check_params
+
         return check_params(f"{self.kind} {name!r}{where}", self.get(name, where=where),
                             params or {}, see=f"tether {self.plural} show {name}")
 
-    def build(self, name: str, params: dict[str, Any] | None = None, *,
+    def build(self, name: str, params: Mapping[str, Any] | None = None, *,
               where: str = "") -> Any:
-        """Call the factory `name` with `params` as written, once `check` passed them; a
-        TypeError the factory raises becomes a ConfigError naming the entry."""
+        """The entry `name` built from `params`: a declared one from its validated
+        `Params` instance (`factory(validated)`), an undeclared one called with `params`
+        as keywords once their names passed `check` (a TypeError it raises becomes a
+        ConfigError naming the entry)."""
         factory = self.get(name, where=where)
         if not callable(factory):
             raise TypeError(f"{self.kind} {name!r} is not a factory")
-        self.check(name, params, where=where)
+        validated = self.check(name, params, where=where)
+        if validated is not None:
+            return factory(validated)
         try:
             return factory(**(params or {}))
         except TypeError as exc:

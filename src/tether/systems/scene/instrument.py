@@ -58,19 +58,20 @@ class SceneRenderInstrument:
     class Params(params.Params):
         """Spec options (`scenes`, a warm executor callers share in code, is none)."""
 
-        size: int | None = Field(None, description="render size (default: the task's)")
-        samples: int | None = Field(None, description="render samples (default: the task's)")
-        tolerance: float = Field(RENDER_TOLERANCE_PL, description="pixel-loss tolerance "
-                                                                  "of a pass")
+        size: params.Count | None = Field(None, description="render size (default: the "
+                                                            "task's)")
+        samples: params.Count | None = Field(None, description="render samples (default: "
+                                                               "the task's)")
+        tolerance: float = Field(RENDER_TOLERANCE_PL, ge=0, allow_inf_nan=False,
+                                 description="pixel-loss tolerance of a pass")
         clip: str | None = Field(None, description="a CLIP model for N-CLIP (optional)")
         lpips: str | None = Field(None, description="an LPIPS network (optional)")
 
-    def __init__(self, size: int | None = None, samples: int | None = None,
-                 tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None,
-                 clip: str | None = None, lpips: str | None = None) -> None:
-        self.size, self.samples, self.tolerance = size, samples, float(tolerance)
+    def __init__(self, params: Params | None = None, *,
+                 scenes: TaskScenes | None = None) -> None:
+        self.params = p = params if params is not None else self.Params()
         self._scenes = scenes
-        self.learned = LearnedMetrics.configured(clip, lpips)
+        self.learned = LearnedMetrics.configured(p.clip, p.lpips)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         where = task.data.get("task_dir")
@@ -78,7 +79,8 @@ class SceneRenderInstrument:
             raise ConfigError(f"task {task.key} names no task_dir for scene_render")
         scene_task = load_any_task(Path(where))
         base = scene_task.render
-        settings = RenderSettings(size=self.size or base.size, samples=self.samples or base.samples,
+        settings = RenderSettings(size=self.params.size or base.size,
+                                  samples=self.params.samples or base.samples,
                                   seed=base.seed)
         scenes = self._scenes or shared_scenes()
         scores, failed, views = score_program(scenes, scene_task, artifact.text, settings,
@@ -100,5 +102,5 @@ class SceneRenderInstrument:
             )  # fmt: skip
         raw.update(scores.to_json())
         return Observation(instrument=self.name, version=self.version, grounded=True,
-                           score=scores.pl, passed=scores.pl <= self.tolerance,
+                           score=scores.pl, passed=scores.pl <= self.params.tolerance,
                            higher_is_better=False, aggregation="mean_score", raw=raw)
