@@ -3,11 +3,13 @@
 Strategies, instruments, suites and suite file formats, harness settings, report
 sections and commands are each a `Registry`. Modules register on import with the
 decorator; a registry may be given a `load` callable that imports its package's modules
-(`import_modules`), run before every look-up, so adding a strategy or an instrument is
-adding a module, with no edit of a central list. An unknown name is a ConfigError whose
-hint lists the known ones. An entry's parameters are checked from its declaration
-(`tether.params`) before, and without, building it; `build` hands the entry the
-validated declaration.
+(`import_modules`), run before the first look-up (once it has succeeded, later look-ups
+read what is registered: reading the installed entry points costs tens of milliseconds),
+so adding a strategy or an instrument is adding a module, with no edit of a central
+list. An unknown name is a ConfigError whose hint lists the known ones. An entry's
+parameters are checked from its declaration (`tether.params`) before, and without,
+building it; `build` hands the entry the validated declaration. Entry points are read
+only through `tether.plugins`.
 
 Modules above a registry's package in the layers (the compiled-harness strategies, the
 scene and harness instruments, a study's suite format) register too, but the registry
@@ -35,31 +37,48 @@ T = TypeVar("T")
 
 class Registry(Generic[T]):
     """Names to `T` (usually factories). `kind` is the noun errors use ("strategy"),
-    `plural` its plural in the hint ("strategies"; default `kind + "s"`)."""
+    `plural` its plural in the hint ("strategies"; default `kind + "s"`), `forms` what
+    else a look-up may name besides the registered names (the unknown-name hint ends
+    with it: "or jsonl:PATH, ...")."""
 
     def __init__(self, kind: str, *, plural: str | None = None,
-                 load: Callable[[], None] | None = None) -> None:
+                 load: Callable[[], None] | None = None, forms: str = "") -> None:
         self.kind = kind
         self.plural = plural or kind + "s"
+        self.forms = forms
         self._load = load
+        self._loaded_once = False
         self._entries: dict[str, T] = {}
 
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator: `@registry.register("name")` over the thing to register."""
+    def register(self, name: str, *, replace: bool = True) -> Callable[[T], T]:
+        """Decorator: `@registry.register("name")` over the thing to register. With
+        `replace=False` an entry already registered under the name stays (a declared
+        plugin does not replace tether's own of the same name)."""
 
         def deco(entry: T) -> T:
-            self._entries[name] = entry
+            if replace or name not in self._entries:
+                self._entries[name] = entry
             return entry
 
         return deco
 
+    def registered(self, name: str) -> bool:
+        """Whether `name` is registered now, without loading the rest (a fast path for
+        a caller that also takes other forms of name)."""
+        return name in self._entries
+
     def _loaded(self) -> dict[str, T]:
-        if self._load is not None:
+        if self._load is not None and not self._loaded_once:
             self._load()
+            self._loaded_once = True  # after: a look-up during the load loads again
         return self._entries
 
     def names(self) -> list[str]:
         return sorted(self._loaded())
+
+    def entries(self) -> dict[str, T]:
+        """Every entry by name, loaded (a copy)."""
+        return dict(self._loaded())
 
     def __contains__(self, name: object) -> bool:
         return name in self._loaded()
@@ -69,9 +88,10 @@ class Registry(Generic[T]):
         'spec'") with the known names as the hint."""
         entries = self._loaded()
         if name not in entries:
+            known = ", ".join(sorted(entries))
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
                               hint=f"{did_you_mean(name, entries)}known {self.plural}: "
-                                   f"{', '.join(sorted(entries))}")
+                                   f"{known}" + (f"; or {self.forms}" if self.forms else ""))
         return entries[name]
 
     def check(self, name: str, params: Mapping[str, Any] | None = None, *,
