@@ -14,7 +14,8 @@ Prints, as JSON:
   it is defined) and every `register*` function that stores into a plain dict;
 - `entry_point_loaders`: the modules that call `importlib.metadata.entry_points`;
 - `spec_option_syntaxes`: the separators of a spec's options that a parser reads: `;`
-  (`tether.specs`) and each `?key=` suffix a module parses.
+  (`tether.specs`) and each `?key=` suffix a module parses, except an old spelling kept
+  readable (a constant whose name holds `OLD`), listed apart as `old_spellings_read`.
 Used for the closing note of "every parameter declared once, one registry, one spec
 syntax"; runs on any revision (`git worktree add /tmp/old REV` and pass /tmp/old/src).
 """
@@ -206,28 +207,36 @@ def _entry_point_loaders(mods: dict[str, ast.Module]) -> list[str]:
                          for n in ast.walk(tree)))
 
 
-def _spec_syntaxes(mods: dict[str, ast.Module]) -> list[str]:
-    out = []
+def _spec_syntaxes(mods: dict[str, ast.Module]) -> tuple[list[str], list[str]]:
+    """(the syntaxes read as current, the old spellings kept readable)."""
+    out, old = [], []
     for module, tree in mods.items():
         if module == "tether/specs.py":
             out.append(f"';' ({module})")
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and re.fullmatch(r"\?\w+=", node.value)):
-                out.append(f"{node.value!r} ({module})")
-    return sorted(set(out))
+            if not isinstance(node, ast.Assign | ast.AnnAssign):
+                continue
+            value = node.value
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)
+                    and re.fullmatch(r"\?\w+=", value.value)):
+                continue
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            found = f"{value.value!r} ({module})"
+            (old if "OLD" in ast.unparse(target).upper() else out).append(found)
+    return sorted(set(out)), sorted(set(old))
 
 
 def main(src: Path) -> dict[str, object]:
     mods = _modules(src)
     decls = _params_classes(mods)
     repeated = _repeated(mods, decls)
+    syntaxes, old = _spec_syntaxes(mods)
     return {"params_declarations": len(decls),
             "repeated_declarations": len(repeated), "repeated": repeated,
             "max_iterations_3": _max_iterations(mods),
             "registry_mechanisms": _registries(mods),
             "entry_point_loaders": _entry_point_loaders(mods),
-            "spec_option_syntaxes": _spec_syntaxes(mods)}
+            "spec_option_syntaxes": syntaxes, "old_spellings_read": old}
 
 
 if __name__ == "__main__":

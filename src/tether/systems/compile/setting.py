@@ -37,11 +37,14 @@ from tether.systems.compile.settings import (
     SETTING_CLASSES,
     build_data_setting,
     build_setting,
+    data_spec,
+    split_data_spec,
 )
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SETTINGS", "SPLITS", "Item",
            "Setting", "ToySetting", "check_splits", "fitted_sizes", "get_setting",
-           "item_count", "item_for_task_data", "register_setting", "setting_names"]
+           "item_count", "item_for_task_data", "register_setting", "same_setting",
+           "setting_names"]
 
 #: the three splits every setting yields, disjoint
 SPLITS = ("probe", "validation", "test")
@@ -234,6 +237,22 @@ def get_setting(name: str) -> Setting:
         if ":" in name:
             return _from_attr(name)
     return SETTINGS.get(name)()
+
+
+def same_setting(a: str, b: str) -> bool:
+    """Whether two setting names name one setting, as admissibility compares a harness's
+    stored setting with the one it runs on: a data setting's spec in either spelling of
+    its metric (`;metric=f1`, or the old `?metric=f1` of harnesses written before)."""
+    return _spelled(a) == _spelled(b)
+
+
+def _spelled(name: str) -> str:
+    if name.partition(":")[0] not in DATA_FORMATS:
+        return name
+    try:
+        return data_spec(*split_data_spec(name, announce=False))
+    except ConfigError:
+        return name  # not a well-formed data spec: compared as written
 
 
 def _bundled(name: str) -> SettingFactory:

@@ -42,7 +42,7 @@ from tether.systems.compile.harness import Harness, bare_harness, load_harness
 from tether.systems.compile.interventions import intervene
 from tether.systems.compile.recipes import recipe
 from tether.systems.compile.runtime import MAX_STEPS, HarnessRuntime, HookRunner
-from tether.systems.compile.setting import Setting
+from tether.systems.compile.setting import Setting, same_setting
 from tether.systems.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
 from tether.systems.compile.tasks import item_of
 
@@ -190,7 +190,7 @@ class CompiledHarness:
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
         harness = self.harness_for(setting.name)
-        if harness.setting != setting.name:
+        if not same_setting(harness.setting, setting.name):
             raise ConfigError(f"the harness is for setting {harness.setting!r}, the task "
                               f"{ctx.task.key} is from {setting.name!r}")
         if self.params.check:
