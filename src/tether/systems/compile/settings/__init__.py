@@ -14,7 +14,7 @@ import importlib
 import importlib.util
 from typing import Any
 
-from tether.errors import ConfigError
+from tether.errors import ConfigError, did_you_mean
 from tether.specs import old_spelling, parse_spec
 from tether.suites import FORMATS as DATASET_FORMATS
 
@@ -65,7 +65,8 @@ def split_data_spec(spec: str, *, announce: bool = True) -> tuple[str, str, str]
     unknown = sorted(set(options) - set(DATA_OPTIONS))
     if unknown:
         raise ConfigError(f"data setting spec {spec!r}: unknown option(s) {unknown}",
-                          hint="a data setting takes ;metric=NAME")
+                          hint=f"{did_you_mean(unknown[0], DATA_OPTIONS)}a data setting "
+                               "takes ;metric=NAME")
     metric = options.get("metric")
     old_path, sep, old_metric = path.rpartition(_OLD_METRIC)
     if sep and metric is None:
