@@ -38,5 +38,6 @@ bench: setup
 	.venv/bin/python benchmarks/sandbox_worker.py
 	.venv/bin/python benchmarks/harness_runtime.py
 	.venv/bin/python benchmarks/scene_refine.py
+	.venv/bin/python benchmarks/registry_lookup.py
 	# the longest (about 17 min on 2 cores: 120 calls of the embedded student)
 	nice -n 5 .venv/bin/python benchmarks/compile_overhead.py

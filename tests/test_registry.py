@@ -18,10 +18,41 @@ def make() -> tuple[Registry, list[int]]:
     return reg, loads
 
 
-def test_names_are_sorted_and_every_lookup_loads_first():
+def test_names_are_sorted_and_the_first_lookup_loads():
     reg, loads = make()
+    assert reg.registered("a") and not reg.registered("z") and loads == []
     assert reg.names() == ["a", "b"] and "a" in reg and "z" not in reg
-    assert len(loads) == 3
+    assert len(loads) == 1  # once: the installed entry points do not change in a process
+
+
+def test_a_load_that_failed_is_tried_again():
+    calls: list[int] = []
+
+    def load() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ImportError("a plugin's extra is missing")
+
+    reg: Registry = Registry("widget", load=load)
+    with pytest.raises(ImportError):
+        reg.names()
+    assert reg.names() == [] and reg.names() == [] and len(calls) == 2
+
+
+def test_a_declared_plugin_does_not_replace_an_entry_of_the_same_name():
+    reg, _ = make()
+    reg.register("a", replace=False)(lambda: ("plugin", 0))
+    assert reg.build("a") == ("a", 0)
+    reg.register("c", replace=False)(lambda: ("c", 0))
+    assert reg.build("c") == ("c", 0)
+
+
+def test_other_forms_of_name_end_the_unknown_name_hint():
+    reg: Registry = Registry("setting", forms="jsonl:PATH, module:attr")
+    reg.register("toy")(lambda: None)
+    with pytest.raises(ConfigError) as err:
+        reg.get("tyo")
+    assert err.value.hint == "did you mean 'toy'? known settings: toy; or jsonl:PATH, module:attr"
 
 
 def test_build_calls_the_factory_with_the_params():

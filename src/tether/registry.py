@@ -1,10 +1,15 @@
-"""`Registry[T]`: named things of one kind (strategies, instruments, suites).
+"""`Registry[T]`: named things of one kind, the one way tether keeps them.
 
-Modules register on import with the decorator; a registry may be given a `load`
-callable that imports its package's modules, run before every look-up, so adding a
-strategy or an instrument is adding a module, with no edit of a central list. An
-unknown name is a ConfigError whose hint lists the known ones. An entry's parameters
-are checked from its declaration (`tether.params`) before, and without, building it.
+Strategies, instruments, suites and suite file formats, harness settings, report
+sections and commands are each a `Registry`. Modules register on import with the
+decorator; a registry may be given a `load` callable that imports its package's modules
+(`import_modules`), run before the first look-up (once it has succeeded, later look-ups
+read what is registered: reading the installed entry points costs tens of milliseconds),
+so adding a strategy or an instrument is adding a module, with no edit of a central
+list. An unknown name is a ConfigError whose hint lists the known ones. An entry's
+parameters are checked from its declaration (`tether.params`) before, and without,
+building it; `build` hands the entry the validated declaration. Entry points are read
+only through `tether.plugins`.
 
 Modules above a registry's package in the layers (the compiled-harness strategies, the
 scene and harness instruments, a study's suite format) register too, but the registry
@@ -19,44 +24,61 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
-from typing import Any, Generic, Literal, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from tether.errors import ConfigError, did_you_mean
-from tether.params import check_params
 from tether.plugins import declared as declared_plugins
+
+if TYPE_CHECKING:  # the command hub keeps its commands here and must not load pydantic
+    from pydantic import BaseModel
 
 T = TypeVar("T")
 
 
 class Registry(Generic[T]):
     """Names to `T` (usually factories). `kind` is the noun errors use ("strategy"),
-    `plural` its plural in the hint ("strategies"; default `kind + "s"`)."""
+    `plural` its plural in the hint ("strategies"; default `kind + "s"`), `forms` what
+    else a look-up may name besides the registered names (the unknown-name hint ends
+    with it: "or jsonl:PATH, ...")."""
 
     def __init__(self, kind: str, *, plural: str | None = None,
-                 load: Callable[[], None] | None = None) -> None:
+                 load: Callable[[], None] | None = None, forms: str = "") -> None:
         self.kind = kind
         self.plural = plural or kind + "s"
+        self.forms = forms
         self._load = load
+        self._loaded_once = False
         self._entries: dict[str, T] = {}
 
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator: `@registry.register("name")` over the thing to register."""
+    def register(self, name: str, *, replace: bool = True) -> Callable[[T], T]:
+        """Decorator: `@registry.register("name")` over the thing to register. With
+        `replace=False` an entry already registered under the name stays (a declared
+        plugin does not replace tether's own of the same name)."""
 
         def deco(entry: T) -> T:
-            self._entries[name] = entry
+            if replace or name not in self._entries:
+                self._entries[name] = entry
             return entry
 
         return deco
 
+    def registered(self, name: str) -> bool:
+        """Whether `name` is registered now, without loading the rest (a fast path for
+        a caller that also takes other forms of name)."""
+        return name in self._entries
+
     def _loaded(self) -> dict[str, T]:
-        if self._load is not None:
+        if self._load is not None and not self._loaded_once:
             self._load()
+            self._loaded_once = True  # after: a look-up during the load loads again
         return self._entries
 
     def names(self) -> list[str]:
         return sorted(self._loaded())
+
+    def entries(self) -> dict[str, T]:
+        """Every entry by name, loaded (a copy)."""
+        return dict(self._loaded())
 
     def __contains__(self, name: object) -> bool:
         return name in self._loaded()
@@ -66,9 +88,10 @@ class Registry(Generic[T]):
         'spec'") with the known names as the hint."""
         entries = self._loaded()
         if name not in entries:
+            known = ", ".join(sorted(entries))
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
                               hint=f"{did_you_mean(name, entries)}known {self.plural}: "
-                                   f"{', '.join(sorted(entries))}")
+                                   f"{known}" + (f"; or {self.forms}" if self.forms else ""))
         return entries[name]
 
     def check(self, name: str, params: Mapping[str, Any] | None = None, *,
@@ -77,17 +100,23 @@ class Registry(Generic[T]):
         building nothing: the validated `Params`, or None for an undeclared entry (whose
         signature names are checked). ConfigError names the entry, the parameter and, for
         an unknown one, the closest known name."""
+        from tether.params import check_params
+
         return check_params(f"{self.kind} {name!r}{where}", self.get(name, where=where),
                             params or {}, see=f"tether {self.plural} show {name}")
 
-    def build(self, name: str, params: dict[str, Any] | None = None, *,
+    def build(self, name: str, params: Mapping[str, Any] | None = None, *,
               where: str = "") -> Any:
-        """Call the factory `name` with `params` as written, once `check` passed them; a
-        TypeError the factory raises becomes a ConfigError naming the entry."""
+        """The entry `name` built from `params`: a declared one from its validated
+        `Params` instance (`factory(validated)`), an undeclared one called with `params`
+        as keywords once their names passed `check` (a TypeError it raises becomes a
+        ConfigError naming the entry)."""
         factory = self.get(name, where=where)
         if not callable(factory):
             raise TypeError(f"{self.kind} {name!r} is not a factory")
-        self.check(name, params, where=where)
+        validated = self.check(name, params, where=where)
+        if validated is not None:
+            return factory(validated)
         try:
             return factory(**(params or {}))
         except TypeError as exc:

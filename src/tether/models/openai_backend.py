@@ -76,7 +76,9 @@ class OpenAICompatibleModel(SampledModel):
         self.model_id = spec or (f"openai/{model}" if base_url is None else f"{model}@{base_url}")
         self.base_url = base_url
         key = api_key or (os.environ.get(key_env) if key_env else None)
-        if key is None and base_url is None:
+        # A key variable the spec names (;key_env=VAR) or OpenAI's own must be set: sent
+        # without it, the server's bare 401 would never say which variable is missing.
+        if not key and (base_url is None or key_env is not None):
             raise AuthenticationError(
                 f"no API key for {self.model_id}: set {key_env or 'OPENAI_API_KEY'}"
             )

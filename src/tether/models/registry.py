@@ -16,8 +16,9 @@ a bad value is a one-line UnknownModelError):
   scripted:FILE.json                 test double answering from a JSON list in a file
   scripted:module:function           test double answering from a Python callable
   replay:CASSETTE                    serves a cassette recorded with --record
-Any form may end with `;price_in=X;price_out=Y` (dollars per million tokens; see
-tether.models.pricing).
+Any form may carry `;price_in=X;price_out=Y` (dollars per million tokens), among its
+other options in any order (a scripted or replay spec at its end): the cost accounting
+reads them and they attach to the model id (tether.models.pricing).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 from tether.errors import ConfigError
 from tether.models.base import Model
 from tether.models.errors import UnknownModelError
-from tether.models.pricing import split_price
+from tether.models.pricing import model_id_of, split_price
 from tether.specs import parse_spec
 from tether.textio import JSONError, loads
 
@@ -132,7 +133,7 @@ def _scripted(spec: str, body: str) -> Model:
 
     if body.lstrip().startswith("["):
         try:
-            return ScriptedModel(loads(body), model_id=spec[:60])
+            return ScriptedModel(loads(body), model_id=model_id_of(spec))
         except JSONError as exc:
             raise UnknownModelError(f"scripted spec is not a JSON list: {exc}") from None
     if body.endswith(".json"):
@@ -159,8 +160,8 @@ def _scripted(spec: str, body: str) -> Model:
 def parse_model(spec: str) -> Model:
     """Build the model a spec names; raises UnknownModelError with a hint otherwise.
 
-    Trailing `;price_in=`/`;price_out=` options (tether.models.pricing) are read by the
-    cost accounting, never by a backend: they are taken off first, for every form."""
+    `;price_in=`/`;price_out=` options (tether.models.pricing) are read by the cost
+    accounting, never by a backend: they are taken off first, wherever they stand."""
     try:
         spec, _ = split_price(spec)
     except ConfigError as exc:

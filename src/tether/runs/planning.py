@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tether.core import BudgetSpec
-from tether.models import PriceBook, split_price
+from tether.models import PriceBook, model_id_of, split_price
 from tether.runs.config import Experiment
 
 #: tokens per second of the embedded local model on the project's 2-core machines
@@ -100,7 +100,7 @@ def _throughput(specs: list[str], tokens_per_s: float | None) -> float | None:
 def _worst_cost(book: PriceBook, specs: list[str], out: int | None, inp: int | None,
                 shared_cap: bool) -> float | None:
     """Worst dollar cost of one trial: every token at the dearest price among its models."""
-    prices = [book.price(split_price(s)[0]) for s in specs]
+    prices = [book.price(model_id_of(s)) for s in specs]
     if out is None or not prices or any(p is None for p in prices):
         return None
     top_out = max(p.price_out for p in prices if p)

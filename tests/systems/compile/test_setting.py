@@ -14,7 +14,8 @@ def test_toy_is_registered_and_implements_the_protocol():
 def test_unknown_setting_names_the_known_ones():
     with pytest.raises(ConfigError) as info:
         get_setting("nope")
-    assert "known:" in info.value.hint and "toy" in info.value.hint
+    hint = info.value.hint or ""
+    assert "known settings:" in hint and "toy" in hint and "; or jsonl:PATH" in hint
 
 
 def test_toy_splits_are_disjoint_and_seeded():
@@ -101,9 +102,10 @@ def test_entry_points_of_the_settings_group_are_found(user_module, monkeypatch):
     import tether.systems.compile.setting as setting_mod
 
     declared = [EntryPoint("cityqa", f"{user_module}:CityQA", "tether.settings")]
-    monkeypatch.setattr("importlib.metadata.entry_points",
+    monkeypatch.setattr("tether.plugins.entry_points",
                         lambda group=None: declared if group == "tether.settings" else [])
-    monkeypatch.setattr(setting_mod, "_REGISTRY", dict(setting_mod._REGISTRY))
+    monkeypatch.setattr(setting_mod.SETTINGS, "_entries", setting_mod.SETTINGS.entries())
+    monkeypatch.setattr(setting_mod.SETTINGS, "_loaded_once", False)
     assert "cityqa" in setting_names()
     assert get_setting("cityqa").name == "cityqa"
 

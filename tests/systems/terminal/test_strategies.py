@@ -38,7 +38,7 @@ def envs(monkeypatch):
     """Every terminal strategy opens ScriptedEnvironments; the list holds them in order."""
     made: list[ScriptedEnvironment] = []
 
-    def factory(ctx, config, fail_on=None):
+    def factory(ctx, params, fail_on=None):
         env = ScriptedEnvironment(fail_on=ctx.task.data.get("fail_on"))
         made.append(env)
         return env
@@ -60,9 +60,9 @@ def trial(strategy, params, generator, selector=(), *, metric="scripted_check",
 
 
 def test_strategies_are_registered_and_check_their_params():
-    assert build_strategy("agent", {"step_limit": 5}).config.step_limit == 5
-    assert build_strategy("turn_bon", {"n": 8}).n == 8
-    assert build_strategy("trajectory_bon", {"n": 2, "pick": "oracle"}).pick == "oracle"
+    assert build_strategy("agent", {"step_limit": 5}).params.step_limit == 5
+    assert build_strategy("turn_bon", {"n": 8}).params.n == 8
+    assert build_strategy("trajectory_bon", {"n": 2, "pick": "oracle"}).params.pick == "oracle"
     with pytest.raises(ConfigError, match="unknown parameter 'step_limt'") as info:
         build_strategy("agent", {"step_limt": 5})
     assert "did you mean 'step_limit'?" in (info.value.hint or "")

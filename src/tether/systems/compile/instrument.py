@@ -24,8 +24,11 @@ class HarnessAnswer:
     name: ClassVar[str] = METRIC
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = True
-    #: no options
-    Params = params.Params
+    class Params(params.Params):
+        """No options."""
+
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         setting, item = item_of(task)

@@ -197,7 +197,7 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
         sys.exit(compare_profiles(files, modality, frame_times, as_json))
     host = get_browser_host()
     host.set_concurrency(concurrency or default_concurrency(profile, len(files)))
-    instrument = GeometryInstrument(profile=profile, host=host)
+    instrument = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=host)
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     # each page is measured with its own folder served (its css, images, fonts, scripts)
     with ProgressBar(len(files)) as advance:

@@ -33,7 +33,7 @@ def measure_example_pages(out_dir: Path | None = None) -> list[dict[str, Any]]:
     """
     from tether.systems.pages.geometry.instrument import GeometryInstrument
 
-    instrument = GeometryInstrument(profile="default", overlay=True)
+    instrument = GeometryInstrument(GeometryInstrument.Params(overlay=True))
     rows = []
     for path, modality in example_pages():
         task = Task(id=path.stem, suite="examples", prompt="", artifact_kind="html",

@@ -63,29 +63,27 @@ class SceneRenderInstrument:
     class Params(params.Params):
         """Spec options (`scenes`, a warm executor callers share in code, is none)."""
 
-        size: int | None = Field(None, description="render size (default: the task's)")
-        samples: int | None = Field(None, description="render samples (default: the task's)")
+        size: params.Count | None = Field(None, description="render size (default: the "
+                                                            "task's)")
+        samples: params.Count | None = Field(None, description="render samples (default: "
+                                                               "the task's)")
         preset: Literal["task", "paper"] = Field(
             "task", description="render settings: the task's, or the paper's (512 samples "
                                 "at 512 px: minutes a render on 2 CPU cores)")
-        tolerance: float = Field(RENDER_TOLERANCE_PL, description="pixel-loss tolerance "
-                                                                  "of a pass")
+        tolerance: float = Field(RENDER_TOLERANCE_PL, ge=0, allow_inf_nan=False,
+                                 description="pixel-loss tolerance of a pass")
         clip: str | None = Field(None, description="a CLIP model for N-CLIP (optional)")
         lpips: str | None = Field(None, description="an LPIPS network (optional)")
 
-    def __init__(self, size: int | None = None, samples: int | None = None,
-                 tolerance: float = RENDER_TOLERANCE_PL, scenes: TaskScenes | None = None,
-                 clip: str | None = None, lpips: str | None = None,
-                 preset: str = "task") -> None:
-        if preset != "task" and preset not in RENDER_PRESETS:
-            raise ConfigError(f"unknown render preset {preset!r}",
-                              hint=f"one of task, {', '.join(RENDER_PRESETS)}")
-        named = RENDER_PRESETS.get(preset, {})
-        self.size = size or named.get("size")
-        self.samples = samples or named.get("samples")
-        self.tolerance, self.preset = float(tolerance), preset
+    def __init__(self, params: Params | None = None, *,
+                 scenes: TaskScenes | None = None) -> None:
+        self.params = p = params if params is not None else self.Params()
+        named = RENDER_PRESETS.get(p.preset, {})
+        # a preset names the render; size and samples given beside it still win
+        self.size = p.size or named.get("size")
+        self.samples = p.samples or named.get("samples")
         self._scenes = scenes
-        self.learned = LearnedMetrics.configured(clip, lpips)
+        self.learned = LearnedMetrics.configured(p.clip, p.lpips)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         where = task.data.get("task_dir")
@@ -93,13 +91,14 @@ class SceneRenderInstrument:
             raise ConfigError(f"task {task.key} names no task_dir for scene_render")
         scene_task = load_any_task(Path(where))
         base = scene_task.render
-        settings = RenderSettings(size=self.size or base.size, samples=self.samples or base.samples,
+        settings = RenderSettings(size=self.size or base.size,
+                                  samples=self.samples or base.samples,
                                   seed=base.seed)
         scenes = self._scenes or shared_scenes()
         scores, failed, views = score_program(scenes, scene_task, artifact.text, settings,
                                               self.learned)
         raw: dict[str, Any] = {"size": settings.size, "samples": settings.samples,
-                               "preset": self.preset,
+                               "preset": self.params.preset,
                                "view_cameras": [v.label for v in views],
                                "goal": "image" if any(v.supplied for v in views) else "program",
                                "render_sizes": [[(r := v.settings(settings)).size,
@@ -118,5 +117,5 @@ class SceneRenderInstrument:
             )  # fmt: skip
         raw.update(scores.to_json())
         return Observation(instrument=self.name, version=self.version, grounded=True,
-                           score=scores.pl, passed=scores.pl <= self.tolerance,
+                           score=scores.pl, passed=scores.pl <= self.params.tolerance,
                            higher_is_better=False, aggregation="mean_score", raw=raw)

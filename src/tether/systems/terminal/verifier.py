@@ -31,14 +31,15 @@ class TerminalVerifier:
     grounded: ClassVar[bool] = True
 
     class Params(params.Params):
-        output_chars: int = Field(4000, description="verifier output kept in the observation")
+        output_chars: params.Count = Field(4000, description="verifier output kept in the "
+                                                             "observation")
 
-    def __init__(self, output_chars: int = 4000) -> None:
-        self.output_chars = output_chars
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def _obs(self, **kw: object) -> Observation:
         # kw are Observation's own fields, passed through unchanged
-        return Observation(instrument=self.name, version=self.version, grounded=True, **kw)  # type: ignore[arg-type]
+        return Observation(instrument=self.name, version=self.version, grounded=True, **kw)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         spec = TerminalSpec.from_task(task)
@@ -46,7 +47,7 @@ class TerminalVerifier:
         if not app_dir or not Path(str(app_dir)).is_dir():
             return self._obs(error=f"no final /app to verify (artifact meta app_dir={app_dir!r})")
         result = run_verifier(spec, Path(str(app_dir)), sandbox=env.sandbox,
-                              output_chars=self.output_chars)
+                              output_chars=self.params.output_chars)
         raw = {"output": result.output, "error_kind": result.error_kind,
                "verifier_s": round(result.duration_s, 3)}
         if result.error is not None:

@@ -44,7 +44,7 @@ def test_a_users_jsonl_compiles_checks_resumes_and_reports(tmp_path: Path,
     assert not result["selected_is_bare"]
     assert result["selected"]["test"] > result["bare"]["test"]
     config = json.loads((out / "config.json").read_text())
-    assert config["setting"] == f"jsonl:{data.resolve()}?metric=f1"
+    assert config["setting"] == f"jsonl:{data.resolve()};metric=f1"
 
     monkeypatch.chdir(tmp_path)  # elsewhere: the build names its file absolutely
     selected = json.loads((out / "builds" / "0" / "selected.json").read_text())

@@ -11,6 +11,9 @@ from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv, build_instrument, instrument_names
 from tether.systems.pages.geometry import GeometryInstrument, format_geometry_feedback
 
+#: the instrument's declared options
+Options = GeometryInstrument.Params
+
 
 def _task(**data):
     return Task(id="t1", suite="planted", prompt="make a page", artifact_kind="html",
@@ -31,7 +34,7 @@ def test_task_data_gives_modality_and_frames_unless_options_override():
     assert inst.resolve(_task(modality="webpages")) == ("web", None)
     assert inst.resolve(_task(modality="animations", frame_times_ms=[0, 700])) == (
         "animation", (0, 700))
-    forced = GeometryInstrument(modality="figure", frames="0,1")
+    forced = GeometryInstrument(Options(modality="figure", frames="0,1"))
     assert forced.resolve(_task(modality="web", frame_times_ms=[5])) == ("figure", (0, 1))
 
 
@@ -85,7 +88,7 @@ def test_a_timeout_names_the_step_and_the_limit(browser_host, monkeypatch, profi
     import tether.systems.pages.geometry.measure as measure_mod
 
     monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
-    obs = GeometryInstrument(profile=profile, host=browser_host).measure(SPINNING_PROBE,
+    obs = GeometryInstrument(Options(profile=profile), host=browser_host).measure(SPINNING_PROBE,
                                                                           "figure")
     assert obs.score is None and obs.defects == []
     assert obs.error == ("geometry probe failed at 1920x1080: evaluating the layout probe "
@@ -93,7 +96,7 @@ def test_a_timeout_names_the_step_and_the_limit(browser_host, monkeypatch, profi
 
 
 def test_feedback_gives_coordinates_and_fixes(browser_host):
-    inst = GeometryInstrument(profile="reference", host=browser_host)
+    inst = GeometryInstrument(Options(profile="reference"), host=browser_host)
     obs = inst.measure((PLANTED / "overlap_cascade.html").read_text(), "figure")
     text = format_geometry_feedback(obs)
     assert text.startswith("Layout check found 3 defect(s): 3 text_overlap.")

@@ -21,6 +21,9 @@ from tether.systems.pages.geometry.browser import BrowserHost
 from tether.systems.pages.geometry.instrument import GeometryInstrument
 from tether.systems.pages.geometry.temporal import CLOCK_JS
 
+#: the instrument's declared options
+Options = GeometryInstrument.Params
+
 pytestmark = pytest.mark.browser
 
 EXPECTED = json.loads((PLANTED / "expected.json").read_text())
@@ -60,7 +63,7 @@ def test_bad_pages_fail_alone_and_are_replaced(small_host, profile):
         names += [GOOD[i % len(GOOD)], name]
     items += good
     names += GOOD
-    inst = GeometryInstrument(profile=profile, host=small_host)
+    inst = GeometryInstrument(Options(profile=profile), host=small_host)
     obs = inst.measure_many(items)
     for name, o in zip(names, obs, strict=True):
         if name in bad:
@@ -117,7 +120,7 @@ def overlapping_labels(obs) -> set[str]:
 def test_nothing_an_artifact_leaves_reaches_the_next_one_in_its_lane():
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="reference", host=host)
+        inst = GeometryInstrument(Options(profile="reference"), host=host)
         _, second = inst.measure_many([(LEAVE_BEHIND, "figure", None),
                                        (FIND_LEFTOVERS, "figure", None)])
         # the failing case: the same checks in A's own document find every leftover
@@ -161,7 +164,7 @@ def test_what_a_measured_artifact_still_tries_does_not_reach_the_next_one():
     # without pause is never measured (the "never idle" case above)
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="default", host=host)
+        inst = GeometryInstrument(Options(profile="default"), host=host)
         first, second = inst.measure_many([(LATE_TRIES, "figure", None),
                                            (FIND_LEFTOVERS, "figure", None)])
     finally:
@@ -182,7 +185,7 @@ REQUEST_LOOP = """<p>A</p><script>const go = () => requestIdleCallback(() =>
 def test_a_request_loop_stops_with_its_artifact():
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="default", host=host)
+        inst = GeometryInstrument(Options(profile="default"), host=host)
         first, second = inst.measure_many([(REQUEST_LOOP, "figure", None),
                                            ("<p>B</p>", "figure", None)])
     finally:
@@ -218,8 +221,8 @@ def test_concurrent_counts_equal_one_at_a_time_fresh_pages(interaction_scaling_d
     fresh = BrowserHost(concurrency=1, max_uses=1)  # a new context per artifact
     lanes = BrowserHost(concurrency=len(items))
     try:
-        alone = [GeometryInstrument(profile=profile, host=fresh).measure(*w) for w in work]
-        together = GeometryInstrument(profile=profile, host=lanes).measure_many(work)
+        alone = [GeometryInstrument(Options(profile=profile), host=fresh).measure(*w) for w in work]
+        together = GeometryInstrument(Options(profile=profile), host=lanes).measure_many(work)
     finally:
         fresh.close()
         lanes.close()

@@ -18,7 +18,8 @@ from tether.context import TrialContext  # noqa: E402
 from tether.core.budget import BudgetSpec  # noqa: E402
 from tether.core.trial import TrialSpec  # noqa: E402
 from tether.systems.scene.loop.baselines import BlenderAlchemy, SceneOneShot  # noqa: E402
-from tether.systems.scene.loop.host import HostLoop, LoopConfig  # noqa: E402
+from tether.systems.scene.loop.host import HostLoop  # noqa: E402
+from tether.systems.scene.loop.params import HostParams  # noqa: E402
 from tether.systems.scene.loop.session import CHAIN_SEPARATOR, SceneSession  # noqa: E402
 from tether.systems.scene.loop.strategies import Viga  # noqa: E402
 from tether.systems.scene.record import refiner_off  # noqa: E402
@@ -83,7 +84,7 @@ class RecordingRefiner:
 
 
 def loop(scenes, refiner=refiner_off, **cfg) -> HostLoop:
-    return HostLoop(LoopConfig(**{**SMALL, **cfg}), refiner, scenes=scenes)
+    return HostLoop(HostParams(**{**SMALL, **cfg}), refiner, scenes=scenes)
 
 
 def test_n4_votes_the_action_executes_only_that_type_and_the_judge_selects(scenes) -> None:
@@ -200,7 +201,7 @@ def test_budget_ends_the_loop_normally_and_keeps_the_answer(scenes) -> None:
 
 def test_persistent_scene_chains_the_delivered_programs(scenes) -> None:
     lift = 'import bpy\nbpy.data.objects["Box"].location.z = 1.5\n'
-    strategy = Viga(**SMALL)
+    strategy = Viga(Viga.Params(**SMALL))
     strategy.scenes = scenes
     result = strategy.run(context(BOX, per_round([[edit(MOVE.format(y=2.0))], [edit(lift)]], 1)))
     text = result.artifact.text
@@ -209,14 +210,14 @@ def test_persistent_scene_chains_the_delivered_programs(scenes) -> None:
 
 
 def test_one_shot_and_blender_alchemy_counts(scenes) -> None:
-    one = SceneOneShot(**SMALL)
+    one = SceneOneShot(SceneOneShot.Params(**SMALL))
     one.scenes = scenes
     f = one.run(context(BOX, lambda m, i: edit(MOVE.format(y=2.0)))).facts
     assert f.valid and f.executions == 2 and f.calls == {"generator": 1}
     bad = one.run(context(BOX, lambda m, i: edit(RAISES)))
     assert bad.artifact is None and bad.facts.invalid_reason == "no_render"
 
-    alchemy = BlenderAlchemy(**SMALL)
+    alchemy = BlenderAlchemy(BlenderAlchemy.Params(**SMALL))
     alchemy.scenes = scenes
     ys = iter([1.0, 2.0, 2.5, 1.5])
     result = alchemy.run(context(BOX, lambda m, i: edit(MOVE.format(y=next(ys))),

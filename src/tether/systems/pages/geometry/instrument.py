@@ -56,15 +56,13 @@ class GeometryInstrument:
             return f"{obs.instrument}: passed."
         return format_geometry_feedback(obs)
 
-    def __init__(self, profile: str = "default", modality: str | None = None,
-                 frames: Any = None, host: BrowserHost | None = None,
-                 overlay: bool = False) -> None:
-        self.profile = get_profile(profile)
-        #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
-        #: keeps it as a blob and the report shows it) to every observation with defects
-        self.overlay = bool(overlay)
-        self.modality = normalize_modality(modality) if modality else None
-        self.frames = parse_frames(frames)
+    def __init__(self, params: Params | None = None, *,
+                 host: BrowserHost | None = None) -> None:
+        self.params = p = params if params is not None else self.Params()
+        # what the options name, resolved once
+        self.profile = get_profile(p.profile)
+        self.modality = normalize_modality(p.modality) if p.modality else None
+        self.frames = parse_frames(p.frames)
         self.version = f"2+{self.profile.version}"
         self._host = host
 
@@ -82,7 +80,9 @@ class GeometryInstrument:
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         modality, frames = self.resolve(task)
         obs = self.measure(artifact.text, modality, frames)
-        if self.overlay and obs.ok and obs.defects:
+        # `overlay` attaches a PNG with the defects drawn (raw `overlay_png_b64`; the run
+        # store keeps it as a blob and the report shows it) to an observation with defects
+        if self.params.overlay and obs.ok and obs.defects:
             try:
                 png = self.overlay_png(artifact.text, modality, obs)
             except Exception as exc:  # noqa: BLE001 - the counts stand; only the picture failed

@@ -29,91 +29,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import fields
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
-
-from tether import params
 from tether.context import TrialContext
 from tether.core import AgentEndState, AgentFacts, Artifact, EndState, Observation
-from tether.errors import ConfigError
 from tether.strategies import StrategyResult, register_strategy
-from tether.systems.terminal.agent.actions import OBSERVATION_LIMIT
 from tether.systems.terminal.agent.loop import (
     GENERATOR_ROLE,
-    AgentConfig,
     AttemptResult,
     Environment,
     Policy,
     SamplePolicy,
     run_attempt,
 )
-from tether.systems.terminal.agent.templates import (
-    AGENT_FORMAT_ERROR,
-    AGENT_INSTANCE,
-    AGENT_OBSERVATION,
-    AGENT_SYSTEM,
-)
+from tether.systems.terminal.agent.params import AgentParams
 from tether.systems.terminal.environment import TerminalEnvironment
 from tether.systems.terminal.snapshot import changed_files, snapshot_tree
 
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
-EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
+EnvironmentFactory = Callable[[TrialContext, AgentParams],
+                              AbstractContextManager[Environment]]
 
 _LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
 
 
-def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
+def terminal_environment(ctx: TrialContext, params: AgentParams) -> TerminalEnvironment:
     """The task's sandboxed environment, with the agent's command timeout and output cap."""
     return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
-                                        command_timeout_s=config.command_timeout_s,
-                                        output_chars=config.observation_limit)
-
-
-class AgentParams(params.Params):
-    """The declared params of the terminal strategies: the fields of `AgentConfig`."""
-
-    step_limit: int = Field(30, description="most replies per attempt")
-    wall_time_s: float | None = Field(None, description="wall-clock cap of an attempt "
-                                                        "(none: the task's agent timeout)")
-    command_timeout_s: float = Field(60.0, description="cap of one command")
-    max_tokens: int = Field(1024, description="most tokens of one generator reply")
-    temperature: float = Field(1.0, description="the generator's sampling temperature")
-    top_p: float = Field(0.95, description="the generator's nucleus sampling")
-    max_format_errors: int = Field(3, description="this many replies in a row without a "
-                                                  "runnable command end the attempt")
-    observation_limit: int = Field(OBSERVATION_LIMIT, description="longer command output "
-                                                                  "is shown as head and tail")
-    system_template: str = Field(AGENT_SYSTEM, description="the system prompt (a template)")
-    instance_template: str = Field(AGENT_INSTANCE, description="the task's first message")
-    observation_template: str = Field(AGENT_OBSERVATION, description="a command's output "
-                                                                     "as the model sees it")
-    format_error_template: str = Field(AGENT_FORMAT_ERROR, description="sent back after a "
-                                                                       "reply that cannot run")
-    protocol: Literal["auto", "tool_calls", "text"] = Field(
-        "auto", description="native tool calls, text commands, or auto (tools where the "
-                            "generator supports them)")
-    tool_choice: Literal["auto", "required", "bash"] = Field(
-        "auto", description="with native tool calls: may the model answer without one")
-
-    @model_validator(mode="after")
-    def _config_checks(self) -> AgentParams:
-        # AgentConfig's own checks (bounds, templates that must render), on a value object
-        # that holds no resources: the strategy itself is not built.
-        try:
-            agent_config(self.model_dump())
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return self
-
-
-def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
-    """Split strategy params into the AgentConfig's fields and the rest."""
-    names = {f.name for f in fields(AgentConfig)}
-    return (AgentConfig(**{k: v for k, v in params.items() if k in names}),
-            {k: v for k, v in params.items() if k not in names})
+                                        command_timeout_s=params.command_timeout_s,
+                                        output_chars=params.observation_limit)
 
 
 def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
@@ -192,12 +137,12 @@ def watch_app(env: Environment) -> Callable[[], list[str] | None]:
     return lambda: changed_files(before, snapshot_tree(Path(app_dir)))
 
 
-def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
+def run_one(ctx: TrialContext, policy: Policy, params: AgentParams,
             factory: EnvironmentFactory, extra: dict[str, Any]) -> StrategyResult:
     """One attempt in a fresh environment, verified before the environment goes away."""
-    with factory(ctx, config) as env:
+    with factory(ctx, params) as env:
         changes = watch_app(env)
-        attempt = run_attempt(ctx, env, policy, config)
+        attempt = run_attempt(ctx, env, policy, params)
         artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
         changed = changes()
         metric = verify(ctx, attempt, artifact)
@@ -211,8 +156,8 @@ def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
 class Agent:
     """The baseline bash agent: one sample per turn, executed as it is.
 
-    Params are the fields of `loop.AgentConfig` (step_limit, max_tokens, temperature,
-    top_p, command_timeout_s, wall_time_s, templates, ...).
+    Params: `AgentParams` (step_limit, max_tokens, temperature, top_p, command_timeout_s,
+    wall_time_s, templates, ...).
     """
 
     name: ClassVar[str] = "agent"
@@ -222,11 +167,9 @@ class Agent:
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 
-    def __init__(self, **params: Any) -> None:
-        self.config, rest = agent_config(params)
-        if rest:
-            raise TypeError(f"unknown parameters {sorted(rest)}")
+    def __init__(self, params: AgentParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        return run_one(ctx, SamplePolicy(self.config), self.config,
+        return run_one(ctx, SamplePolicy(self.params), self.params,
                        self.environment_factory, {"n": 1})
