@@ -11,13 +11,16 @@ a failure even when the verifier accepts its final state.
   wrong_submission  the agent submitted and the verifier fails it
   out_of_context    the conversation outgrew the generator's context, or the executed
                     reply was cut off at the output limit
-  time_limit        a harness limit stopped the attempt: steps, wall time, the token
-                    budget, or `max_format_errors` replies in a row that could not run
+  time_limit        a harness limit stopped the attempt: steps, wall time, or the
+                    token budget
+  format_error      `max_format_errors` replies in a row could not run (tether's own
+                    stop; the paper's harness has none): the model's failure
   agent_error       the sandbox, the model API or the verifier failed: never a score
 
-The verifier still runs on every attempt but an agent error, and the trial's `passed`
-and score are its verdict (the metric instrument's, as for every trial); the end state
-is the paper's reading of it, and the report's pass@k counts only `pass`.
+The verifier still runs on every attempt but an agent error, and its observation is the
+trial's metric (invariant 1); the trial's `passed` and score follow the ending
+(`TrialRecord.passed`: a stopped attempt has not passed), so the run summary, the paired
+tests, the report and the exports all read one rule.
 
 The delivered artifact is the transcript of executed commands (kind "shell") with the
 final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
@@ -62,7 +65,7 @@ from tether.systems.terminal.snapshot import changed_files, snapshot_tree
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
 EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
 
-_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
 
 
 def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
@@ -137,6 +140,8 @@ def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndSta
         return AgentEndState.AGENT_ERROR
     if attempt.exit_reason == "out_of_context":
         return AgentEndState.OUT_OF_CONTEXT
+    if attempt.exit_reason == "format_errors":
+        return AgentEndState.FORMAT_ERROR
     if attempt.exit_reason in _LIMIT_EXITS:
         return AgentEndState.TIME_LIMIT
     return AgentEndState.PASS if metric.passed else AgentEndState.WRONG_SUBMISSION
