@@ -13,6 +13,8 @@ from tether.core.end_state import END_STATES, AgentEndState, EndState
 from tether.core.observation import Observation
 from tether.models import CallRecord, Usage
 
+_AGENT_ENDINGS = frozenset(s.value for s in AgentEndState)
+
 __all__ = ["END_STATES", "EndState", "ObservationRow", "TrialRecord", "TrialSpec"]
 
 
@@ -87,10 +89,10 @@ class TrialRecord(BaseModel):
         """A terminal-agent attempt the harness stopped (out of context, a time or step
         limit, repeated format errors): a failure whatever its verifier said, by the
         turn-level best-of-N paper's rule (`AgentEndState`)."""
-        try:
-            return AgentEndState(self.extra.get("end_state")).stopped
-        except ValueError:
+        state = self.extra.get("end_state")
+        if not isinstance(state, str) or state not in _AGENT_ENDINGS:
             return False
+        return AgentEndState(state).stopped
 
     @property
     def passed(self) -> bool | None:
