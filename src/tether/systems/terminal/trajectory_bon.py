@@ -49,6 +49,7 @@ from tether.systems.terminal.agent.strategy import (
     attempt_summary,
     deliver,
     end_state,
+    environment_record,
     terminal_environment,
     verify,
     watch_app,
@@ -122,6 +123,7 @@ class TrajectoryBoN:
             attempts: list[tuple[AttemptResult, Artifact]] = []
             changed: list[list[str] | None] = []
             call_ranges: list[list[int]] = []
+            opened: list[Environment] = []
             for i in range(self.n):
                 env: Environment = stack.enter_context(
                     self.environment_factory(ctx, self.config))
@@ -132,12 +134,16 @@ class TrajectoryBoN:
                 attempts.append((attempt, attempt_artifact(
                     attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
                 changed.append(changes())
+                opened.append(env)
                 if attempt.exit_reason in ("token_budget", "agent_error"):
                     break  # no budget left for another attempt, or the harness is failing
             index, choice = self._choose(ctx, attempts)
             attempt, artifact = attempts[index]
             metric = verify(ctx, attempt, artifact)
-        summaries = [attempt_summary(a) for a, _ in attempts]
+            # read while the environments are open: the proxies' logs are complete now
+            environments = [environment_record(e) for e in opened]
+        summaries = [{**attempt_summary(a), **e}
+                     for (a, _), e in zip(attempts, environments, strict=True)]
         for summary, files, calls in zip(summaries, changed, call_ranges, strict=True):
             summary["calls"] = calls
             if files is not None:

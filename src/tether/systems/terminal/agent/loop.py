@@ -101,6 +101,9 @@ class AgentConfig:
     #: with native tool calls: "auto" (the model may answer without a call), "required",
     #: or "bash" (force the bash call: small models served with a grammar need it)
     tool_choice: str = "auto"
+    #: the attempt's commands may reach the package registries through the logging proxy
+    #: (off: no network; tether.systems.terminal.registry_access)
+    registry_access: bool = False
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:

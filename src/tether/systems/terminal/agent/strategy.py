@@ -72,7 +72,8 @@ def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvi
     """The task's sandboxed environment, with the agent's command timeout and output cap."""
     return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
                                         command_timeout_s=config.command_timeout_s,
-                                        output_chars=config.observation_limit)
+                                        output_chars=config.observation_limit,
+                                        registry_access=config.registry_access)
 
 
 class AgentParams(params.Params):
@@ -100,6 +101,9 @@ class AgentParams(params.Params):
                             "generator supports them)")
     tool_choice: Literal["auto", "required", "bash"] = Field(
         "auto", description="with native tool calls: may the model answer without one")
+    registry_access: bool = Field(
+        False, description="let the attempt's commands reach the package registries (and "
+                           "nothing else) through the logging proxy; off: no network")
 
     @model_validator(mode="after")
     def _config_checks(self) -> AgentParams:
@@ -121,9 +125,18 @@ def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
 
 def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
     app_dir = getattr(env, "app_dir", None)
+    system_dir = getattr(env, "system_dir", None)
     return Artifact(kind="shell", text=attempt.transcript(header),
                     meta={"app_dir": str(app_dir) if app_dir is not None else None,
+                          "system_dir": str(system_dir) if system_dir is not None else None,
                           "exit_reason": attempt.exit_reason})
+
+
+def environment_record(env: Environment) -> dict[str, Any]:
+    """What the trial keeps about the attempt's environment (`TerminalEnvironment.record`:
+    root in its namespace, a writable system, the registry option and its requests)."""
+    record = getattr(env, "record", None)
+    return {"environment": record()} if callable(record) else {}
 
 
 def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Observation | None:
@@ -206,7 +219,7 @@ def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
         artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
         changed = changes()
         metric = verify(ctx, attempt, artifact)
-    summary = attempt_summary(attempt)
+        summary = {**attempt_summary(attempt), **environment_record(env)}
     if changed is not None:
         summary["changed_files"] = changed
     return deliver(ctx, attempt, artifact, metric, {**extra, **summary})
