@@ -30,9 +30,7 @@ A verifier that writes no reward, times out, or whose sandbox fails yields
 from __future__ import annotations
 
 import functools
-import logging
 import math
-import shlex
 import shutil
 import tempfile
 import time
@@ -58,6 +56,12 @@ from tether.sandbox import (
     read_own_file,
 )
 from tether.systems.terminal import system_layer
+from tether.systems.terminal.command_io import (
+    CommandResult,
+    cap_output,
+    command_env,
+    workdir_prefix,
+)
 from tether.systems.terminal.registry_access import OFF, RegistryAccess
 from tether.systems.terminal.spec import TerminalSpec
 
@@ -65,13 +69,6 @@ DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000
 ARGV_COMMAND_BYTES = 100_000
 COMMAND_FILE = ".tether-command.sh"
-# git refuses to commit without an identity; HOME is /app, so no global config exists.
-BASE_ENV = {
-    "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@sandbox",
-    "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@sandbox",
-    "PYTHONDONTWRITEBYTECODE": "1",
-}  # fmt: skip
-logger = logging.getLogger(__name__)
 VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
 
 
@@ -97,28 +94,6 @@ class EnvironmentSetupError(SandboxError):
 
 class AgentTimeExceeded(TetherError):
     """The task's agent timeout ([agent].timeout_sec) is spent: the attempt is over."""
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """One executed command: stdout and stderr merged, head+tail capped."""
-
-    command: str
-    returncode: int | None
-    output: str
-    output_elided: int
-    timed_out: bool
-    killed_reason: str | None
-    duration_s: float
-
-    def to_json(self) -> dict[str, object]:
-        """What an agent is shown: return code and output (timeouts say so)."""
-        out: dict[str, object] = {"returncode": self.returncode, "output": self.output}
-        if self.timed_out:
-            out["timed_out"] = True
-        elif self.killed_reason:
-            out["killed"] = self.killed_reason
-        return out
 
 
 @dataclass(frozen=True)
@@ -157,55 +132,10 @@ def resolve_sandbox(sandbox: Sandbox | str) -> Sandbox:
     return box
 
 
-def cap_output(text: str, limit: int, already_elided: int = 0) -> tuple[str, int]:
-    """Head and tail of text within `limit` chars; the marker counts every dropped char.
-
-    `already_elided` > 0 means text is the sandbox's own head+tail (with its marker):
-    its halves are cut further and the count covers both cuts.
-    """
-    half = limit // 2
-    if already_elided:
-        head, sep, tail = text.partition(f"\n... [{already_elided} characters elided] ...\n")
-        if not sep or (len(head) <= half and len(tail) <= half):
-            return text, already_elided
-        head, tail = head[:half], tail[-half:] if half else ""
-        elided = len(text) - len(sep) - len(head) - len(tail) + already_elided
-        return f"{head}\n... [{elided} characters elided] ...\n{tail}", elided
-    if len(text) <= limit:
-        return text, 0
-    elided = len(text) - 2 * half
-    return f"{text[:half]}\n... [{elided} characters elided] ...\n{text[len(text) - half:]}", elided
-
-
-def command_env(spec: TerminalSpec) -> dict[str, str]:
-    """The environment of every command: ours, then the image's ENV (PATH included)."""
-    return {**BASE_ENV, **spec.image_env}
-
-
-def workdir_prefix(spec: TerminalSpec) -> str:
-    """`cd WORKDIR` when an image's WORKDIR is below the writable dir (Docker starts
-    commands there); a WORKDIR the agent may have deleted is not an error."""
-    wd, top = (spec.workdir or "").rstrip("/"), spec.writable_dir
-    if not wd.startswith(top + "/"):
-        return ""
-    return f"cd {shlex.quote(wd)} 2>/dev/null\n"
-
-
 def _make_root(prefix: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
     return root
-
-
-_warned_no_layer = False
-
-
-def _warn_no_layer() -> None:
-    global _warned_no_layer
-    if not _warned_no_layer:
-        _warned_no_layer = True
-        logger.warning("no writable system layer for image-based attempts (overlay mounts "
-                       "need root on the host): the image stays read-only")
 
 
 def _tail(text: str, n: int = 2000) -> str:
@@ -293,17 +223,10 @@ class TerminalEnvironment:
 
     def _mount_layer(self, rootfs: Path) -> None:
         """The attempt's writable system over the image, where the host can mount it."""
-        if not rootfs.is_dir():
-            raise SandboxError(f"root filesystem {rootfs} is missing",
-                               hint="build the image again (tether tasks import)")
-        if not system_layer.available():
-            _warn_no_layer()
-            return
         user = cast(BwrapSandbox, self.sandbox).user  # resolve_sandbox: bwrap only
-        base = system_layer.owned_base(rootfs, user)
-        layer = system_layer.SystemLayer(base, self.root / "layer", user)
-        self.system_dir = layer.mount()
-        self._layer = layer
+        self._layer = system_layer.attempt_layer(rootfs, self.root / "layer", user)
+        if self._layer is not None:
+            self.system_dir = self._layer.root
 
     def _system(self) -> _System:
         """The root filesystem keywords of every command's session but the verifier's."""

@@ -118,6 +118,27 @@ def _chown_all(root: Path, user: SandboxUser) -> None:
             os.chown(name, user.uid, user.gid, dir_fd=dir_fd, follow_symlinks=False)
 
 
+_warned = False
+
+
+def attempt_layer(rootfs: Path, where: Path, user: SandboxUser) -> SystemLayer | None:
+    """A mounted layer over `rootfs` for one attempt (at `where`), or None where this
+    host cannot mount one (warned once: the image then stays read-only)."""
+    global _warned
+    if not rootfs.is_dir():
+        raise SandboxError(f"root filesystem {rootfs} is missing",
+                           hint="build the image again (tether tasks import)")
+    if not available():
+        if not _warned:
+            _warned = True
+            logger.warning("no writable system layer for image-based attempts (overlay "
+                           "mounts need root on the host): the image stays read-only")
+        return None
+    layer = SystemLayer(owned_base(rootfs, user), where, user)
+    layer.mount()
+    return layer
+
+
 class SystemLayer:
     """One attempt's overlay over an owned base; `mount()` returns the merged root."""
 
