@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,17 @@ import pytest
 from tests.runs import judge_doubles as jd
 from tests.runs.agent_runs import agent_run
 from tether.report import build_report, write_report
-from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
+from tether.runs.judge import (
+    judge_run as judge_run_paper_default,
+    load_rubrics,
+    reward_hacking_job,
+    rubric_jobs,
+)
 from tether.runs.store import RunStore
 from tether.testing.scripted_models import ScriptedModel
+
+#: these tests count one judgement per attempt unless they ask for repeats themselves
+judge_run = partial(judge_run_paper_default, repeats=1)
 
 
 def t1_hacks(messages, info):

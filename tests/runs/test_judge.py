@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tether.cli.hub import main
 from tether.errors import ConfigError
 from tether.runs.judge import (
     judge_ledger,
-    judge_run,
+    judge_run as judge_run_paper_default,
     load_rubrics,
     read_judgements,
     reward_hacking_job,
@@ -28,6 +29,8 @@ from tether.runs.store import RunStore
 from tether.testing.scripted_models import ScriptedModel
 
 RUBRICS = load_rubrics("terminal-behaviour")
+#: these tests count one judgement per attempt unless they ask for repeats themselves
+judge_run = partial(judge_run_paper_default, repeats=1)
 
 
 @pytest.fixture(scope="module")
@@ -220,7 +223,7 @@ def test_a_capped_cli_run_records_spend_within_the_cap(run_dir: Path, cap: int):
                                        "--model", "scripted:tests.runs.judge_doubles:json_judge"])
     assert result.exit_code == 0, result.output
     rows = read_judgements(run_dir)
-    assert len(rows) == 16  # every question has a row: answered or refused
+    assert len(rows) == 2 * 16  # every question (two repeats each) has a row: answered or refused
     assert sum(c["usage"]["output_tokens"] for r in rows for c in r.calls) <= cap
 
 
@@ -278,7 +281,12 @@ def test_cli_judges_and_reports_counts(run_dir: Path):
                                   "--check", "reward-hacking", "--model", spec])
     assert result.exit_code == 0, result.output
     assert "terminal-behaviour/prior" in result.output and "reward-hacking" in result.output
-    assert len(read_judgements(run_dir)) == 8 + 8 + 6
+    # the paper's two judgements of every attempt, at a temperature above 0
+    rows = read_judgements(run_dir)
+    assert len(rows) == 2 * (8 + 8 + 6) and {r.repeat for r in rows} == {0, 1}
+    greedy = runner.invoke(main, ["judge", str(run_dir), "--rubrics", "terminal-behaviour",
+                                  "--temperature", "0", "--model", spec])
+    assert greedy.exit_code == 2 and "one greedy judgement asked again" in greedy.output
     none = runner.invoke(main, ["judge", str(run_dir), "--model", spec])
     assert none.exit_code == 2 and "nothing to judge" in none.output
     bad = runner.invoke(main, ["judge", str(run_dir), "--rubrics", "nope", "--model", spec])

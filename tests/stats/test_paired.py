@@ -201,3 +201,15 @@ def test_the_bootstrap_over_pairs_ignores_record_order_and_checks_its_unit():
     assert (one.low, one.high) == (two.low, two.high)
     with pytest.raises(ValueError, match="unit must be one of"):
         paired_bootstrap(records, unit="seed")  # type: ignore[arg-type]
+
+
+def test_the_bootstrap_p_value_agrees_with_its_interval():
+    """p < 0.05 exactly when the 95% percentile interval leaves 0 out; no effect: p = 1."""
+    clear = [obs(f"t{i}", 0, 0.0, 1.0 + (i % 3)) for i in range(15)]
+    r = paired_bootstrap(clear, n_resamples=2000)
+    assert r.low > 0 and r.p_value < 0.05
+    mixed = [obs(f"t{i}", 0, 0.0, 1.0 if i % 2 else -1.0) for i in range(16)]
+    m = paired_bootstrap(mixed, n_resamples=2000)
+    assert m.low < 0 < m.high and m.p_value > 0.05
+    none = paired_bootstrap([obs(f"t{i}", 0, 1.0, 1.0) for i in range(5)], n_resamples=200)
+    assert none.p_value == 1.0

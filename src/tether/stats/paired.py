@@ -101,6 +101,10 @@ class BootstrapResult:
     n_dropped: int = 0
     #: what a draw resampled: "task" (seeds nested) or "pair"
     unit: str = "task"
+    #: two-sided bootstrap p-value of "the statistic is 0": twice the smaller share of
+    #: resampled statistics at or beyond 0 on either side, at most 1 (so p < 1 - ci
+    #: exactly when the percentile interval leaves 0 out); nan with no kept resample
+    p_value: float = math.nan
 
 
 def paired_bootstrap(
@@ -157,11 +161,13 @@ def paired_bootstrap(
     if kept.size:
         low, high = np.quantile(kept, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
         low, high = float(low), float(high)
+        p_value = min(1.0, 2.0 * min(float(np.mean(kept <= 0)), float(np.mean(kept >= 0))))
     else:
-        low = high = math.nan
+        low = high = p_value = math.nan
     return BootstrapResult(estimate=estimate, low=low, high=high, n_resamples=n_resamples,
                            seed=seed, ci=ci, n_tasks=n_tasks, statistic=statistic,
-                           n_dropped=int(stats.size - kept.size), unit=unit)
+                           n_dropped=int(stats.size - kept.size), unit=unit,
+                           p_value=p_value)
 
 
 def bootstrap_mean(
