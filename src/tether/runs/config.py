@@ -119,6 +119,22 @@ class RunOptions(BaseModel):
     endpoint_failures: int = Field(default=DEFAULT_FAILURES, ge=0)
 
 
+class ReportOptions(BaseModel):
+    """How `tether report` analyses the run (never which trials run).
+
+    judge_statistics: "tether" (per (task, seed) pair within each model setup, sign-flip
+    p-values adjusted by Benjamini-Hochberg) or "paper" (the turn-level best-of-N paper's:
+    arms pooled over model setups, paired bootstrap over tasks, unadjusted p-values).
+    judge_sample: "all" judged trajectories, or "baseline-failed" (the paper's sample: tasks
+    the baseline failed at least once, one seeded-random trajectory per task and arm).
+    See tether.report.judged_paper.
+    """
+
+    model_config = _STRICT
+    judge_statistics: Literal["tether", "paper"] = "tether"
+    judge_sample: Literal["all", "baseline-failed"] = "all"
+
+
 class Experiment(BaseModel):
     model_config = _STRICT
     name: str = ""
@@ -130,6 +146,7 @@ class Experiment(BaseModel):
     budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
     seeds: list[int] = Field(default_factory=lambda: [0])
     run: RunOptions = Field(default_factory=RunOptions)
+    report: ReportOptions = Field(default_factory=ReportOptions)
 
     @field_validator("suites", "tasks", mode="before")
     @classmethod
@@ -179,6 +196,8 @@ class Experiment(BaseModel):
             row["params"] = as_written(row["params"])  # read back as the same arms
         for i, (mc, row) in enumerate(zip(self.models, data["models"], strict=True)):
             row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
+        if self.report == ReportOptions():
+            del data["report"]  # runs resolved before [report] existed read the same
         return data
 
 

@@ -18,5 +18,5 @@ from tether.runs.judge.rubrics import BUNDLED, RubricFile, RubricSet, load_rubri
 from tether.runs.judge.table import Judgement, read_judgements
 
 __all__ = ["BUNDLED", "DEFAULT_REPEATS", "DEFAULT_TEMPERATURE", "JUDGE_ROLE", "Job",
-           "JobSummary", "Judgement", "RubricFile", "RubricSet", "judge_ledger", "judge_run", "load_rubrics", "read_judgements",
-           "reward_hacking_job", "rubric_jobs"]
+           "JobSummary", "Judgement", "RubricFile", "RubricSet", "judge_ledger", "judge_run",
+           "load_rubrics", "read_judgements", "reward_hacking_job", "rubric_jobs"]
