@@ -107,6 +107,24 @@ def test_the_tb2_config_gives_attempts_room_for_the_papers_65_to_70_turns():
     assert limits and all(v >= 2 * 70 for v in limits.values()), limits
 
 
+def test_the_tb2_config_is_the_papers_design():
+    """4 seeds; the baseline and N in {4, 8}; two selector setups at the paper's reasoning
+    levels, with a reply budget that holds their reasoning; the paper's judge analysis."""
+    from tether.models.registry import _split_options
+
+    exp = load_experiment(EXPERIMENTS / "turn_bon_tb2.toml")
+    assert exp.seeds == [0, 1, 2, 3]
+    assert {a.arm: a.params.get("n", 1) for a in exp.strategies} == {
+        "baseline-n1": 1, "turn-bon-n4": 4, "turn-bon-n8": 8}
+    efforts = sorted(_split_options(m.model_dump()["selector"])[1]["effort"] for m in exp.models)
+    assert efforts == ["high", "max"]
+    assert all(a.params["selector_max_tokens"] >= 32768 for a in exp.strategies
+               if a.name == "turn_bon")
+    assert all(a.params["registry_access"] is True for a in exp.strategies)
+    assert (exp.report.judge_statistics, exp.report.judge_sample) == ("paper",
+                                                                      "baseline-failed")
+
+
 #: paper 000's tables and figures -> the shipped config that runs each
 PAPER_000 = {"Table 2": "code_scaling.toml", "Table 3": "reasoning_partition.toml",
              "Table 4": "feedback_channels.toml", "Table 5": "loop_variants.toml",
