@@ -49,7 +49,7 @@ def test_bundled_rubrics_are_the_papers_28_in_two_sets():
     names = {r.name for r in RUBRICS.rubrics}
     assert {"Looping", "Tests cannot fail", "Lost completed work", "Scope creep"} <= names
     assert all(len(r.definition) > len(r.short) for r in RUBRICS.rubrics)
-    assert RUBRICS.version == "1"
+    assert RUBRICS.version == "2"
 
 
 @pytest.mark.parametrize(("mutate", "message"), [
@@ -104,7 +104,7 @@ def test_flags_parsed_and_stored_with_the_recorded_calls(run_dir: Path, judge: s
     assert (new.eligible, new.ok, new.errors) == (8, 8, 0)
     assert model.calls == 16  # two judge calls per attempt, one per rubric set
     rows = read_judgements(run_dir, "terminal-behaviour/")
-    assert len(rows) == 16 and {r.version for r in rows} == {"1"}
+    assert len(rows) == 16 and {r.version for r in rows} == {"2"}
     records = _by_trial(run_dir)
     for row in rows:
         record = records[row.trial_id]
@@ -188,11 +188,11 @@ def test_reruns_judge_nothing_twice_and_retry_judge_errors(run_dir: Path):
     # a new rubric version is judged anew; judge errors are asked again on a rerun
     data = _file_data()
     data["name"] = "terminal-behaviour"
-    v2 = parse_rubric_file({**data, "version": "2"}, "v2")
-    (first, _) = judge_run(run_dir, rubric_jobs(v2), ScriptedModel(jd.prose_judge),
+    v3 = parse_rubric_file({**data, "version": "3"}, "v3")
+    (first, _) = judge_run(run_dir, rubric_jobs(v3), ScriptedModel(jd.prose_judge),
                            retries=0)
     assert first.errors == 8
-    (redo, _) = judge_run(run_dir, rubric_jobs(v2), ScriptedModel(jd.json_judge))
+    (redo, _) = judge_run(run_dir, rubric_jobs(v3), ScriptedModel(jd.json_judge))
     assert (redo.already, redo.ok) == (0, 8)
     assert len(read_judgements(run_dir)) == 32
 
