@@ -211,3 +211,17 @@ def test_report_options_choose_the_judge_analysis_and_stay_out_when_default(
     assert experiment_from_dict(paper.resolved(), "x").resolved() == paper.resolved()
     with pytest.raises(ConfigError, match="judge_statistics"):
         _load(tmp_path, BASE + '[report]\njudge_statistics = "bh"\n')
+
+
+def test_a_config_metric_replaces_every_tasks_metric(tmp_path: Path) -> None:
+    from tether.runs.expansion import load_tasks
+
+    write_suite(tmp_path / "suite.json")
+    exp = load_experiment(write_config(tmp_path, extra='metric = "execution;checks=visible"'))
+    assert exp.resolved()["metric"] == "execution;checks=visible"
+    assert {t.metric for t in load_tasks(exp)} == {"execution;checks=visible"}
+    plain = load_experiment(write_config(tmp_path))
+    assert "metric" not in plain.resolved() and {t.metric for t in load_tasks(plain)} != {
+        "execution;checks=visible"}
+    with pytest.raises(ConfigError, match="metric"):
+        load_tasks(load_experiment(write_config(tmp_path, extra='metric = "nope"')))

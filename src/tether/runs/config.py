@@ -7,6 +7,8 @@ which runs again verbatim):
     suites = ["code", "tether:my_tasks.json"]   # suite specs (tether.suites.load_suite)
     tasks = ["fizz*", "re:^sort_"]              # optional: glob, or re:REGEX, on task ids
     limit = 5                                   # optional: first N tasks of each suite
+    metric = "geometry;profile=reference"       # optional: every task's metric instrument
+                                                # (default: each task's own)
     seeds = [0, 1, 2]                           # or a count: seeds = 3 means 0, 1, 2
     budgets = [512, {total = 2048, count = "input+output", shares = {reviewer = 0.5}}]
 
@@ -141,6 +143,9 @@ class Experiment(BaseModel):
     suites: list[str] = Field(min_length=1)
     tasks: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
+    #: the metric instrument spec of every task, in place of each task's own (a study's
+    #: instrument profile, say); None keeps the tasks' metrics
+    metric: str | None = None
     strategies: list[StrategyArm] = Field(min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
@@ -198,6 +203,8 @@ class Experiment(BaseModel):
             row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
         if self.report == ReportOptions():
             del data["report"]  # runs resolved before [report] existed read the same
+        if self.metric is None:
+            del data["metric"]  # likewise for the metric override
         return data
 
 

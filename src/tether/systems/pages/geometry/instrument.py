@@ -1,8 +1,10 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
-`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
+frames=0,1000,...;overlay=true;coordinates=false` (coordinates=false: feedback in the
+interaction-scaling study's form, without coordinates). Without options the task
+decides: `task.data["modality"]` and `task.data["frame_times_ms"]`. Score = number of
+defects (lower is better).
 """
 
 from __future__ import annotations
@@ -48,18 +50,24 @@ class GeometryInstrument:
         frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
             None, description="frame times in ms for animated pages: '0,500' or a list")
         overlay: bool = Field(False, description="attach a PNG with the defects drawn")
+        coordinates: bool = Field(True, description="give defect coordinates in feedback "
+                                                    "(false: the study's form, without)")
 
     @staticmethod
     def feedback(obs: Observation) -> str:
-        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs."""
+        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs
+        (without coordinates when the observation says its instrument was asked so)."""
         if obs.passed:
             return f"{obs.instrument}: passed."
-        return format_geometry_feedback(obs)
+        return format_geometry_feedback(obs, coordinates=obs.raw.get("feedback_coordinates",
+                                                                     True) is not False)
 
     def __init__(self, profile: str = "default", modality: str | None = None,
                  frames: Any = None, host: BrowserHost | None = None,
-                 overlay: bool = False) -> None:
+                 overlay: bool = False, coordinates: bool = True) -> None:
         self.profile = get_profile(profile)
+        #: whether feedback shows defect coordinates (the study's feedback had none)
+        self.coordinates = bool(coordinates)
         #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
         #: keeps it as a blob and the report shows it) to every observation with defects
         self.overlay = bool(overlay)
@@ -82,6 +90,8 @@ class GeometryInstrument:
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         modality, frames = self.resolve(task)
         obs = self.measure(artifact.text, modality, frames)
+        if not self.coordinates:
+            obs.raw["feedback_coordinates"] = False
         if self.overlay and obs.ok and obs.defects:
             try:
                 png = self.overlay_png(artifact.text, modality, obs)
