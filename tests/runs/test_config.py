@@ -198,3 +198,30 @@ def test_reading_back_a_stored_config_builds_no_strategy(tmp_path: Path) -> None
     assert exp.strategies[0].params["harness"] == gone
     with pytest.raises(ConfigError, match="harness file not found"):
         experiment_from_dict(data, "exp.toml")
+
+
+def test_report_options_choose_the_judge_analysis_and_stay_out_when_default(
+        tmp_path: Path) -> None:
+    plain = _load(tmp_path, BASE)
+    assert "report" not in plain.resolved()  # runs resolved before [report] read the same
+    paper = _load(tmp_path, BASE + '[report]\njudge_statistics = "paper"\n'
+                                   'judge_sample = "baseline-failed"\n')
+    assert paper.resolved()["report"] == {"judge_statistics": "paper",
+                                          "judge_sample": "baseline-failed"}
+    assert experiment_from_dict(paper.resolved(), "x").resolved() == paper.resolved()
+    with pytest.raises(ConfigError, match="judge_statistics"):
+        _load(tmp_path, BASE + '[report]\njudge_statistics = "bh"\n')
+
+
+def test_a_config_metric_replaces_every_tasks_metric(tmp_path: Path) -> None:
+    from tether.runs.expansion import load_tasks
+
+    write_suite(tmp_path / "suite.json")
+    exp = load_experiment(write_config(tmp_path, extra='metric = "execution;checks=visible"'))
+    assert exp.resolved()["metric"] == "execution;checks=visible"
+    assert {t.metric for t in load_tasks(exp)} == {"execution;checks=visible"}
+    plain = load_experiment(write_config(tmp_path))
+    assert "metric" not in plain.resolved() and {t.metric for t in load_tasks(plain)} != {
+        "execution;checks=visible"}
+    with pytest.raises(ConfigError, match="metric"):
+        load_tasks(load_experiment(write_config(tmp_path, extra='metric = "nope"')))

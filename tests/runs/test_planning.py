@@ -80,3 +80,17 @@ def test_unbounded_strategies_say_uncapped_never_a_guess():
     assert worst_tokens("turn_bon", {"n": 2, "step_limit": 10, "max_tokens": 100},
                         BudgetSpec()) == (10 * (2 * 100 + 512), None)
     assert worst_tokens("no_such", {}, BudgetSpec(total=500)) == (500, None)
+
+
+def test_budget_sized_strategies_are_counted_as_they_run():
+    """n = "auto" draws total // sample_tokens samples (at most max_n), each up to
+    max_tokens; a reasoning call without a thinking budget asks for the whole budget."""
+    auto = {"n": "auto", "sample_tokens": 1500, "max_n": 10, "max_tokens": 1024}
+    assert worst_tokens("best_of_n", auto, BudgetSpec(total=20000)) == (10 * 1024 + 64, None)
+    assert worst_tokens("best_of_n", auto, BudgetSpec(total=5000)) == (3 * 1024 + 64, None)
+    assert worst_tokens("best_of_n", auto, BudgetSpec()) == (1024 + 64, None)
+    r = {"mode": "auto", "max_tokens": 1024}
+    assert worst_tokens("reasoning", r, BudgetSpec(total=20000)) == (20000, None)
+    assert worst_tokens("reasoning", r, BudgetSpec()) == (4096 + 1024, None)
+    assert worst_tokens("reasoning", {**r, "thinking_budget": 16000},
+                        BudgetSpec(total=20000)) == (17024, None)

@@ -11,6 +11,7 @@ import os
 import time
 from typing import Any
 
+from tether.errors import ConfigError
 from tether.models.base import (
     Completion,
     GenerateParams,
@@ -37,13 +38,20 @@ from tether.models.retry import (
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
 
 
+#: the effort levels a spec's `effort` option may name (tether.strategies.REASONING_EFFORT)
+EFFORTS = ("low", "medium", "high", "max")
+
+
 def _effort(thinking_budget: int) -> str:
-    # OpenAI reasoning models take an effort level, not a token budget.
+    # OpenAI reasoning models take an effort level, not a token budget (the levels'
+    # budgets: tether.strategies.REASONING_EFFORT).
     if thinking_budget <= 2048:
         return "low"
     if thinking_budget <= 16384:
         return "medium"
-    return "high"
+    if thinking_budget <= 32768:
+        return "high"
+    return "max"
 
 
 class OpenAICompatibleModel(SampledModel):
@@ -67,6 +75,7 @@ class OpenAICompatibleModel(SampledModel):
         timeout_s: float = 120.0,
         concurrency: int = 8,
         reasoning: bool = False,
+        effort: str | None = None,
         retry: RetryPolicy | None = None,
         spec: str | None = None,
     ) -> None:
@@ -88,6 +97,11 @@ class OpenAICompatibleModel(SampledModel):
         )
         self._openai = openai
         self.reasoning = reasoning
+        if effort is not None and effort not in EFFORTS:
+            raise ConfigError(f"{self.model_id}: effort must be one of {', '.join(EFFORTS)}, "
+                              f"got {effort!r}")
+        #: the reasoning effort of a call that names no thinking budget (reasoning models)
+        self.effort = effort
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
         self._slot = endpoint_slot(base_url or "https://api.openai.com", concurrency)
@@ -115,6 +129,9 @@ class OpenAICompatibleModel(SampledModel):
             body["max_completion_tokens"] = params.max_tokens + (params.thinking_budget or 0)
             if params.thinking_budget:
                 body["reasoning_effort"] = _effort(params.thinking_budget)
+            elif self.effort is not None:
+                # the spec's own level; the reply's reasoning then counts inside max_tokens
+                body["reasoning_effort"] = self.effort
         else:
             body["max_tokens"] = params.max_tokens
         return body

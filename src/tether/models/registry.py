@@ -4,7 +4,9 @@ Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`; t
 split by the shared `tether.specs.parse_spec`, then each option is checked for its type
 here: concurrency, n_threads integers >= 1, n_ctx an integer >= 16, timeout_s a finite
 number > 0, reasoning a flag, true for 1/true/yes, any other option the text written;
-a bad value is a one-line UnknownModelError):
+a bad value is a one-line UnknownModelError; `effort=low|medium|high|max` on openai and
+openai-compatible reasoning models is the effort a call asks for when it names no
+thinking budget, e.g. a selector served at its provider's "max"):
   local/smollm2-135m                 the embedded default (llama.cpp, in-process)
   local/PATH.gguf                    any GGUF file on disk
   openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
@@ -192,7 +194,7 @@ def parse_model(spec: str) -> Model:
     if provider == "openai":
         from tether.models.openai_backend import OpenAICompatibleModel
 
-        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
+        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env", "effort"})
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(rest, spec=head, **options)  # type: ignore[arg-type]
     if provider == "openai-compatible":
@@ -203,7 +205,7 @@ def parse_model(spec: str) -> Model:
             raise UnknownModelError(
                 f"bad spec {spec!r}: expected openai-compatible/MODEL@http://HOST:PORT/v1"
             )
-        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env"})
+        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env", "effort"})
         options.setdefault("key_env", None)
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(model, base_url=base_url, spec=head, **options)  # type: ignore[arg-type]

@@ -7,6 +7,8 @@ which runs again verbatim):
     suites = ["code", "tether:my_tasks.json"]   # suite specs (tether.suites.load_suite)
     tasks = ["fizz*", "re:^sort_"]              # optional: glob, or re:REGEX, on task ids
     limit = 5                                   # optional: first N tasks of each suite
+    metric = "geometry;profile=reference"       # optional: every task's metric instrument
+                                                # (default: each task's own)
     seeds = [0, 1, 2]                           # or a count: seeds = 3 means 0, 1, 2
     budgets = [512, {total = 2048, count = "input+output", shares = {reviewer = 0.5}}]
 
@@ -123,18 +125,38 @@ class RunOptions(BaseModel):
     endpoint_failures: int = Field(default=DEFAULT_FAILURES, ge=0)
 
 
+class ReportOptions(BaseModel):
+    """How `tether report` analyses the run (never which trials run).
+
+    judge_statistics: "tether" (per (task, seed) pair within each model setup, sign-flip
+    p-values adjusted by Benjamini-Hochberg) or "paper" (the turn-level best-of-N paper's:
+    arms pooled over model setups, paired bootstrap over tasks, unadjusted p-values).
+    judge_sample: "all" judged trajectories, or "baseline-failed" (the paper's sample: tasks
+    the baseline failed at least once, one seeded-random trajectory per task and arm).
+    See tether.report.judged_paper.
+    """
+
+    model_config = _STRICT
+    judge_statistics: Literal["tether", "paper"] = "tether"
+    judge_sample: Literal["all", "baseline-failed"] = "all"
+
+
 class Experiment(BaseModel):
     model_config = _STRICT
     name: str = ""
     suites: list[str] = Field(min_length=1)
     tasks: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
+    #: the metric instrument spec of every task, in place of each task's own (a study's
+    #: instrument profile, say); None keeps the tasks' metrics
+    metric: str | None = None
     strategies: list[StrategyArm] = Field(min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
     seeds: list[int] = Field(default_factory=lambda: [0])
     run: RunOptions = Field(default_factory=RunOptions)
     stats: Resampling = Field(default_factory=Resampling)
+    report: ReportOptions = Field(default_factory=ReportOptions)
 
     @field_validator("suites", "tasks", mode="before")
     @classmethod
@@ -184,6 +206,10 @@ class Experiment(BaseModel):
             row["params"] = as_written(row["params"])  # read back as the same arms
         for i, (mc, row) in enumerate(zip(self.models, data["models"], strict=True)):
             row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
+        if self.report == ReportOptions():
+            del data["report"]  # runs resolved before [report] existed read the same
+        if self.metric is None:
+            del data["metric"]  # likewise for the metric override
         return data
 
 

@@ -10,6 +10,11 @@ Worst case, per trial:
 - without a total, the strategy's own caps bound the output: `max_tokens` times the
   most calls its parameters allow (`OUTPUT_BOUNDS`, defaults as the strategies take
   them); a strategy not listed there is reported as uncapped (`None`), never guessed.
+  Two strategies size their calls by the budget itself, and are counted as they run
+  (`BUDGET_SIZED`): `best_of_n` with `n = "auto"` draws max(1, total // sample_tokens)
+  samples (at most `max_n`; 1 without a total), and `reasoning` without a
+  `thinking_budget` asks for everything the budget holds (4096 + `max_tokens` without a
+  total).
 Input tokens are capped only by an `input+output` budget; otherwise they are reported
 as uncapped and the cost covers output tokens only (`cost_covers`).
 
@@ -28,6 +33,7 @@ from typing import Any
 from tether.core import BudgetSpec
 from tether.models import PriceBook, model_id_of, split_price
 from tether.runs.config import Experiment
+from tether.strategies import UNLIMITED_THINKING
 
 #: tokens per second of the embedded local model on the project's 2-core machines
 LOCAL_TOKENS_PER_S = 65.0
@@ -70,6 +76,31 @@ OUTPUT_BOUNDS: dict[str, Callable[[dict[str, Any]], int]] = {
 }
 
 
+def _reasoning(params: dict[str, Any], budget: BudgetSpec) -> int:
+    answer = _g(params, {"max_tokens": 1024}, "max_tokens")
+    if params.get("thinking_budget") is not None:
+        return answer + _g(params, {}, "thinking_budget")
+    # the call asks for all the budget holds (tether.strategies.reasoning)
+    return budget.total if budget.total is not None else UNLIMITED_THINKING + answer
+
+
+def _best_of_n(params: dict[str, Any], budget: BudgetSpec) -> int:
+    defaults = {"n": 4, "max_tokens": 1024, "selector_max_tokens": 64}
+    n = params.get("n", 4)
+    if n == "auto":  # as the strategy sizes it (tether.strategies.best_of_n)
+        sample = _g(params, {}, "sample_tokens") or _g(params, defaults, "max_tokens")
+        n = 1 if budget.total is None else max(1, budget.total // max(sample, 1))
+        if _g(params, {}, "max_n"):
+            n = min(n, _g(params, {}, "max_n"))
+    return (int(n) * _g(params, defaults, "max_tokens")
+            + _g(params, defaults, "selector_max_tokens"))
+
+
+#: strategies whose calls are sized by the budget itself (see the module docstring)
+BUDGET_SIZED: dict[str, Callable[[dict[str, Any], BudgetSpec], int]] = {
+    "reasoning": _reasoning, "best_of_n": _best_of_n}
+
+
 def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
                  ) -> tuple[int | None, int | None]:
     """(worst output tokens, worst input tokens) of one trial; None is uncapped.
@@ -77,8 +108,12 @@ def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
     With an `input+output` budget the total caps both together: it is returned as the
     output bound and 0 input, so a cost at the output price is still a worst case only
     when the output price is the higher one (`plan` prices it at the higher of the two)."""
+    sized = BUDGET_SIZED.get(strategy)
     bound = OUTPUT_BOUNDS.get(strategy)
-    own = (bound(params) or None) if bound else None
+    if sized is not None:
+        own: int | None = sized(params, budget) or None
+    else:
+        own = (bound(params) or None) if bound else None
     if budget.total is not None:
         if budget.count == "input+output":
             return budget.total, 0

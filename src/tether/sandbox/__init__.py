@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         DiskQuota as DiskQuota,
         DiskQuotaWarning as DiskQuotaWarning,
     )
+    from tether.sandbox.seccomp import fake_chown_filter as fake_chown_filter
     from tether.sandbox.session import SandboxSession as SandboxSession
     from tether.sandbox.tree_copy import copy_tree as copy_tree
     from tether.sandbox.unsafe_subprocess import (
@@ -65,6 +66,7 @@ _HOMES: dict[str, str] = {
     "WorkerReply": "tether.sandbox.worker",
     "copy_tree": "tether.sandbox.tree_copy",
     "ensure_sandbox_user": "tether.sandbox.users",
+    "fake_chown_filter": "tether.sandbox.seccomp",
     "get_sandbox": "tether.sandbox.backends",
     "read_own_file": "tether.sandbox.workfiles",
 }
@@ -90,6 +92,7 @@ __all__ = [
     "WorkerReply",
     "copy_tree",
     "ensure_sandbox_user",
+    "fake_chown_filter",
     "get_sandbox",
     "read_own_file",
 ]

@@ -28,8 +28,10 @@ if TYPE_CHECKING:
     )
     from tether.stats.paired import (
         BOOTSTRAP_METHOD as BOOTSTRAP_METHOD,
+        BOOTSTRAP_UNITS as BOOTSTRAP_UNITS,
         CI as CI,
         N_RESAMPLES as N_RESAMPLES,
+        PAIR_BOOTSTRAP_METHOD as PAIR_BOOTSTRAP_METHOD,
         SEED as SEED,
         SIGN_TEST_METHOD as SIGN_TEST_METHOD,
         STATISTICS as STATISTICS,
@@ -60,12 +62,14 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "BOOTSTRAP_METHOD": "tether.stats.paired",
+    "BOOTSTRAP_UNITS": "tether.stats.paired",
     "BootstrapResult": "tether.stats.paired",
     "CI": "tether.stats.paired",
     "ConsistencyResult": "tether.stats.consistency",
     "McNemarResult": "tether.stats.mcnemar",
     "MeanSD": "tether.stats.summary",
     "N_RESAMPLES": "tether.stats.paired",
+    "PAIR_BOOTSTRAP_METHOD": "tether.stats.paired",
     "PairedChange": "tether.stats.paired",
     "PairedObservation": "tether.stats.paired",
     "Resampling": "tether.stats.resampling",
@@ -91,12 +95,14 @@ _HOMES: dict[str, str] = {
 }
 __all__ = [
     "BOOTSTRAP_METHOD",
+    "BOOTSTRAP_UNITS",
     "BootstrapResult",
     "CI",
     "ConsistencyResult",
     "McNemarResult",
     "MeanSD",
     "N_RESAMPLES",
+    "PAIR_BOOTSTRAP_METHOD",
     "PairedChange",
     "PairedObservation",
     "Resampling",

@@ -23,7 +23,8 @@ def run_check(*args: str):
 def test_a_good_task_passes_every_gate(tmp_path, bwrap):  # noqa: F811
     row = check_task(load_harbor_task(make_task(tmp_path)), sandbox=bwrap)
     assert row.to_json() == {"task": "demo", "oracle_reward": 1.0, "null_reward": 0.0,
-                             "deterministic": True, "error": None}
+                             "deterministic": True, "error": None, "registry_access": False,
+                             "registry_requests": []}
     assert row.ok
 
 
@@ -51,7 +52,8 @@ def test_cli_json_and_exit_codes(tmp_path):
     rows = json.loads(result.stdout)
     assert [r["task"] for r in rows] == ["good", "lazy"]
     assert rows[0] == {"task": "good", "oracle_reward": 1.0, "null_reward": 0.0,
-                       "deterministic": True, "error": None}
+                       "deterministic": True, "error": None, "registry_access": False,
+                       "registry_requests": []}
     assert rows[1]["null_reward"] == 1.0
     good = run_check(str(tmp_path / "suite" / "good"))
     assert good.exit_code == 0, good.output

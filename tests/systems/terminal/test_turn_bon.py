@@ -188,7 +188,7 @@ def test_thinking_budget_and_reasoning_effort_reach_the_selector_call():
               turns)
     assert seen == [(2048, 100)]  # the answer keeps its own 100 tokens beside the thinking
     with pytest.raises(Exception, match="reasoning_effort"):
-        TurnBoNParams(n=2, selector_reasoning_effort="max")
+        TurnBoNParams(n=2, selector_reasoning_effort="extreme")
 
 
 def test_a_context_overflow_retries_with_a_fitted_transcript():

@@ -2,10 +2,12 @@
 
 `pick = "selector"`: a listwise selector (role "selector") reads every attempt's
 commands and results and names the one most likely to have solved the task.
-`pick = "oracle"`: each attempt is verified (purpose "selection") and the first
-passing one is delivered: an upper bound that a deployed system cannot reach,
-reported as such. Every attempt keeps its own environment until the choice is made,
-so the delivered one is verified over its own final /app.
+`pick = "oracle"`: each attempt is verified (purpose "selection") and the first one
+whose ending is `pass` is delivered (it submitted and the verifier passes it: an
+attempt the harness stopped cannot pass, whatever its final state), else attempt 0:
+an upper bound that a deployed system cannot reach, reported as such. Every attempt
+keeps its own environment until the choice is made, so the delivered one is verified
+over its own final /app.
 
 The delivered attempt is the trial's attempt: its turns are the trial's `turn_records`
 (what the report counts and labels, what `tether judge` reads and `tether export` takes
@@ -24,7 +26,7 @@ from pydantic import Field
 
 from tether import params
 from tether.context import TrialContext
-from tether.core import Artifact, BudgetExhausted
+from tether.core import AgentEndState, Artifact, BudgetExhausted
 from tether.strategies import (
     DEFAULT_RETRIES,
     SCHEMA_TEXT,
@@ -45,6 +47,8 @@ from tether.systems.terminal.agent.strategy import (
     attempt_artifact,
     attempt_summary,
     deliver,
+    end_state,
+    environment_record,
     terminal_environment,
     verify,
     watch_app,
@@ -110,6 +114,7 @@ class TrajectoryBoN:
             attempts: list[tuple[AttemptResult, Artifact]] = []
             changed: list[list[str] | None] = []
             call_ranges: list[list[int]] = []
+            opened: list[Environment] = []
             for i in range(p.n):
                 env: Environment = stack.enter_context(self.environment_factory(ctx, p))
                 changes = watch_app(env)
@@ -119,12 +124,16 @@ class TrajectoryBoN:
                 attempts.append((attempt, attempt_artifact(
                     attempt, env, f"attempt {i + 1} of {p.n} on {ctx.task.key}")))
                 changed.append(changes())
+                opened.append(env)
                 if attempt.exit_reason in ("token_budget", "agent_error"):
                     break  # no budget left for another attempt, or the harness is failing
             index, choice = self._choose(ctx, attempts)
             attempt, artifact = attempts[index]
             metric = verify(ctx, attempt, artifact)
-        summaries = [attempt_summary(a) for a, _ in attempts]
+            # read while the environments are open: the proxies' logs are complete now
+            environments = [environment_record(e) for e in opened]
+        summaries = [{**attempt_summary(a), **e}
+                     for (a, _), e in zip(attempts, environments, strict=True)]
         for summary, files, calls in zip(summaries, changed, call_ranges, strict=True):
             summary["calls"] = calls
             if files is not None:
@@ -142,14 +151,19 @@ class TrajectoryBoN:
             return 0, {"selection": None}
         if self.params.pick == "oracle":
             passed: list[bool | None] = []
+            endings: list[str | None] = []
             for attempt, artifact in attempts:
                 if attempt.exit_reason == "agent_error":
                     passed.append(None)
+                    endings.append(AgentEndState.AGENT_ERROR.value)
                     continue
                 obs = ctx.observe(ctx.task.metric, artifact, purpose="selection")
                 passed.append(obs.passed if obs.ok else None)
-            index = next((i for i, p in enumerate(passed) if p), 0)
-            return index, {"oracle_passed": passed}
+                endings.append(end_state(attempt, obs if obs.ok else None).value)
+            # By the ending first: only an attempt that submitted can pass, so a stopped
+            # attempt whose final state the verifier accepts is never the oracle's pick.
+            index = next((i for i, e in enumerate(endings) if e == AgentEndState.PASS), 0)
+            return index, {"oracle_passed": passed, "oracle_endings": endings}
         selection = self._select(ctx, attempts)
         return selection.index, {"selection": selection.to_json(),
                                  "selector_failed": selection.failed}

@@ -118,8 +118,9 @@ class TurnBoNParams(AgentParams):
         None, description="cap on the transcript the selector reads (none: all)")
     selector_thinking_budget: params.CountFromZero | None = Field(
         None, description="the selector's thinking tokens")
-    selector_reasoning_effort: Literal["low", "medium", "high"] | None = Field(
-        None, description="the selector's thinking, as an effort")
+    selector_reasoning_effort: Literal["low", "medium", "high", "max"] | None = Field(
+        None, description="the selector's thinking, as an effort (max: the level above "
+                          "high some providers have)")
     selector_system: str = Field(SELECTOR_SYSTEM, description="the selector's system prompt "
                                                               "(a template)")
     selector_user: str = Field(SELECTOR_USER, description="the selector's message "

@@ -1,8 +1,10 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
-`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
+frames=0,1000,...;overlay=true;coordinates=false` (coordinates=false: feedback in the
+interaction-scaling study's form, without coordinates). Without options the task
+decides: `task.data["modality"]` and `task.data["frame_times_ms"]`. Score = number of
+defects (lower is better).
 """
 
 from __future__ import annotations
@@ -48,13 +50,17 @@ class GeometryInstrument:
         frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
             None, description="frame times in ms for animated pages: '0,500' or a list")
         overlay: bool = Field(False, description="attach a PNG with the defects drawn")
+        coordinates: bool = Field(True, description="give defect coordinates in feedback "
+                                                    "(false: the study's form, without)")
 
     @staticmethod
     def feedback(obs: Observation) -> str:
-        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs."""
+        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs
+        (without coordinates when the observation says its instrument was asked so)."""
         if obs.passed:
             return f"{obs.instrument}: passed."
-        return format_geometry_feedback(obs)
+        return format_geometry_feedback(obs, coordinates=obs.raw.get("feedback_coordinates",
+                                                                     True) is not False)
 
     def __init__(self, params: Params | None = None, *,
                  host: BrowserHost | None = None) -> None:
@@ -80,6 +86,9 @@ class GeometryInstrument:
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         modality, frames = self.resolve(task)
         obs = self.measure(artifact.text, modality, frames)
+        if not self.params.coordinates:
+            # feedback without coordinates (the study's form): the observation says so
+            obs.raw["feedback_coordinates"] = False
         # `overlay` attaches a PNG with the defects drawn (raw `overlay_png_b64`; the run
         # store keeps it as a blob and the report shows it) to an observation with defects
         if self.params.overlay and obs.ok and obs.defects:

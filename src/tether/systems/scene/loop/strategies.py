@@ -32,7 +32,6 @@ from tether.systems.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE
 from tether.systems.scene.loop.params import HostParams, LoopBounds
 from tether.systems.scene.loop.refiners import resolve_refiner
 from tether.systems.scene.record import Refiner
-from tether.systems.scene.refiner import DEFAULT_PROJECTION_SCOPE
 from tether.systems.scene.scenes import TaskScenes
 
 ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
@@ -44,7 +43,7 @@ class VetrParams(HostParams):
     refiner: Annotated[str, params.checked(resolve_refiner)] = Field(
         "vetr", description="the refiner of failed edits: vetr or off")
     projection_scope: Literal["keep_other_writes", "paper"] = Field(
-        DEFAULT_PROJECTION_SCOPE, description="keep_other_writes: a projection never drops "
+        "keep_other_writes", description="keep_other_writes: a projection never drops "
                                               "the submission's other writes; paper: "
                                               "Algorithm 1 as stated")
 

@@ -78,6 +78,8 @@ class Candidate:
     tool_calls: tuple[ToolCall, ...] = ()
     #: the token budget, not `max_tokens`, set this call's limit (a cut is the budget's)
     budget_limited: bool = False
+    #: the reasoning tokens its provider counted (part of output_tokens)
+    reasoning_tokens: int = 0
 
     @property
     def cut_off(self) -> bool:
@@ -86,17 +88,21 @@ class Candidate:
 
     @classmethod
     def from_completion(cls, completion: Completion) -> Candidate:
-        tokens = completion.usage.output_tokens + completion.usage.reasoning_tokens
+        reasoning = completion.usage.reasoning_tokens
+        tokens = completion.usage.output_tokens + reasoning
         text = strip_private_reasoning(completion.text)
         calls = completion.tool_calls
         if completion.finish_reason == "length":
-            return cls(text, None, CUT_OFF, tokens, completion.finish_reason, calls)
+            return cls(text, None, CUT_OFF, tokens, completion.finish_reason, calls,
+                       reasoning_tokens=reasoning)
         try:
             action = (parse_native_action(calls) if calls else
                       parse_action(completion.text, finish_reason=completion.finish_reason))
         except FormatError as exc:
-            return cls(text, None, str(exc), tokens, completion.finish_reason, calls)
-        return cls(text, action.command, None, tokens, completion.finish_reason, calls)
+            return cls(text, None, str(exc), tokens, completion.finish_reason, calls,
+                       reasoning_tokens=reasoning)
+        return cls(text, action.command, None, tokens, completion.finish_reason, calls,
+                   reasoning_tokens=reasoning)
 
     @property
     def shown(self) -> str:
@@ -116,6 +122,7 @@ class Candidate:
     def to_json(self) -> dict[str, Any]:
         row: dict[str, Any] = {"text": self.text, "command": self.command, "error": self.error,
                                "output_tokens": self.output_tokens,
+                               "reasoning_tokens": self.reasoning_tokens,
                                "finish_reason": self.finish_reason}
         if self.tool_calls:
             row["tool_calls"] = [c.to_message() for c in self.tool_calls]

@@ -70,3 +70,6 @@ class AgentParams(params.Params):
         "auto", description="with native tool calls: auto (the model may answer without "
                             "one), required, or bash (force the bash call: small models "
                             "served with a grammar need it)")
+    registry_access: bool = Field(
+        False, description="let the attempt's commands reach the package registries (and "
+                           "nothing else) through the logging proxy; off: no network")

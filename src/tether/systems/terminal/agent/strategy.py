@@ -11,13 +11,16 @@ a failure even when the verifier accepts its final state.
   wrong_submission  the agent submitted and the verifier fails it
   out_of_context    the conversation outgrew the generator's context, or the executed
                     reply was cut off at the output limit
-  time_limit        a harness limit stopped the attempt: steps, wall time, the token
-                    budget, or `max_format_errors` replies in a row that could not run
+  time_limit        a harness limit stopped the attempt: steps, wall time, or the
+                    token budget
+  format_error      `max_format_errors` replies in a row could not run (tether's own
+                    stop; the paper's harness has none): the model's failure
   agent_error       the sandbox, the model API or the verifier failed: never a score
 
-The verifier still runs on every attempt but an agent error, and the trial's `passed`
-and score are its verdict (the metric instrument's, as for every trial); the end state
-is the paper's reading of it, and the report's pass@k counts only `pass`.
+The verifier still runs on every attempt but an agent error, and its observation is the
+trial's metric (invariant 1); the trial's `passed` and score follow the ending
+(`TrialRecord.passed`: a stopped attempt has not passed), so the run summary, the paired
+tests, the report and the exports all read one rule.
 
 The delivered artifact is the transcript of executed commands (kind "shell") with the
 final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
@@ -51,21 +54,31 @@ from tether.systems.terminal.snapshot import changed_files, snapshot_tree
 EnvironmentFactory = Callable[[TrialContext, AgentParams],
                               AbstractContextManager[Environment]]
 
-_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
 
 
 def terminal_environment(ctx: TrialContext, params: AgentParams) -> TerminalEnvironment:
     """The task's sandboxed environment, with the agent's command timeout and output cap."""
     return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
                                         command_timeout_s=params.command_timeout_s,
-                                        output_chars=params.observation_limit)
+                                        output_chars=params.observation_limit,
+                                        registry_access=params.registry_access)
 
 
 def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
     app_dir = getattr(env, "app_dir", None)
+    system_dir = getattr(env, "system_dir", None)
     return Artifact(kind="shell", text=attempt.transcript(header),
                     meta={"app_dir": str(app_dir) if app_dir is not None else None,
+                          "system_dir": str(system_dir) if system_dir is not None else None,
                           "exit_reason": attempt.exit_reason})
+
+
+def environment_record(env: Environment) -> dict[str, Any]:
+    """What the trial keeps about the attempt's environment (`TerminalEnvironment.record`:
+    root in its namespace, a writable system, the registry option and its requests)."""
+    record = getattr(env, "record", None)
+    return {"environment": record()} if callable(record) else {}
 
 
 def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Observation | None:
@@ -82,6 +95,8 @@ def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndSta
         return AgentEndState.AGENT_ERROR
     if attempt.exit_reason == "out_of_context":
         return AgentEndState.OUT_OF_CONTEXT
+    if attempt.exit_reason == "format_errors":
+        return AgentEndState.FORMAT_ERROR
     if attempt.exit_reason in _LIMIT_EXITS:
         return AgentEndState.TIME_LIMIT
     return AgentEndState.PASS if metric.passed else AgentEndState.WRONG_SUBMISSION
@@ -146,7 +161,7 @@ def run_one(ctx: TrialContext, policy: Policy, params: AgentParams,
         artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
         changed = changes()
         metric = verify(ctx, attempt, artifact)
-    summary = attempt_summary(attempt)
+        summary = {**attempt_summary(attempt), **environment_record(env)}
     if changed is not None:
         summary["changed_files"] = changed
     return deliver(ctx, attempt, artifact, metric, {**extra, **summary})
