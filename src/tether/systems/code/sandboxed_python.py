@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from tether.sandbox import Sandbox, SandboxError, SandboxResult, get_sandbox
+from tether.sandbox import Sandbox, SandboxError, SandboxResult, WarmPool, get_sandbox, warm_or_cold
 
 #: the study's verdict timeout (seconds) for program + checks.
 STUDY_TIMEOUT_S = 30.0
@@ -24,12 +24,14 @@ _lock = threading.Lock()
 
 
 @functools.cache
-def _cached_sandbox(name: str) -> Sandbox:
-    return get_sandbox(name)
+def _cached_sandbox(name: str) -> WarmPool | Sandbox:
+    return warm_or_cold(get_sandbox(name))
 
 
-def sandbox_for(name: str) -> Sandbox:
-    """One sandbox object per backend: building bwrap probes the host (a process)."""
+def sandbox_for(name: str) -> WarmPool | Sandbox:
+    """One runner per backend for the process: bwrap's is a pool of warm sandboxes (a
+    check costs a fork and an exec, not a sandbox's start: tether.sandbox.warm); the
+    unsafe subprocess backend runs each command as it comes."""
     with _lock:
         return _cached_sandbox(name)
 
