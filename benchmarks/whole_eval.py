@@ -35,7 +35,7 @@ import argparse
 import json
 import math
 import os
-import sqlite3
+import resource
 import subprocess
 import sys
 import tempfile
@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from humaneval_standin import StandIn, load_problems
+from whole_eval_profile import profile_tether
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -56,6 +57,7 @@ class Side:
 
     name: str
     wall_s: float | None = None  # None: it ran past its timeout (killed)
+    cpu_s: float | None = None  # user + system CPU of the process and all it waited for
     passed: int | None = None
     total: int | None = None
     timed_out: bool = False
@@ -69,12 +71,30 @@ class Side:
         if self.error:
             return f"{self.name:<8} failed: {self.error}"
         return (f"{self.name:<8} {self.wall_s:7.2f} s   passed {self.passed}/{self.total}"
-                f"   (exit {self.returncode})")
+                f"   CPU {self.cpu_s:.2f} s   (exit {self.returncode})")
+
+
+@dataclass
+class Timed:
+    """A finished process: wall seconds from its start to its exit (None: killed at its
+    timeout), CPU seconds it and its descendants used, what it printed."""
+
+    wall_s: float | None
+    cpu_s: float
+    done: subprocess.CompletedProcess
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def timed_process(argv: list[str], *, timeout_s: float, env: dict[str, str] | None = None,
-                  cwd: Path | None = None) -> tuple[float | None, subprocess.CompletedProcess]:
-    """Run argv; wall seconds from its start to its exit (None if killed at the timeout)."""
+                  cwd: Path | None = None) -> Timed:
+    """Run argv to its exit or its timeout (then its whole process group is killed).
+
+    CPU is read from this process's reaped children, so only one runs at a time."""
+    cpu = _children_cpu()
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, cwd=cwd, start_new_session=True)
@@ -83,9 +103,11 @@ def timed_process(argv: list[str], *, timeout_s: float, env: dict[str, str] | No
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
         out, err = proc.communicate()
-        return None, subprocess.CompletedProcess(argv, proc.returncode, out, err)
+        return Timed(None, _children_cpu() - cpu,
+                     subprocess.CompletedProcess(argv, proc.returncode, out, err))
     wall = time.monotonic() - start
-    return wall, subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    return Timed(wall, _children_cpu() - cpu,
+                 subprocess.CompletedProcess(argv, proc.returncode, out, err))
 
 
 def tether_config(work: Path, url: str, concurrency: int) -> Path:
@@ -118,13 +140,14 @@ def run_tether(work: Path, url: str, limit: int, concurrency: int, timeout_s: fl
     side = Side("tether", extra={"timeout_s": timeout_s})
     config = tether_config(work, url, concurrency)
     out = work / f"run-{tag}"
-    wall, done = timed_process([str(BIN / "tether"), *tether_argv(config, out, limit)],
-                               timeout_s=timeout_s)
-    side.returncode = done.returncode
-    if wall is None:
+    timed = timed_process([str(BIN / "tether"), *tether_argv(config, out, limit)],
+                          timeout_s=timeout_s)
+    done = timed.done
+    side.returncode, side.cpu_s = done.returncode, timed.cpu_s
+    if timed.wall_s is None:
         side.timed_out = True
         return side
-    side.wall_s = wall
+    side.wall_s = timed.wall_s
     try:
         summary = json.loads(done.stdout)
         side.total = summary["committed"]
@@ -146,12 +169,13 @@ def run_inspect(work: Path, url: str, limit: int, concurrency: int, timeout_s: f
             "--model", "openai-api/standin/stand-in", "--limit", str(limit),
             "--max-connections", str(concurrency), "--max-samples", str(concurrency),
             "--display", "none", "--log-dir", str(log_dir)]
-    wall, done = timed_process(argv, timeout_s=timeout_s, env=env, cwd=HERE)
-    side.returncode = done.returncode
-    if wall is None:
+    timed = timed_process(argv, timeout_s=timeout_s, env=env, cwd=HERE)
+    done = timed.done
+    side.returncode, side.cpu_s = done.returncode, timed.cpu_s
+    if timed.wall_s is None:
         side.timed_out = True
         return side
-    side.wall_s = wall
+    side.wall_s = timed.wall_s
     try:
         side.passed, side.total = inspect_counts(log_dir)
     except Exception as exc:  # noqa: BLE001 - reported, the other side still prints
@@ -216,9 +240,10 @@ def main(argv: list[str] | None = None) -> int:
                                          args.timeout, f"i{rep}"))
             failed |= report_sides(sides, floor, limit, results)
         if not args.no_profile:
-            from whole_eval_profile import profile_tether
-
-            results["profile"] = profile_tether(work, endpoint, limit, args.concurrency)
+            config = tether_config(work, endpoint.url, args.concurrency)
+            out = work / "run-profile"
+            results["profile"] = profile_tether(work, endpoint,
+                                                tether_argv(config, out, limit), out)
     if endpoint.traffic.unmatched:
         print(f"warning: {endpoint.traffic.unmatched} request(s) matched no problem")
     if args.json_out:
@@ -232,7 +257,8 @@ def report_sides(sides: list[Side], floor: float, limit: int, results: dict[str,
     failed = False
     for side in sides:
         print(side.line())
-        row[side.name] = {"wall_s": side.wall_s, "passed": side.passed, "total": side.total,
+        row[side.name] = {"wall_s": side.wall_s, "cpu_s": side.cpu_s, "passed": side.passed,
+                          "total": side.total,
                           "timed_out": side.timed_out, "error": side.error or None}
         failed |= side.timed_out or bool(side.error) or side.passed != limit
     tether = sides[0]
@@ -253,13 +279,6 @@ def report_sides(sides: list[Side], floor: float, limit: int, results: dict[str,
 def load_text() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
-
-
-def store_records(run_dir: Path) -> list[dict[str, Any]]:
-    """The committed trial records of a run directory, read without tether."""
-    uri = f"{(run_dir / 'run.sqlite').resolve().as_uri()}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as db:
-        return [json.loads(r[0]) for r in db.execute("SELECT record FROM trials")]
 
 
 if __name__ == "__main__":

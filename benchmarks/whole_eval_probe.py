@@ -4,8 +4,10 @@
 
 runs tether's command line with ARGS as `tether` would, and at exit writes OUT.json:
 `marks` (time.monotonic() at named points: the probe's first line, the command line
-imported, the run prepared, the trials done) and `spans` (per timed function: each call's
-start and end, so the benchmark can tell work between replies from work at the ends).
+imported, tether's exit handlers reached), `spans` (per timed function: each call's
+start and end, so the benchmark can tell work between replies from work at the ends)
+and `cpu` (CPU seconds of the tether process, and of the children it had reaped by
+then: the sandboxes).
 time.monotonic() is one clock for every process of the machine, so the marks line up
 with the benchmark's own (the process start) and the stand-in endpoint's.
 
@@ -21,6 +23,7 @@ import atexit  # noqa: E402 (the first mark is taken before anything is imported
 import functools  # noqa: E402
 import importlib.abc  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 from typing import Any  # noqa: E402
@@ -86,8 +89,13 @@ def _write(path: str, marks: dict[str, float]) -> None:
     marks["atexit"] = time.monotonic()
     with _lock:
         spans = {k: list(v) for k, v in _spans.items()}
+    cpu = {}
+    for who, which in (("tether process", resource.RUSAGE_SELF),
+                       ("its children so far", resource.RUSAGE_CHILDREN)):
+        usage = resource.getrusage(which)
+        cpu[who] = usage.ru_utime + usage.ru_stime
     with open(path, "w") as fh:
-        json.dump({"marks": marks, "spans": spans}, fh)
+        json.dump({"marks": marks, "spans": spans, "cpu": cpu}, fh)
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ with the stand-in endpoint's traffic and the run's own records:
 from __future__ import annotations
 
 import json
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,14 +31,12 @@ from humaneval_standin import StandIn
 HERE = Path(__file__).resolve().parent
 
 
-def profile_tether(work: Path, endpoint: StandIn, limit: int, concurrency: int) -> dict:
-    from whole_eval import store_records, tether_argv, tether_config
-
+def profile_tether(work: Path, endpoint: StandIn, tether_args: list[str], out: Path) -> dict:
+    """Run `tether *tether_args` (which writes its run to `out`) under the probe."""
     endpoint.traffic.clear()
-    config = tether_config(work, endpoint.url, concurrency)
-    out, probe = work / "run-profile", work / "probe.json"
+    probe = work / "probe.json"
     argv = [sys.executable, "-X", "importtime", str(HERE / "whole_eval_probe.py"), str(probe),
-            *tether_argv(config, out, limit)]
+            *tether_args]
     start = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True)
     end = time.monotonic()
@@ -50,6 +49,13 @@ def profile_tether(work: Path, endpoint: StandIn, limit: int, concurrency: int) 
                         import_times(done.stderr))
     print_profile(profile)
     return profile
+
+
+def store_records(run_dir: Path) -> list[dict[str, Any]]:
+    """The committed trial records of a run directory, read without tether."""
+    uri = f"{(run_dir / 'run.sqlite').resolve().as_uri()}?mode=ro"
+    with sqlite3.connect(uri, uri=True) as db:
+        return [json.loads(r[0]) for r in db.execute("SELECT record FROM trials")]
 
 
 def import_times(stderr: str) -> dict[str, float]:
@@ -122,6 +128,7 @@ def summarise(start: float, end: float, data: dict[str, Any],
             "progress": _mean(_durations(spans, "progress")),
         },
         "imports": dict(sorted(imports.items(), key=lambda kv: -kv[1])),
+        "cpu": data.get("cpu", {}),
     }
 
 
@@ -147,6 +154,8 @@ def print_profile(p: dict[str, Any]) -> None:
     t = p["per_trial"]
     print(f"  per trial (mean of {t['trials']}): " + ", ".join(
         f"{k} {_ms(v)}" for k, v in t.items() if k != "trials"))
+    if p["cpu"]:
+        print("  CPU " + ", ".join(f"{k} {v:.2f} s" for k, v in p["cpu"].items()))
     imports = p["imports"]
     top = ", ".join(f"{k} {v:.2f}" for k, v in list(imports.items())[:8])
     print(f"  imports {sum(imports.values()):.2f} s in all; slowest (s): {top}")

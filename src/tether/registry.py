@@ -12,11 +12,13 @@ never names them: the distribution declares them as entry points (`[project.entr
 "tether.strategies"]` and so on in pyproject.toml), and `import_modules` imports what
 the installed metadata lists. A lower layer thus holds no reference to a higher one, and
 another installed package can add strategies, instruments or suites the same way.
+A look-up of one name first imports only the module named like it (`import_named`).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, Literal, TypeVar
@@ -25,7 +27,7 @@ from pydantic import BaseModel
 
 from tether.errors import ConfigError, did_you_mean
 from tether.params import check_params
-from tether.plugins import declared as declared_plugins
+from tether.plugins import declared as declared_plugins, declared_names
 
 T = TypeVar("T")
 
@@ -35,10 +37,14 @@ class Registry(Generic[T]):
     `plural` its plural in the hint ("strategies"; default `kind + "s"`)."""
 
     def __init__(self, kind: str, *, plural: str | None = None,
-                 load: Callable[[], None] | None = None) -> None:
+                 load: Callable[[], None] | None = None,
+                 find: Callable[[str], None] | None = None) -> None:
         self.kind = kind
         self.plural = plural or kind + "s"
         self._load = load
+        #: imports only the module that should register a name (`import_named`): tried
+        #: before `load`, which a look-up then needs only when that did not register it
+        self._find = find
         self._entries: dict[str, T] = {}
 
     def register(self, name: str) -> Callable[[T], T]:
@@ -50,8 +56,11 @@ class Registry(Generic[T]):
 
         return deco
 
-    def _loaded(self) -> dict[str, T]:
-        if self._load is not None:
+    def _loaded(self, name: str | None = None) -> dict[str, T]:
+        """The entries: all of them, or at least `name` when it can be found alone."""
+        if name is not None and name not in self._entries and self._find is not None:
+            self._find(name)
+        if self._load is not None and (name is None or name not in self._entries):
             self._load()
         return self._entries
 
@@ -59,12 +68,12 @@ class Registry(Generic[T]):
         return sorted(self._loaded())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._loaded()
+        return name in self._loaded(name if isinstance(name, str) else None)
 
     def get(self, name: str, *, where: str = "") -> T:
         """The entry `name`; ConfigError "unknown KIND 'name'" (+ `where`, e.g. " in
         'spec'") with the known names as the hint."""
-        entries = self._loaded()
+        entries = self._loaded(name)
         if name not in entries:
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
                               hint=f"{did_you_mean(name, entries)}known {self.plural}: "
@@ -93,6 +102,27 @@ class Registry(Generic[T]):
         except TypeError as exc:
             raise ConfigError(f"{self.kind} {name!r}{where}: bad parameters {params}: "
                               f"{exc}") from None
+
+
+def import_named(package: str, name: str, *, plugins: str | None = None) -> None:
+    """Import only the module that should register `name`: `package.name`, else the
+    module installed distributions declare under the entry-point name `name` in the
+    group `plugins`. A look-up tries this before importing everything (`import_modules`),
+    so a run that names one strategy, one instrument and one suite imports those, not
+    every system's modules (numpy, jinja2, the browser and terminal stacks). A name
+    that finds no module, or a module that fails to import, is left to that full load,
+    which reports it as it always did."""
+    if not name.isidentifier():
+        return
+    module = f"{package}.{name}"
+    try:
+        if importlib.util.find_spec(module) is None:
+            module = next((v.split(":")[0] for n, v in declared_names(plugins)
+                           if n == name), "") if plugins else ""
+        if module:
+            importlib.import_module(module)
+    except ImportError:
+        pass
 
 
 def import_modules(package: str, *, skip: frozenset[str] = frozenset(),

@@ -18,7 +18,7 @@ from tether.core import Artifact, BudgetExhausted, Observation, Task
 from tether.errors import ConfigError
 from tether.models import Completion, Message
 from tether.params import checked
-from tether.registry import Registry, import_modules
+from tether.registry import Registry, import_modules, import_named
 
 
 class Generate(Protocol):
@@ -79,7 +79,9 @@ def _load_builtins() -> None:
                    plugins="tether.instruments", tolerate="plugins")
 
 
-INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)
+INSTRUMENTS: Registry[InstrumentFactory] = Registry(
+    "instrument", load=_load_builtins,
+    find=lambda name: import_named("tether.instruments", name, plugins="tether.instruments"))
 
 
 def register_instrument(name: str) -> Callable[[InstrumentFactory], InstrumentFactory]:

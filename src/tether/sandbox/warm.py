@@ -323,9 +323,7 @@ class WarmPool:
         with self._lock:
             self.closed = True
             idle, self._idle = self._idle, []
-        if idle:  # each close waits for an unmount: side by side, not one after another
-            with ThreadPoolExecutor(len(idle), thread_name_prefix="tether-warm-close") as pool:
-                list(pool.map(WarmSlot.close, idle))
+        _close_all(idle)
         atexit.unregister(self.close)
 
     def __enter__(self) -> WarmPool:
@@ -333,6 +331,22 @@ class WarmPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _close_all(slots: list[WarmSlot]) -> None:
+    """Close slots side by side (each waits for an unmount), one after another where
+    no thread can be started any more (late in the interpreter's exit)."""
+    threads = [threading.Thread(target=slot.close, name="tether-warm-close")
+               for slot in slots]
+    started = []
+    for slot, thread in zip(slots, threads, strict=True):
+        try:
+            thread.start()
+            started.append(thread)
+        except RuntimeError:
+            slot.close()
+    for thread in started:
+        thread.join()
 
 
 def warm_or_cold(sandbox: Sandbox) -> WarmPool | Sandbox:

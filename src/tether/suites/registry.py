@@ -20,7 +20,7 @@ from typing import Any
 
 from tether.core import Task
 from tether.errors import ConfigError
-from tether.registry import import_modules
+from tether.registry import import_modules, import_named
 from tether.suites.json_file import read_json_file
 from tether.suites.tether_format import load_tether_file
 
@@ -93,11 +93,14 @@ def format_names() -> list[str]:
 
 def load_suite(spec: str) -> list[Task]:
     """The Tasks a spec names; ConfigError (with the known forms) when it names none."""
-    _load_builtins()
     spec = spec.strip()
+    prefix, sep, rest = spec.partition(":")
+    if spec not in _SUITES and prefix not in _FORMATS:  # the module named like it first
+        import_named("tether.suites", prefix, plugins="tether.suites")
+    if not (spec in _SUITES or (sep and prefix in _FORMATS)):
+        _load_builtins()
     if spec in _SUITES:
         return _SUITES[spec]()
-    prefix, sep, rest = spec.partition(":")
     if sep and prefix == "tether":
         return _load_tether(rest)
     if sep and prefix in _FORMATS:
