@@ -186,7 +186,8 @@ def test_an_output_flood_is_cut_off_and_the_slot_discarded(pool: WarmPool) -> No
     ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "killed"),
     ("open('big', 'wb').write(b'x' * (3 * 1024 * 1024))", "file_size"),
     ("block = bytearray(400 * 1024 * 1024)", "memory"),
-    ("import os\nos.fork(); os.fork()\nprint('forked')", None),
+    ("import os\nif os.fork() == 0:\n    print('child')\n    os._exit(0)\n"
+     "os.wait()\nprint('parent')", None),
 ])
 def test_a_warm_run_reports_what_a_fresh_sandbox_reports(
         bwrap: BwrapSandbox, pool: WarmPool, code: str, reason: str | None) -> None:
@@ -198,3 +199,35 @@ def test_a_warm_run_reports_what_a_fresh_sandbox_reports(
     if reason == "killed":  # a SIGKILL nobody explains: a memory kill only without cgroups
         reason = None if bwrap.use_cgroups else "memory"
     assert warm.killed_reason == reason
+
+
+FORKED = r"""
+import json, os, random, sys
+print(json.dumps({"argv": sys.argv, "name": __name__, "path0": sys.path[0],
+                  "random": random.random(), "env": os.environ.get("MARK"),
+                  "patched": getattr(json, "patched", False)}))
+json.patched = True  # module state of this run's interpreter, not of the next run's
+os.environ["MARK"] = "left"
+sys.exit(int(sys.argv[1]))
+"""
+
+
+def test_a_trusted_script_run_in_a_fork_behaves_as_python3_runs_it(pool: WarmPool) -> None:
+    def run(code: str) -> SandboxResult:
+        return pool.run(["python3", "script.py", code], files={"script.py": FORKED},
+                        timeout_s=20, env={"MARK": "given"}, python_in_fork=True)
+
+    first, second = run("3"), run("0")
+    assert (first.returncode, second.returncode) == (3, 0)
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert one["argv"] == ["script.py", "3"] and one["name"] == "__main__"
+    assert one["path0"] == "/work/run" and one["env"] == two["env"] == "given"
+    assert two["patched"] is False  # nothing the first run did to its modules survives
+    assert one["random"] != two["random"]  # each run seeds its own `random`
+    raised = pool.run(["python3", "script.py"], files={"script.py": "raise ValueError('x')"},
+                      timeout_s=20, python_in_fork=True)
+    assert raised.returncode == 1 and "ValueError: x" in raised.stderr
+    assert 'File "/work/run/script.py", line 1' in raised.stderr
+    assert pool.starts == 1
+    with pytest.raises(ValueError, match="python3 SCRIPT"):
+        pool.run(["sh", "script.sh"], python_in_fork=True)

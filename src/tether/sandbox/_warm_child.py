@@ -8,8 +8,8 @@ Protocol (one JSON line each way, replies on REPLY_FD in the worker's wire forma
 see wire.py):
   child -> host  {"ready": true}
   host -> child  "%08x\n" % L, then L bytes of JSON: {"id": N, "argv": [...], "cwd": ...,
-                  "env": {...}, "timeout_s": T, "stdin_len": K, "rlimits": {NAME: value}},
-                  then K raw bytes: the run's stdin
+                  "env": {...}, "timeout_s": T, "stdin_len": K, "rlimits": {NAME: value},
+                  "python_in_fork": bool}, then K raw bytes: the run's stdin
   child -> host  {"id": N, "ok": true, "value": {"returncode", "timed_out", "duration_s",
                   "swept", "clean", "unclean"}}
 Every read takes exactly the bytes announced, so the stdin bytes are still in the pipe
@@ -33,7 +33,14 @@ memory nor reach its pipes through /proc; a run can still kill it, which ends th
 sandbox (the host starts another).
 """
 
+# ast, hashlib and types are for the scripts run in a fork (`python_in_fork`: the check
+# runner), imported once here rather than once per run. Nothing imported here keeps
+# state a run could read (`random`, whose state every fork would share, is not).
+import ast  # noqa: F401
+import atexit
+import builtins
 import ctypes
+import hashlib  # noqa: F401
 import json
 import os
 import resource
@@ -42,6 +49,8 @@ import signal
 import stat
 import sys
 import time
+import traceback
+import types
 
 SCRATCH = ("/tmp", "/dev/shm")  # emptied after every run
 DEV = "/dev"  # put back as it was at start (entries added removed, links restored)
@@ -117,6 +126,8 @@ def _spawn(req, base):
             with open("/proc/self/oom_score_adj", "w") as fh:
                 fh.write("1000")  # at the memory limit, the run goes before this process
             _keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0)  # a session keyring of its own
+            if req.get("python_in_fork"):
+                _python_here(req["argv"][1:], env)
             for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by Python, not by the run
                 signal.signal(sig, signal.SIG_DFL)
             os.execvpe(req["argv"][0], req["argv"], env)
@@ -128,6 +139,46 @@ def _spawn(req, base):
     os.close(read_in)
     os.set_blocking(write_in, False)
     return pid, write_in
+
+
+def _python_here(args, env):
+    """`python3 SCRIPT ARGS...` without starting an interpreter: this fork of the slot's
+    (which has imported the standard library the check runner uses, and nothing of its
+    own that a run could read) runs SCRIPT as __main__, exits as python3 would. For
+    trusted scripts only (tether's check runner): a fresh interpreter is what `python3
+    script.py` promises, and the exec path gives exactly that."""
+    os.environ.clear()
+    os.environ.update(env)
+    sys.argv = list(args)
+    script = os.path.abspath(args[0])
+    sys.path[0] = os.path.dirname(script)
+    code = 0
+    try:
+        with open(script, "rb") as fh:
+            compiled = compile(fh.read(), script, "exec", dont_inherit=True)
+        main = types.ModuleType("__main__")  # a fresh __main__, as python3 makes one
+        main.__file__, main.__builtins__ = script, builtins
+        sys.modules["__main__"] = main
+        exec(compiled, main.__dict__)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            print(exc.code, file=sys.stderr)
+    except BaseException as exc:  # as python3 prints it: from the script's own frames
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != script:
+            tb = tb.tb_next
+        traceback.print_exception(type(exc), exc, tb)
+        code = 1
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        os._exit(code & 0xFF)
 
 
 def _wait(pid, stdin_fd, data, deadline):

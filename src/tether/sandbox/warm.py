@@ -145,7 +145,8 @@ class WarmSlot:
 
     def run(self, argv: Sequence[str], files: Mapping[str, bytes | str] | None,
             stdin: bytes, timeout_s: float, limits: _Limits,
-            env: Mapping[str, str]) -> tuple[SandboxResult, bool]:
+            env: Mapping[str, str], python_in_fork: bool = False
+            ) -> tuple[SandboxResult, bool]:
         """Run one command; (its result, whether this slot may run another)."""
         assert self.proc is not None
         run_dir = self.root / RUN_DIR
@@ -164,6 +165,7 @@ class WarmSlot:
                 "id": self.runs, "argv": list(argv), "cwd": cwd,
                 "env": {"HOME": cwd, **env}, "timeout_s": timeout_s,
                 "stdin_len": len(stdin), "rlimits": self._rlimits(limits, cgroup is None),
+                "python_in_fork": python_in_fork,
             }).encode()
             self.runs += 1
             ex = self._exchange(b"%08x\n" % len(request) + request + stdin,
@@ -282,17 +284,26 @@ class WarmPool:
     def run(self, argv: Sequence[str], *, files: Mapping[str, bytes | str] | None = None,
             stdin: bytes | str | None = None, timeout_s: float = 30, memory_mb: int = 512,
             max_procs: int = 64, max_file_mb: int = 16, env: Mapping[str, str] | None = None,
-            disk_mb: int | None = DEFAULT_DISK_MB) -> SandboxResult:
+            disk_mb: int | None = DEFAULT_DISK_MB, python_in_fork: bool = False
+            ) -> SandboxResult:
         """Run argv once in a fresh work dir, as `Sandbox.run` does (no network, no
-        caller's work dir). Raises SandboxError when a slot cannot be started."""
+        caller's work dir). Raises SandboxError when a slot cannot be started.
+
+        python_in_fork: argv is `python3 SCRIPT ARGS...` of a script tether trusts (the
+        check runner, which runs the untrusted program in processes of its own): a fork
+        of the slot's interpreter runs it, which saves starting an interpreter (and
+        reading the host's site-packages) for each command. Everything else (work dir,
+        stdin, limits, clean slate) is as for any command."""
         if not argv:
             raise ValueError("argv must not be empty")
+        if python_in_fork and (len(argv) < 2 or argv[0] != "python3"):
+            raise ValueError("python_in_fork runs `python3 SCRIPT ARGS...`")
         limits = _Limits(memory_mb, max_procs, max_file_mb)
         with self._slots:
             slot = self._take(disk_mb or None, limits)
             try:
                 result, reusable = slot.run(argv, files, as_bytes(stdin) or b"", timeout_s,
-                                            limits, dict(env or {}))
+                                            limits, dict(env or {}), python_in_fork)
             except BaseException:
                 slot.close()
                 raise

@@ -85,9 +85,14 @@ def run_check_runner(program: str, checks: str, *, sandbox: str = "bwrap",
     files = {RUNNER_FILE: runner_source(), PLAN_FILE: json.dumps(plan),
              "candidate.py": program, "checks.py": checks}
     # Both phases have their own deadline inside; this outer one is the backstop.
-    result = sandbox_for(sandbox).run(
-        ["python3", RUNNER_FILE, PLAN_FILE], files=files, stdin=nonce.encode(),
-        timeout_s=2 * timeout_s + 5, memory_mb=memory_mb, max_procs=64)
+    runner = sandbox_for(sandbox)
+    argv = ["python3", RUNNER_FILE, PLAN_FILE]
+    limits: dict[str, Any] = {"files": files, "stdin": nonce.encode(),
+                              "timeout_s": 2 * timeout_s + 5, "memory_mb": memory_mb,
+                              "max_procs": 64}
+    # the runner is ours: a warm sandbox runs it in a fork of its interpreter
+    result = (runner.run(argv, python_in_fork=True, **limits) if isinstance(runner, WarmPool)
+              else runner.run(argv, **limits))
     facts = {"returncode": result.returncode, "killed_reason": result.killed_reason,
              "stdout_tail": tail(result.stdout), "stderr_tail": tail(result.stderr),
              "sandbox": sandbox, "sandbox_duration_s": round(result.duration_s, 6)}
