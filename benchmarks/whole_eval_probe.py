@@ -35,6 +35,8 @@ TIMED = {
     "tether.runs.trial_runner": [("run_trial", "trial")],
     "tether.models.openai_backend": [("OpenAICompatibleModel._sample", "model call")],
     "tether.systems.code.sandboxed_python": [("run_check_runner", "check")],
+    "tether.sandbox.warm": [("WarmSlot.__init__", "sandbox start")],
+    "tether.sandbox.base": [("Sandbox.run", "sandbox start and run (one-shot)")],
     "tether.runs.store": [("RunStore.commit_trial", "store commit")],
     "tether.runs.progress": [("RunProgress.update", "progress")],
 }

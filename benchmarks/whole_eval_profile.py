@@ -9,8 +9,9 @@ with the stand-in endpoint's traffic and the run's own records:
   prepared (suite loading inside it) -> the first request at the endpoint;
 - between the first request and the last reply (the part the endpoint's floor bounds):
   per trial, its wall time split into the model call and the check (the runner's
-  phases inside the sandbox, and the rest: sandbox start and stop, staging files),
-  then the driver's store commit and progress line;
+  phases inside the sandbox, and the rest: staging files, the sandbox's own work),
+  then the driver's store commit and progress line; the sandboxes started (warm ones
+  once each, one-shot ones per command) and how long each start took;
 - the serial end: last reply -> last commit -> exit (summary, table, store closed);
 - the slowest imports, summed per top-level package.
 """
@@ -127,6 +128,13 @@ def summarise(start: float, end: float, data: dict[str, Any],
             "store commit": _mean(_durations(spans, "store commit")),
             "progress": _mean(_durations(spans, "progress")),
         },
+        "sandbox starts": {
+            "warm sandboxes started": len(spans.get("sandbox start", [])),
+            "mean start": _mean(_durations(spans, "sandbox start")),
+            "one-shot sandboxes (start and run)": len(
+                spans.get("sandbox start and run (one-shot)", [])),
+            "mean one-shot": _mean(_durations(spans, "sandbox start and run (one-shot)")),
+        },
         "imports": dict(sorted(imports.items(), key=lambda kv: -kv[1])),
         "cpu": data.get("cpu", {}),
     }
@@ -154,6 +162,11 @@ def print_profile(p: dict[str, Any]) -> None:
     t = p["per_trial"]
     print(f"  per trial (mean of {t['trials']}): " + ", ".join(
         f"{k} {_ms(v)}" for k, v in t.items() if k != "trials"))
+    starts = p["sandbox starts"]
+    print(f"  sandboxes: {starts['warm sandboxes started']} warm started "
+          f"(mean {_ms(starts['mean start'])}), "
+          f"{starts['one-shot sandboxes (start and run)']} one-shot "
+          f"(mean start and run {_ms(starts['mean one-shot'])})")
     if p["cpu"]:
         print("  CPU " + ", ".join(f"{k} {v:.2f} s" for k, v in p["cpu"].items()))
     imports = p["imports"]

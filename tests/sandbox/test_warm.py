@@ -231,3 +231,17 @@ def test_a_trusted_script_run_in_a_fork_behaves_as_python3_runs_it(pool: WarmPoo
     assert pool.starts == 1
     with pytest.raises(ValueError, match="python3 SCRIPT"):
         pool.run(["sh", "script.sh"], python_in_fork=True)
+
+
+def test_slots_started_ahead_serve_the_first_commands(pool: WarmPool) -> None:
+    pool.prestart(2)
+    pool.prestart(2)  # already two on their way: nothing more
+    results: list[SandboxResult] = []
+    threads = [threading.Thread(target=lambda: results.append(python(pool, "print(1)")))
+               for _ in range(2)]
+    for t in threads:  # they come while the two may still be starting: they wait for them
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.stdout for r in results] == ["1\n", "1\n"]
+    assert pool.starts == 2 and pool.runs == 2

@@ -137,6 +137,21 @@ def calls_model(spec: str) -> bool:
     return bool(getattr(INSTRUMENTS.get(name, where=f" in {spec!r}"), "calls_model", False))
 
 
+def warm_up(spec: str, env: InstrumentEnv, concurrency: int) -> None:
+    """Let the instrument a spec names get ready for `concurrency` observations at once,
+    before the first one (its optional class-level `warm_up(env, concurrency)`: the
+    execution instrument starts its warm sandboxes while a run's first model calls are
+    out). Returns at once and never raises: a spec that cannot get ready shows why when
+    it is used."""
+    try:
+        name, _ = parse_spec(spec)
+        hook = getattr(INSTRUMENTS.get(name), "warm_up", None)
+        if callable(hook):
+            hook(env, concurrency)
+    except Exception:  # noqa: BLE001 - getting ready is an optimisation, never an error
+        pass
+
+
 def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,
                    env: InstrumentEnv,
                    reraise: tuple[type[BaseException], ...] = ()) -> Observation:

@@ -274,6 +274,8 @@ class WarmPool:
         self.python = python
         self._idle: list[WarmSlot] = []
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a slot became idle, or failed
+        self._starting = 0  # slots `prestart` is starting now
         self._slots = threading.BoundedSemaphore(max_slots)
         self.closed = False
         #: slots started, and commands run, so far
@@ -312,12 +314,17 @@ class WarmPool:
 
     def _take(self, disk_mb: int | None, limits: _Limits) -> WarmSlot:
         with self._lock:
-            if self.closed:
-                raise SandboxError("the warm sandbox pool is closed")
             self.runs += 1
-            for i, slot in enumerate(self._idle):
-                if slot.fits(disk_mb, limits):
-                    return self._idle.pop(i)
+            while True:
+                if self.closed:
+                    raise SandboxError("the warm sandbox pool is closed")
+                for i, slot in enumerate(self._idle):
+                    if slot.fits(disk_mb, limits):
+                        return self._idle.pop(i)
+                # a slot being started ahead is further along than a new one would be
+                if not (self._starting and disk_mb == DEFAULT_DISK_MB):
+                    break
+                self._changed.wait()
             self.starts += 1
         return WarmSlot(self.sandbox, disk_mb=disk_mb, mount_at=self.mount_at,
                         python=self.python)
@@ -326,8 +333,41 @@ class WarmPool:
         with self._lock:
             if reusable and not self.closed:
                 self._idle.append(slot)
+                self._changed.notify()
                 return
         slot.close()
+
+    def prestart(self, count: int) -> None:
+        """Start slots in the background until `count` are idle or starting, so that the
+        first commands of a run (its first checks) find them ready; returns at once.
+        A slot that fails to start is dropped: the command that needs one then starts
+        its own, and reports why if it cannot."""
+        with self._lock:
+            if self.closed:
+                return
+            wanted = count - len(self._idle) - self._starting
+            self._starting += max(wanted, 0)
+            self.starts += max(wanted, 0)
+        for _ in range(wanted):
+            threading.Thread(target=self._start_ahead, name="tether-warm-prestart",
+                             daemon=True).start()
+
+    def _start_ahead(self) -> None:
+        slot: WarmSlot | None = None
+        try:
+            slot = WarmSlot(self.sandbox, disk_mb=DEFAULT_DISK_MB, mount_at=self.mount_at,
+                            python=self.python)
+        except Exception:  # noqa: BLE001 - see prestart: the command's own start reports it
+            pass
+        finally:
+            with self._lock:  # idle (or failed) and no longer starting, in one step
+                self._starting -= 1
+                if slot is not None and not self.closed:
+                    self._idle.append(slot)
+                    slot = None
+                self._changed.notify_all()
+            if slot is not None:  # the pool closed meanwhile
+                slot.close()
 
     def close(self) -> None:
         """Close every idle slot; slots in use close when their command ends."""

@@ -83,3 +83,29 @@ def test_checks_in_flight_at_once_each_have_their_own_memory_limit(
     for t in threads:
         t.join()
     assert [o.passed for o in results] == [True, True], [o.defects for o in results]
+
+
+def test_warming_up_the_execution_instrument_starts_its_sandboxes_ahead(
+        bwrap: BwrapSandbox) -> None:
+    import time
+
+    from tether.instruments import warm_up
+
+    pool = sandbox_for("bwrap")
+    warm_up("execution", InstrumentEnv(sandbox="bwrap"), 2)
+    for _ in range(300):  # started in the background: the call returns at once
+        if len(pool._idle) >= 2:
+            break
+        time.sleep(0.05)
+    assert len(pool._idle) >= 2
+    starts = pool.starts
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(
+        _observe("def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3\n")))
+        for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [o.passed for o in results] == [True, True] and pool.starts == starts
+    warm_up("execution", InstrumentEnv(sandbox="subprocess"), 2)  # no warm sandboxes there

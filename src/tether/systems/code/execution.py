@@ -28,8 +28,9 @@ from tether import params
 from tether.core import Artifact, Defect, Observation, Task
 from tether.errors import ConfigError
 from tether.instruments import InstrumentEnv, register_instrument
+from tether.sandbox import WarmPool
 from tether.systems.code.pytest_runner import observe_pytest
-from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner
+from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner, sandbox_for
 
 VERSION = "1"
 _OUTCOME_TEXT = {
@@ -75,6 +76,14 @@ class ExecutionInstrument:
         self.check_timeout_s = float(check_timeout_s)
         if self.check_timeout_s <= 0:
             raise ConfigError(f"execution: check_timeout_s={check_timeout_s!r} must be > 0")
+
+    @staticmethod
+    def warm_up(env: InstrumentEnv, concurrency: int) -> None:
+        """Start `concurrency` warm sandboxes (bwrap) while a run's first model calls are
+        out, so that its first checks do not each wait for one to start."""
+        runner = sandbox_for(env.sandbox)
+        if isinstance(runner, WarmPool):
+            runner.prestart(concurrency)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         key = "checks" if self.checks == "hidden" else "visible_checks"
