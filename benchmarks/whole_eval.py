@@ -35,7 +35,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cpu_meter import CpuMeter
 from humaneval_standin import StandIn, load_problems
 from whole_eval_profile import profile_tether
 
@@ -57,7 +57,8 @@ class Side:
 
     name: str
     wall_s: float | None = None  # None: it ran past its timeout (killed)
-    cpu_s: float | None = None  # user + system CPU of the process and all it waited for
+    cpu_s: float | None = None  # user + system CPU of the process and all it started
+    cpu_exact: bool = True  # False: rusage of reaped children only (see cpu_meter.py)
     passed: int | None = None
     total: int | None = None
     timed_out: bool = False
@@ -71,43 +72,41 @@ class Side:
         if self.error:
             return f"{self.name:<8} failed: {self.error}"
         return (f"{self.name:<8} {self.wall_s:7.2f} s   passed {self.passed}/{self.total}"
-                f"   CPU {self.cpu_s:.2f} s   (exit {self.returncode})")
+                f"   CPU {self.cpu_s:.2f} s{'' if self.cpu_exact else ' (at least)'}"
+                f"   (exit {self.returncode})")
 
 
 @dataclass
 class Timed:
     """A finished process: wall seconds from its start to its exit (None: killed at its
-    timeout), CPU seconds it and its descendants used, what it printed."""
+    timeout), CPU seconds it and every process it started used, what it printed."""
 
     wall_s: float | None
     cpu_s: float
+    cpu_exact: bool
     done: subprocess.CompletedProcess
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def timed_process(argv: list[str], *, timeout_s: float, env: dict[str, str] | None = None,
                   cwd: Path | None = None) -> Timed:
-    """Run argv to its exit or its timeout (then its whole process group is killed).
-
-    CPU is read from this process's reaped children, so only one runs at a time."""
-    cpu = _children_cpu()
-    start = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=cwd, start_new_session=True)
+    """Run argv to its exit or its timeout (then everything it started is killed)."""
+    meter = CpuMeter()
     try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, err = proc.communicate()
-        return Timed(None, _children_cpu() - cpu,
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env, cwd=cwd, start_new_session=True,
+                                preexec_fn=meter.join)
+        wall: float | None = None
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+            wall = time.monotonic() - start
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, 9)
+            out, err = proc.communicate()
+        return Timed(wall, meter.seconds(), meter.exact,
                      subprocess.CompletedProcess(argv, proc.returncode, out, err))
-    wall = time.monotonic() - start
-    return Timed(wall, _children_cpu() - cpu,
-                 subprocess.CompletedProcess(argv, proc.returncode, out, err))
+    finally:
+        meter.close()
 
 
 def tether_config(work: Path, url: str, concurrency: int) -> Path:
@@ -143,7 +142,7 @@ def run_tether(work: Path, url: str, limit: int, concurrency: int, timeout_s: fl
     timed = timed_process([str(BIN / "tether"), *tether_argv(config, out, limit)],
                           timeout_s=timeout_s)
     done = timed.done
-    side.returncode, side.cpu_s = done.returncode, timed.cpu_s
+    side.returncode, side.cpu_s, side.cpu_exact = done.returncode, timed.cpu_s, timed.cpu_exact
     if timed.wall_s is None:
         side.timed_out = True
         return side
@@ -171,7 +170,7 @@ def run_inspect(work: Path, url: str, limit: int, concurrency: int, timeout_s: f
             "--display", "none", "--log-dir", str(log_dir)]
     timed = timed_process(argv, timeout_s=timeout_s, env=env, cwd=HERE)
     done = timed.done
-    side.returncode, side.cpu_s = done.returncode, timed.cpu_s
+    side.returncode, side.cpu_s, side.cpu_exact = done.returncode, timed.cpu_s, timed.cpu_exact
     if timed.wall_s is None:
         side.timed_out = True
         return side
@@ -257,7 +256,8 @@ def report_sides(sides: list[Side], floor: float, limit: int, results: dict[str,
     failed = False
     for side in sides:
         print(side.line())
-        row[side.name] = {"wall_s": side.wall_s, "cpu_s": side.cpu_s, "passed": side.passed,
+        row[side.name] = {"wall_s": side.wall_s, "cpu_s": side.cpu_s,
+                          "cpu_exact": side.cpu_exact, "passed": side.passed,
                           "total": side.total,
                           "timed_out": side.timed_out, "error": side.error or None}
         failed |= side.timed_out or bool(side.error) or side.passed != limit

@@ -96,8 +96,9 @@ def test_the_benchmark_runs_both_sides_and_the_profile(bench, bwrap, tmp_path: P
     numbers = json.loads(out.read_text())
     [run] = numbers["runs"]
     tether = run["tether"]
-    assert tether == {"wall_s": tether["wall_s"], "cpu_s": tether["cpu_s"], "passed": 2,
-                      "total": 2, "timed_out": False, "error": None}
+    assert tether == {"wall_s": tether["wall_s"], "cpu_s": tether["cpu_s"],
+                      "cpu_exact": tether["cpu_exact"], "passed": 2, "total": 2,
+                      "timed_out": False, "error": None}
     assert 0 < tether["cpu_s"] and 0 < tether["wall_s"]
     if bench.inspect_available():
         assert run["inspect"]["passed"] == 2 and run["inspect"]["total"] == 2
@@ -109,3 +110,17 @@ def test_the_benchmark_runs_both_sides_and_the_profile(bench, bwrap, tmp_path: P
     assert profile["start"]["process start -> first request"] > 0
     assert profile["imports"]["tether"] > 0
     assert "profile of one more tether run" in printed
+
+
+def test_the_cpu_meter_counts_what_the_process_starts(bench) -> None:
+    meter = _load("cpu_meter").CpuMeter()
+    burn = "sum(range(2_000_000))"
+    code = ("import subprocess, sys\n"
+            f"subprocess.run([sys.executable, '-c', {burn!r}])\n")
+    try:
+        import subprocess
+
+        subprocess.run([sys.executable, "-c", code], preexec_fn=meter.join, check=True)
+        assert meter.seconds() > 0.01  # the grandchild's work is in it
+    finally:
+        meter.close()
