@@ -199,6 +199,18 @@ def inspect_available() -> bool:
     return importlib.util.find_spec("inspect_ai") is not None and (BIN / "inspect").exists()
 
 
+def precompile_tether() -> None:
+    """Bytecode for tether's modules, as `pip install` writes it for an installed package
+    (Inspect's, in site-packages, has it): a checkout run with PYTHONDONTWRITEBYTECODE set
+    would otherwise compile every tether module at every start."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("tether")
+    if spec is not None and spec.origin:
+        compileall.compile_dir(Path(spec.origin).parent, quiet=1)
+
+
 def floor_s(limit: int, concurrency: int, latency: float) -> float:
     """The endpoint's floor: the calls go in ceil(N / C) waves of one latency each."""
     return math.ceil(limit / concurrency) * latency
@@ -216,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out", help="also write the numbers to this file")
     args = ap.parse_args(argv)
     problems = load_problems(args.limit)
+    precompile_tether()
     limit = len(problems)
     floor = floor_s(limit, args.concurrency, args.latency)
     with_inspect = not args.no_inspect and inspect_available()
