@@ -245,3 +245,29 @@ def test_slots_started_ahead_serve_the_first_commands(pool: WarmPool) -> None:
         t.join()
     assert [r.stdout for r in results] == ["1\n", "1\n"]
     assert pool.starts == 2 and pool.runs == 2
+
+
+def test_slots_are_kept_to_one_per_cpu_and_a_hung_command_holds_up_no_other(
+        bwrap: BwrapSandbox) -> None:
+    import time
+
+    with WarmPool(bwrap, slots_at_once=1) as one:
+        one.prestart(4)  # one slot, however many are asked for
+        fast = "print('fast')"
+        results: list[SandboxResult] = []
+        threads = [threading.Thread(target=lambda: results.append(python(one, fast)))
+                   for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [r.stdout for r in results] == ["fast\n"] * 3
+        assert one.starts == 1  # short commands took turns on the one slot
+        slow = threading.Thread(target=lambda: python(one, "import time\ntime.sleep(6)"))
+        slow.start()
+        time.sleep(0.5)  # the slow one holds the only slot
+        start = time.monotonic()
+        assert python(one, fast).stdout == "fast\n"
+        assert time.monotonic() - start < 5  # it did not wait for the slow one to end
+        assert one.starts == 2
+        slow.join()

@@ -31,7 +31,9 @@ unsafe subprocess backend's one-shot runs unchanged.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 
 from ._warm_slot import Limits, WarmSlot
@@ -39,24 +41,34 @@ from .base import Sandbox, SandboxError, SandboxResult, as_bytes
 from .bwrap import BwrapSandbox
 from .quota import DEFAULT_DISK_MB
 
+#: how long a command waits for a busy slot before it starts one more (a check that
+#: hangs until its limit must not hold up the ones behind it)
+PATIENCE_S = 1.0
+
 
 class WarmPool:
     """`Sandbox.run` for many short commands, in warm slots (see the module doc).
 
-    Thread-safe: each command in flight has a slot of its own; at most `max_slots`
-    run at once (more wait for a slot).
+    Thread-safe: each command in flight has a slot of its own. Up to `slots_at_once`
+    slots (one per CPU and one more, by default: commands are short and CPU-bound, so
+    more would only take turns on the CPUs) are kept; a command that finds them all
+    busy waits for one, and after PATIENCE_S starts one more; at most `max_slots`
+    commands run at once.
     """
 
     name = "bwrap"
 
     def __init__(self, sandbox: BwrapSandbox, *, mount_at: str = "/work",
-                 max_slots: int = 64, python: str = "python3") -> None:
+                 max_slots: int = 64, slots_at_once: int | None = None,
+                 python: str = "python3") -> None:
         if not isinstance(sandbox, BwrapSandbox):
             raise TypeError("warm slots need the bwrap sandbox (its own pid namespace)")
         self.sandbox = sandbox
         self.mount_at = mount_at
         self.python = python
+        self.slots_at_once = slots_at_once or (os.cpu_count() or 1) + 1
         self._idle: list[WarmSlot] = []
+        self._busy = 0  # slots running a command now
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # a slot became idle, or failed
         self._starting = 0  # slots `prestart` is starting now
@@ -87,49 +99,65 @@ class WarmPool:
         limits = Limits(memory_mb, max_procs, max_file_mb)
         with self._slots:
             slot = self._take(disk_mb or None, limits)
+            reusable = False
             try:
                 result, reusable = slot.run(argv, files, as_bytes(stdin) or b"", timeout_s,
                                             limits, dict(env or {}), python_in_fork)
-            except BaseException:
-                slot.close()
-                raise
-            self._give_back(slot, reusable)
+            finally:
+                self._give_back(slot, reusable)
         return result
 
     def _take(self, disk_mb: int | None, limits: Limits) -> WarmSlot:
         with self._lock:
             self.runs += 1
+            waiting_since = time.monotonic()
             while True:
                 if self.closed:
                     raise SandboxError("the warm sandbox pool is closed")
                 for i, slot in enumerate(self._idle):
                     if slot.fits(disk_mb, limits):
+                        self._busy += 1
                         return self._idle.pop(i)
-                # a slot being started ahead is further along than a new one would be
-                if not (self._starting and disk_mb == DEFAULT_DISK_MB):
+                if disk_mb != DEFAULT_DISK_MB:
+                    break  # slots of another size are never kept waiting for
+                if self._starting:  # one on its way is further along than a new one
+                    self._changed.wait()
+                    waiting_since = time.monotonic()
+                    continue
+                left = PATIENCE_S - (time.monotonic() - waiting_since)
+                if self._busy + len(self._idle) < self.slots_at_once or left <= 0:
                     break
-                self._changed.wait()
+                self._changed.wait(timeout=left)
             self.starts += 1
-        return WarmSlot(self.sandbox, disk_mb=disk_mb, mount_at=self.mount_at,
-                        python=self.python)
+            self._busy += 1
+        try:
+            return WarmSlot(self.sandbox, disk_mb=disk_mb, mount_at=self.mount_at,
+                            python=self.python)
+        except BaseException:
+            with self._lock:
+                self._busy -= 1
+                self._changed.notify_all()
+            raise
 
     def _give_back(self, slot: WarmSlot, reusable: bool) -> None:
         with self._lock:
+            self._busy -= 1
             if reusable and not self.closed:
                 self._idle.append(slot)
                 self._changed.notify()
                 return
+            self._changed.notify()  # a place is free: a waiting command may start a slot
         slot.close()
 
     def prestart(self, count: int) -> None:
-        """Start slots in the background until `count` are idle or starting, so that the
-        first commands of a run (its first checks) find them ready; returns at once.
-        A slot that fails to start is dropped: the command that needs one then starts
-        its own, and reports why if it cannot."""
+        """Start slots in the background until `count` (at most `slots_at_once`) are idle
+        or starting, so that the first commands of a run (its first checks) find them
+        ready; returns at once. A slot that fails to start is dropped: the command that
+        needs one then starts its own, and reports why if it cannot."""
         with self._lock:
             if self.closed:
                 return
-            wanted = count - len(self._idle) - self._starting
+            wanted = min(count, self.slots_at_once) - len(self._idle) - self._starting
             self._starting += max(wanted, 0)
             self.starts += max(wanted, 0)
         for _ in range(wanted):
