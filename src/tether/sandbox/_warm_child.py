@@ -198,7 +198,8 @@ def _wait(pid, stdin_fd, data, deadline):
             ready, writable, _ = select.select([pidfd], writers, [], left)
             if writable:
                 try:
-                    sent += os.write(stdin_fd, data[sent:])
+                    with memoryview(data) as view:  # no copy of the bytes (a nonce)
+                        sent += os.write(stdin_fd, view[sent:])
                 except (BlockingIOError, InterruptedError):
                     pass
                 except OSError:  # the run closed its stdin: the rest is not wanted

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -38,8 +37,6 @@ START_TIMEOUT_S = 60.0
 #: past a command's own deadline, how long the host waits for the slot's reply
 #: (the slot kills the command at its deadline itself; this is the backstop)
 REPLY_GRACE_S = 10.0
-#: how long a closing slot's process may take to end by itself before it is killed
-GRACEFUL_EXIT_S = 2.0
 #: rlimits a slot is started with: the most any of its commands may ask for
 CEILING_MEMORY_MB = 8192
 CEILING_FILE_MB = 4096
@@ -70,11 +67,14 @@ class WarmSlot:
     """One warm bwrap sandbox running one command at a time (see the module doc)."""
 
     def __init__(self, sandbox: BwrapSandbox, *, disk_mb: int | None, mount_at: str,
-                 python: str = "python3") -> None:
+                 python: str = "python3", limits: Limits | None = None) -> None:
         self.sandbox = sandbox
         self.mount_at = mount_at
         self.disk_mb = disk_mb
-        self.ceiling = Limits(CEILING_MEMORY_MB, 1 << 15, CEILING_FILE_MB)
+        # the most its commands may ask for (rlimits can be lowered, never raised): the
+        # defaults, or more when the command it is started for asks for more
+        self.ceiling = Limits(max(CEILING_MEMORY_MB, limits.memory_mb if limits else 0),
+                              1 << 15, max(CEILING_FILE_MB, limits.max_file_mb if limits else 0))
         self.root = Path(tempfile.mkdtemp(prefix="tether-warm-"))
         self.quota: DiskQuota | None = None
         self.proc: WorkerProcess | None = None
@@ -185,19 +185,8 @@ class WarmSlot:
             limits.max_file_mb <= c.max_file_mb)
 
     def close(self) -> None:
-        """End the sandbox (its whole process group and cgroup), unmount, remove.
-
-        An idle slot's process is asked to end first (end of file on its requests), so
-        that it, bwrap and bwrap's init exit in order and are reaped: their CPU time is
-        then counted as this process's children's, as a one-shot sandbox's is."""
+        """End the sandbox (its whole process group and cgroup), unmount, remove."""
         if self.proc is not None:
-            stdin = self.proc.proc.stdin
-            try:
-                if stdin is not None:
-                    stdin.close()
-                self.proc.proc.wait(timeout=GRACEFUL_EXIT_S)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
             self.proc.stop()
             self.proc = None
         if self.quota is not None:

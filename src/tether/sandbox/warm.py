@@ -132,7 +132,7 @@ class WarmPool:
             self._busy += 1
         try:
             return WarmSlot(self.sandbox, disk_mb=disk_mb, mount_at=self.mount_at,
-                            python=self.python)
+                            python=self.python, limits=limits)
         except BaseException:
             with self._lock:
                 self._busy -= 1
@@ -142,7 +142,9 @@ class WarmPool:
     def _give_back(self, slot: WarmSlot, reusable: bool) -> None:
         with self._lock:
             self._busy -= 1
-            if reusable and not self.closed:
+            # kept while there is use for it (slots started past `slots_at_once` for slow
+            # commands, or for other sizes, are not all kept)
+            if reusable and not self.closed and len(self._idle) < 2 * self.slots_at_once:
                 self._idle.append(slot)
                 self._changed.notify()
                 return
