@@ -271,3 +271,10 @@ def test_slots_are_kept_to_one_per_cpu_and_a_hung_command_holds_up_no_other(
         assert time.monotonic() - start < 5  # it did not wait for the slow one to end
         assert one.starts == 2
         slow.join()
+
+
+def test_a_command_asking_more_than_the_usual_limits_gets_a_slot_that_allows_them(
+        pool: WarmPool) -> None:
+    code = "import resource\nprint(resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)"
+    assert python(pool, code, max_file_mb=8000, memory_mb=10_000).stdout == "8000\n"
+    assert python(pool, code).stdout == "16\n"  # the next one has its own limits again
