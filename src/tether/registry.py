@@ -9,7 +9,8 @@ so adding a strategy or an instrument is adding a module, with no edit of a cent
 list. An unknown name is a ConfigError whose hint lists the known ones. An entry's
 parameters are checked from its declaration (`tether.params`) before, and without,
 building it; `build` hands the entry the validated declaration. Entry points are read
-only through `tether.plugins`.
+only through `tether.plugins`. A look-up of one name first imports only the module named
+like it (`import_named`), so a run imports the systems it uses, not all five.
 
 Modules above a registry's package in the layers (the compiled-harness strategies, the
 scene and harness instruments, a study's suite format) register too, but the registry
@@ -22,12 +23,13 @@ another installed package can add strategies, instruments or suites the same way
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from tether.errors import ConfigError, did_you_mean
-from tether.plugins import declared as declared_plugins
+from tether.plugins import declared as declared_plugins, declared_names
 
 if TYPE_CHECKING:  # the command hub keeps its commands here and must not load pydantic
     from pydantic import BaseModel
@@ -42,12 +44,16 @@ class Registry(Generic[T]):
     with it: "or jsonl:PATH, ...")."""
 
     def __init__(self, kind: str, *, plural: str | None = None,
-                 load: Callable[[], None] | None = None, forms: str = "") -> None:
+                 load: Callable[[], None] | None = None,
+                 find: Callable[[str], None] | None = None, forms: str = "") -> None:
         self.kind = kind
         self.plural = plural or kind + "s"
         self.forms = forms
         self._load = load
         self._loaded_once = False
+        #: imports only the module that should register a name (`import_named`): tried
+        #: before `load`, which a look-up then needs only when that did not register it
+        self._find = find
         self._entries: dict[str, T] = {}
 
     def register(self, name: str, *, replace: bool = True) -> Callable[[T], T]:
@@ -67,8 +73,13 @@ class Registry(Generic[T]):
         a caller that also takes other forms of name)."""
         return name in self._entries
 
-    def _loaded(self) -> dict[str, T]:
-        if self._load is not None and not self._loaded_once:
+    def _loaded(self, name: str | None = None) -> dict[str, T]:
+        """The entries: all of them, or at least `name` when it can be found alone (the
+        module named like it, `find`, before the whole load)."""
+        if name is not None and name not in self._entries and self._find is not None:
+            self._find(name)
+        if (self._load is not None and not self._loaded_once
+                and (name is None or name not in self._entries)):
             self._load()
             self._loaded_once = True  # after: a look-up during the load loads again
         return self._entries
@@ -81,12 +92,12 @@ class Registry(Generic[T]):
         return dict(self._loaded())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._loaded()
+        return name in self._loaded(name if isinstance(name, str) else None)
 
     def get(self, name: str, *, where: str = "") -> T:
         """The entry `name`; ConfigError "unknown KIND 'name'" (+ `where`, e.g. " in
         'spec'") with the known names as the hint."""
-        entries = self._loaded()
+        entries = self._loaded(name)
         if name not in entries:
             known = ", ".join(sorted(entries))
             raise ConfigError(f"unknown {self.kind} {name!r}{where}",
@@ -122,6 +133,27 @@ class Registry(Generic[T]):
         except TypeError as exc:
             raise ConfigError(f"{self.kind} {name!r}{where}: bad parameters {params}: "
                               f"{exc}") from None
+
+
+def import_named(package: str, name: str, *, plugins: str | None = None) -> None:
+    """Import only the module that should register `name`: `package.name`, else the
+    module installed distributions declare under the entry-point name `name` in the
+    group `plugins`. A look-up tries this before importing everything (`import_modules`),
+    so a run that names one strategy, one instrument and one suite imports those, not
+    every system's modules (numpy, jinja2, the browser and terminal stacks). A name
+    that finds no module, or a module that fails to import, is left to that full load,
+    which reports it as it always did."""
+    if not name.isidentifier():
+        return
+    module = f"{package}.{name}"
+    try:
+        if importlib.util.find_spec(module) is None:
+            module = next((v.split(":")[0] for n, v in declared_names(plugins)
+                           if n == name), "") if plugins else ""
+        if module:
+            importlib.import_module(module)
+    except ImportError:
+        pass
 
 
 def import_modules(package: str, *, skip: frozenset[str] = frozenset(),

@@ -7,6 +7,7 @@ config error, 130 interrupted by Ctrl-C (the run directory stays resumable).
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import sqlite3
@@ -150,6 +151,10 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/] before any trial ran", highlight=False)
         raise SystemExit(EXIT_INTERRUPTED) from None
+    # What is loaded now (the model SDK, pydantic's schemas, the tasks) lives until exit:
+    # out of the collector's sight, full collections during the run stay short and the
+    # interpreter's exit does not walk it (about 0.1 s quiet, near 1 s on a loaded host)
+    gc.freeze()
     skipped = len(prepared.planned) - len(prepared.todo)
     if prepared.restored:
         err_console.print(f"[yellow]restored[/] {prepared.restored} finished trial(s) from "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from typing import Any
 
@@ -54,6 +55,24 @@ def _effort(thinking_budget: int) -> str:
     return "max"
 
 
+_clients: dict[tuple[str, str | None, float], Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
+    """One SDK client per endpoint, key and timeout for the process, shared by every
+    model object (one per trial) that talks to it: a client is thread-safe, keeps its
+    connections open between calls, and costs an SSL context to make (tens of ms)."""
+    import openai
+
+    key = (api_key, base_url, timeout_s)
+    with _clients_lock:
+        if key not in _clients:
+            _clients[key] = openai.OpenAI(api_key=api_key, base_url=base_url,
+                                          timeout=timeout_s, max_retries=0)
+        return _clients[key]
+
+
 class OpenAICompatibleModel(SampledModel):
     """Chat completions over HTTP; one request per sample so each sample has its own seed,
     the samples of one call sent concurrently up to `concurrency` (the endpoint's limit).
@@ -92,9 +111,7 @@ class OpenAICompatibleModel(SampledModel):
                 f"no API key for {self.model_id}: set {key_env or 'OPENAI_API_KEY'}"
             )
         # Local servers usually accept any key; the SDK insists on one being set.
-        self._client = openai.OpenAI(
-            api_key=key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=0
-        )
+        self._client = _client(key or "not-needed", base_url, timeout_s)
         self._openai = openai
         self.reasoning = reasoning
         if effort is not None and effort not in EFFORTS:

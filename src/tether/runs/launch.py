@@ -21,7 +21,7 @@ from typing import Any
 from tether import __version__
 from tether.core import Task, TrialRecord
 from tether.errors import ConfigError, TetherError
-from tether.instruments import InstrumentEnv
+from tether.instruments import InstrumentEnv, warm_up
 from tether.models import load_price_table
 from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
@@ -248,6 +248,16 @@ def make_executor(run: PreparedRun) -> Executor:
     return LocalExecutor(opts.concurrency, trial_fn)
 
 
+def _warm_up(run: PreparedRun) -> None:
+    """Let the metric instruments of the trials to run get ready for the run's
+    concurrency while the first model calls are out (the execution instrument starts
+    its warm sandboxes): in this process, so for the local executor only."""
+    env = InstrumentEnv(sandbox=run.options.sandbox)
+    concurrency = min(run.options.concurrency, len(run.todo))
+    for spec in sorted({p.task.metric for p in run.todo}):
+        warm_up(spec, env, concurrency)
+
+
 @dataclass
 class RunResult:
     committed_now: int
@@ -272,6 +282,9 @@ def execute(run: PreparedRun, *, stop: threading.Event | None = None,
     """
     stop = stop or threading.Event()
     executor = executor or make_executor(run)
+    if executor.name == "local":  # beside the first trials, not before them
+        threading.Thread(target=_warm_up, args=(run,), name="tether-warm-up",
+                         daemon=True).start()
     store = run.store
     store.set_meta("started_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     store.set_meta("executor", executor.name)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         SandboxUser as SandboxUser,
         ensure_sandbox_user as ensure_sandbox_user,
     )
+    from tether.sandbox.warm import WarmPool as WarmPool, warm_or_cold as warm_or_cold
     from tether.sandbox.worker import (
         SandboxedWorker as SandboxedWorker,
         WorkerLimits as WorkerLimits,
@@ -62,6 +63,7 @@ _HOMES: dict[str, str] = {
     "UnsafeFile": "tether.sandbox.workfiles",
     "UnsafeSandboxWarning": "tether.sandbox.unsafe_subprocess",
     "UnsafeSubprocessSandbox": "tether.sandbox.unsafe_subprocess",
+    "WarmPool": "tether.sandbox.warm",
     "WorkerLimits": "tether.sandbox.worker",
     "WorkerReply": "tether.sandbox.worker",
     "copy_tree": "tether.sandbox.tree_copy",
@@ -69,6 +71,7 @@ _HOMES: dict[str, str] = {
     "fake_chown_filter": "tether.sandbox.seccomp",
     "get_sandbox": "tether.sandbox.backends",
     "read_own_file": "tether.sandbox.workfiles",
+    "warm_or_cold": "tether.sandbox.warm",
 }
 __all__ = [
     "BACKENDS",
@@ -88,6 +91,7 @@ __all__ = [
     "UnsafeFile",
     "UnsafeSandboxWarning",
     "UnsafeSubprocessSandbox",
+    "WarmPool",
     "WorkerLimits",
     "WorkerReply",
     "copy_tree",
@@ -95,5 +99,6 @@ __all__ = [
     "fake_chown_filter",
     "get_sandbox",
     "read_own_file",
+    "warm_or_cold",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

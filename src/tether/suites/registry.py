@@ -22,7 +22,7 @@ from typing import Any
 
 from tether.core import Task
 from tether.errors import ConfigError
-from tether.registry import Registry, import_modules
+from tether.registry import Registry, import_modules, import_named
 from tether.suites.json_file import read_json_file
 from tether.suites.tether_format import load_tether_file
 
@@ -102,14 +102,16 @@ def format_names() -> list[str]:
 def load_suite(spec: str) -> list[Task]:
     """The Tasks a spec names; ConfigError (with the known forms) when it names none."""
     spec = spec.strip()
-    suites, formats = SUITES.entries(), SUITE_FORMATS.entries()
-    if spec in suites:
-        return suites[spec]()
     prefix, sep, rest = spec.partition(":")
+    if not (SUITES.registered(spec) or (sep and SUITE_FORMATS.registered(prefix))):
+        # the module named like it first: a run imports only the systems it names
+        import_named("tether.suites", prefix, plugins="tether.suites")
+    if spec in SUITES:  # registered now, or after the whole load
+        return SUITES.get(spec)()
     if sep and prefix == "tether":
         return _load_tether(rest)
-    if sep and prefix in formats:
-        return formats[prefix].loader(_existing_path(rest, spec))
+    if sep and prefix in SUITE_FORMATS:
+        return SUITE_FORMATS.get(prefix).loader(_existing_path(rest, spec))
     if sep and _family(prefix):
         return _load_family(prefix, _existing_path(rest, spec))
     if Path(spec).is_file():

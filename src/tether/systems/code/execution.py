@@ -28,8 +28,9 @@ from tether import params
 from tether.core import Artifact, Defect, Observation, Task
 from tether.errors import ConfigError
 from tether.instruments import InstrumentEnv, register_instrument
+from tether.sandbox import WarmPool
 from tether.systems.code.pytest_runner import observe_pytest
-from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner
+from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner, sandbox_for
 
 VERSION = "1"
 _OUTCOME_TEXT = {
@@ -65,6 +66,14 @@ class ExecutionInstrument:
 
     def __init__(self, params: Params | None = None) -> None:
         self.params = params if params is not None else self.Params()
+
+    @staticmethod
+    def warm_up(env: InstrumentEnv, concurrency: int) -> None:
+        """Start `concurrency` warm sandboxes (bwrap) while a run's first model calls are
+        out, so that its first checks do not each wait for one to start."""
+        runner = sandbox_for(env.sandbox)
+        if isinstance(runner, WarmPool):
+            runner.prestart(concurrency)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         p = self.params
