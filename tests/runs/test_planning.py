@@ -11,10 +11,11 @@ from click.testing import CliRunner
 from tether.cli import main
 from tether.core.budget import BudgetSpec
 from tether.runs.planning import worst_tokens
+from tether.runs.shipped import SHIPPED_DIR
 
-from .conftest import REPO, SCRIPTED, write_config, write_suite
+from .conftest import SCRIPTED, write_config, write_suite
 
-SHIPPED = sorted((REPO / "experiments").glob("*.toml"))
+SHIPPED = sorted(SHIPPED_DIR.glob("*.toml"))
 
 
 @pytest.fixture

@@ -58,6 +58,10 @@ if TYPE_CHECKING:
     from tether.runs.planning import plan as plan
     from tether.runs.progress import RunProgress as RunProgress
     from tether.runs.rescore import rescore_run as rescore_run
+    from tether.runs.shipped import (
+        header_summary as header_summary,
+        shipped_experiments as shipped_experiments,
+    )
     from tether.runs.store import (
         DB_NAME as DB_NAME,
         LOG_NAME as LOG_NAME,
@@ -100,6 +104,7 @@ _HOMES: dict[str, str] = {
     "expand": "tether.runs.expansion",
     "export_examples": "tether.runs.export",
     "fmt_usd": "tether.runs.costs",
+    "header_summary": "tether.runs.shipped",
     "holds_directory": "tether.runs.lock",
     "judge_run": "tether.runs.judge",
     "load_experiment": "tether.runs.config",
@@ -114,6 +119,7 @@ _HOMES: dict[str, str] = {
     "rubric_jobs": "tether.runs.judge",
     "run_book": "tether.runs.costs",
     "run_trial": "tether.runs.trial_runner",
+    "shipped_experiments": "tether.runs.shipped",
     "total": "tether.runs.costs",
     "trial_cost": "tether.runs.costs",
     "unlock_directory": "tether.runs.lock",
@@ -147,6 +153,7 @@ __all__ = [
     "expand",
     "export_examples",
     "fmt_usd",
+    "header_summary",
     "holds_directory",
     "judge_run",
     "load_experiment",
@@ -161,6 +168,7 @@ __all__ = [
     "rubric_jobs",
     "run_book",
     "run_trial",
+    "shipped_experiments",
     "total",
     "trial_cost",
     "unlock_directory",
