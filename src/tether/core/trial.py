@@ -55,6 +55,9 @@ class ObservationRow(BaseModel):
     purpose: str  # "feedback", "selection", "metric", ...
     artifact: str | None  # digest of the observed artifact
     observation: Observation
+    #: when the observation started (Unix time, seconds; it took observation.duration_s);
+    #: None in records written before it was kept
+    started_at: float | None = None
 
 
 class TrialRecord(BaseModel):
@@ -74,6 +77,9 @@ class TrialRecord(BaseModel):
     spend: dict[str, Usage] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
     wall_s: float = 0.0
+    #: when the trial started (Unix time, seconds); None in records written before
+    #: starts were kept (an export then shows no time rather than an invented one)
+    started_at: float | None = None
 
     @property
     def unscored(self) -> bool:
