@@ -15,8 +15,12 @@ pytest.importorskip("inspect_ai")
 from inspect_ai.log import read_eval_log, resolve_sample_attachments  # noqa: E402
 
 from tests.runs.agent_runs import commit  # noqa: E402
-from tests.strategies.trial_helpers import RoleScript, code_task, program  # noqa: E402
-from tests.strategies.trial_helpers import run as run_trial  # noqa: E402
+from tests.strategies.trial_helpers import (  # noqa: E402
+    RoleScript,
+    code_task,
+    program,
+    run as run_trial,  # noqa: E402
+)
 from tether.integrations.inspect_log import arm_log, export_inspect_logs  # noqa: E402
 from tether.runs.store import RunStore  # noqa: E402
 
