@@ -1,8 +1,9 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
-`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
+frames=0,1000,...;overlay=true;timeout_s=30;entrance_animations=ignore|count`. Without
+options the task decides: `task.data["modality"]` and `task.data["frame_times_ms"]`.
+Score = number of defects (lower is better).
 """
 
 from __future__ import annotations
@@ -11,16 +12,17 @@ import base64
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from tether import params
 from tether.core import Artifact, Observation, Task
+from tether.errors import ConfigError
 from tether.instruments import InstrumentEnv, register_instrument
 from tether.systems.pages.geometry.browser import BrowserHost, get_browser_host
 from tether.systems.pages.geometry.defects import format_geometry_feedback, observation_from
-from tether.systems.pages.geometry.measure import measure_html
+from tether.systems.pages.geometry.measure import PROBE_TIMEOUT_S, measure_html
 from tether.systems.pages.geometry.overlay import pick_location, render_overlay
 from tether.systems.pages.geometry.profiles import (
     get_profile,
@@ -48,6 +50,12 @@ class GeometryInstrument:
         frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
             None, description="frame times in ms for animated pages: '0,500' or a list")
         overlay: bool = Field(False, description="attach a PNG with the defects drawn")
+        timeout_s: float = Field(PROBE_TIMEOUT_S, gt=0, description="seconds one "
+                                 "viewport's measurement may take, loading included")
+        entrance_animations: Literal["ignore", "count"] = Field(
+            "ignore", description="static pages under the default profile: 'ignore' "
+            "measures the page once its entrance animations have ended; 'count' also "
+            "measures the first frame (t = 0) and reports what only it shows")
 
     @staticmethod
     def feedback(obs: Observation) -> str:
@@ -58,8 +66,20 @@ class GeometryInstrument:
 
     def __init__(self, profile: str = "default", modality: str | None = None,
                  frames: Any = None, host: BrowserHost | None = None,
-                 overlay: bool = False) -> None:
+                 overlay: bool = False, timeout_s: float = PROBE_TIMEOUT_S,
+                 entrance_animations: str = "ignore") -> None:
         self.profile = get_profile(profile)
+        if entrance_animations not in ("ignore", "count"):
+            raise ConfigError(f"entrance_animations={entrance_animations!r}",
+                              hint="choose ignore or count")
+        if entrance_animations == "count" and not self.profile.controlled_time:
+            raise ConfigError("entrance_animations=count is an option of the default "
+                              "profile", hint="the reference profile keeps the study's "
+                              "wall-clock waits; drop the option or use profile=default")
+        #: seconds one viewport's measurement may take
+        self.timeout_s = float(timeout_s)
+        #: measure static pages at t = 0 too (where entrance animations start)
+        self.entrance = entrance_animations == "count"
         #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
         #: keeps it as a blob and the report shows it) to every observation with defects
         self.overlay = bool(overlay)
@@ -97,7 +117,7 @@ class GeometryInstrument:
         with tempfile.TemporaryDirectory(prefix="tether-overlay-") as tmp:
             out = Path(tmp) / "overlay.png"
             self.host.run(render_overlay(self.host, html, modality, self.profile, vp, frame,
-                                         out))
+                                         out, timeout_s=self.timeout_s))
             return out.read_bytes()
 
     def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None,
@@ -125,7 +145,8 @@ class GeometryInstrument:
         async def one(host: BrowserHost, item: Any) -> Any:
             (html, modality, frames), base_dir = item
             try:
-                return await measure_html(host, html, modality, self.profile, frames, base_dir)
+                return await measure_html(host, html, modality, self.profile, frames, base_dir,
+                                          timeout_s=self.timeout_s, entrance=self.entrance)
             finally:
                 if on_done is not None:
                     on_done()
