@@ -31,7 +31,6 @@ from tether.cli import (
     make_console,
 )
 from tether.errors import ConfigError
-from tether.systems.pages.page_file import read_page
 
 if TYPE_CHECKING:  # the instrument (and the browser) load when a page is measured
     from tether.core import Observation
@@ -71,6 +70,8 @@ def html_files(target: Path) -> list[Path]:
 def read_pages(files: list[Path], one: bool) -> tuple[dict[Path, str], dict[Path, str]]:
     """(text of each page that is HTML, why each other file is not). A single file that
     is not HTML is refused outright (exit 2); in a folder it is a row of its own."""
+    from tether.systems.pages.page_file import read_page
+
     texts: dict[Path, str] = {}
     refused: dict[Path, str] = {}
     for path in files:
@@ -126,6 +127,7 @@ def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] |
                      as_json: bool, timeout_s: float) -> int:
     """Print the default-vs-reference differences per file; exit 2 on a render error."""
     from tether.systems.pages.geometry.profile_diff import diff_profiles
+    from tether.systems.pages.page_file import read_page
 
     texts = [(read_page(p), modality, frames) for p in files]
     results = diff_profiles(texts, base_dirs=[p.parent for p in files], timeout_s=timeout_s)
