@@ -110,18 +110,23 @@ def test_each_iteration_score_then_the_final_score(exported):
         [(0.5, True), (1.0, True), (1.0, False)]
     assert [e.score.metadata["iteration"] for e in scores[:2]] == [0, 1]
     assert sample.scores["tether"].metadata["iteration_scores"] == [0.5, 1.0]
-    # the draft's score comes after the draft's call and before the review
+    # each iteration's score when the loop scored it: the draft's after the draft's call
+    # and before the review; the final score as the trial ends
     kinds = [e.event for e in sample.events if e.event in ("model", "score")]
     assert kinds == ["model", "score", "model", "model", "score", "score"]
+    scored = [s["scored_at"] for s in record.extra["iteration_history"]]
+    assert [e.timestamp for e in scores[:2]] == [_at(t) for t in scored]
+    assert scores[2].timestamp == _at(record.started_at + record.wall_s)
 
 
 def test_a_run_recorded_before_start_times_gets_no_invented_time(tmp_path: Path):
     record, arts = _reviewed()
+    history = [{k: v for k, v in step.items() if k != "scored_at"}
+               for step in record.extra["iteration_history"]]
     old = record.model_copy(update={
         "started_at": None,
         "calls": [dataclasses.replace(c, started_at=None) for c in record.calls],
-        "observations": [o.model_copy(update={"started_at": None})
-                         for o in record.observations]})
+        "extra": {**record.extra, "iteration_history": history}})
     run_dir = commit(tmp_path / "run", [(old, arts)])
     with RunStore.open(run_dir, readonly=True) as store:
         log = arm_log(store, "proposer_reviewer", store.trials())

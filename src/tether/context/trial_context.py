@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import random
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Unpack
@@ -189,9 +188,8 @@ class TrialContext:
         inst = self.instrument(instrument) if isinstance(instrument, str) else instrument
         # A feedback model's API failing fails the trial, as any model call of it would.
         reraise = (ModelError,) if purpose != "metric" else ()
-        started_at = time.time()
         obs = observe_safely(inst, artifact, self.task, self._env_for(purpose), reraise)
-        self._record(purpose, artifact, obs, started_at)
+        self._record(purpose, artifact, obs)
         return obs
 
     def metric(self, artifact: Artifact) -> Observation:
@@ -201,12 +199,11 @@ class TrialContext:
             cached = self._metric_cache.get(key)
         if cached is not None:
             return cached
-        started_at = time.time()
         obs = observe_safely(self.instrument(self.task.metric), artifact, self.task,
                              self._env_for("metric"))
         with self._lock:
             self._metric_cache[key] = obs
-        self._record("metric", artifact, obs, started_at)
+        self._record("metric", artifact, obs)
         return obs
 
     def keep(self, artifact: Artifact) -> None:
@@ -214,10 +211,8 @@ class TrialContext:
         with self._lock:
             self.artifacts.setdefault(artifact.digest, artifact)
 
-    def _record(self, purpose: str, artifact: Artifact, obs: Observation,
-                started_at: float) -> None:
+    def _record(self, purpose: str, artifact: Artifact, obs: Observation) -> None:
         with self._lock:
             self.artifacts.setdefault(artifact.digest, artifact)
             self.observations.append(
-                ObservationRow(purpose=purpose, artifact=artifact.digest, observation=obs,
-                               started_at=started_at))
+                ObservationRow(purpose=purpose, artifact=artifact.digest, observation=obs))

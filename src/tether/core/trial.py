@@ -55,9 +55,6 @@ class ObservationRow(BaseModel):
     purpose: str  # "feedback", "selection", "metric", ...
     artifact: str | None  # digest of the observed artifact
     observation: Observation
-    #: when the observation started (Unix time, seconds; it took observation.duration_s);
-    #: None in records written before it was kept
-    started_at: float | None = None
 
 
 class TrialRecord(BaseModel):

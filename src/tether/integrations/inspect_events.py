@@ -8,8 +8,8 @@ Only what the store recorded is shown, at the times it recorded:
 - consecutive calls of one role inside a span named by the role (type `agent`), so a
   reviewed trial reads proposer, reviewer, proposer...;
 - one intermediate `ScoreEvent` per scored iteration of a loop (the trial's
-  `iteration_history`), at the end of that iteration's metric observation, then the
-  final metric score (not intermediate);
+  `iteration_history`), at the time the loop scored it, then the final metric score
+  (not intermediate) as the trial ends;
 - an `ErrorEvent` at the end of an errored trial.
 
 A record written before tether kept start times (`started_at` None) has no events: no
@@ -127,30 +127,19 @@ def _spans(calls: list[CallRecord], t0: float) -> list[tuple[float, Event]]:
     return out
 
 
-def _metric_ends(record: TrialRecord) -> dict[str, float]:
-    """When each artifact's metric observation ended, by artifact digest."""
-    ends: dict[str, float] = {}
-    for row in record.observations:
-        if row.purpose == "metric" and row.artifact and row.started_at is not None:
-            ends.setdefault(row.artifact, row.started_at + row.observation.duration_s)
-    return ends
-
-
 def _scores(record: TrialRecord, final: Score | None, t0: float) -> list[tuple[float, Event]]:
-    ends = _metric_ends(record)
     out: list[tuple[float, Event]] = []
     for step in record.extra.get("iteration_history") or []:
-        at = ends.get(step.get("artifact") or "")
-        if at is None or step.get("score") is None:
-            continue
+        at = step.get("scored_at")
+        if not isinstance(at, int | float) or step.get("score") is None:
+            continue  # an iteration with no score, or one recorded before its time was kept
         score = Score(value=float(step["score"]), explanation=f"iteration {step['iteration']}",
                       metadata={k: step.get(k) for k in ("iteration", "passed", "status")})
         out.append((at, ScoreEvent(score=score, intermediate=True, timestamp=utc(at),
                                    working_start=at - t0)))
     end = trial_end(record)
-    if final is not None and end is not None:
-        at = ends.get(record.artifact or "", end)
-        out.append((at, ScoreEvent(score=final, timestamp=utc(at), working_start=at - t0)))
+    if final is not None and end is not None:  # the trial's score is known as it ends
+        out.append((end, ScoreEvent(score=final, timestamp=utc(end), working_start=end - t0)))
     return out
 
 

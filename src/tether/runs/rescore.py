@@ -12,7 +12,6 @@ verdict, so the two scores can be set side by side from either run.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -53,8 +52,8 @@ def rescore_record(record: TrialRecord, task: Task | None, store: RunStore,
                    instrument: Instrument, metric_spec: str,
                    env: InstrumentEnv) -> TrialRecord:
     """A copy of `record` whose metric is `instrument`'s observation of its artifact."""
-    rows = [o.model_copy(update={"purpose": ORIGINAL}) if o.purpose == "metric" else o
-            for o in record.observations]
+    rows = [ObservationRow(purpose=ORIGINAL, artifact=o.artifact, observation=o.observation)
+            if o.purpose == "metric" else o for o in record.observations]
     update: dict[str, object] = {
         "observations": rows,
         "extra": {**record.extra, "rescored_from": {
@@ -73,11 +72,9 @@ def rescore_record(record: TrialRecord, task: Task | None, store: RunStore,
             "error_message": f"{what} not found in {store.dir}"}, deep=True)
     log: list[CallRecord] = []
     bound = replace(env, generate=recorded_generate(log, role="metric"))
-    started_at = time.time()
     obs = observe_safely(instrument, artifact, task.model_copy(update={"metric": metric_spec}),
                          bound)
-    rows.append(ObservationRow(purpose="metric", artifact=record.artifact, observation=obs,
-                               started_at=started_at))
+    rows.append(ObservationRow(purpose="metric", artifact=record.artifact, observation=obs))
     update["metric"] = obs
     update["calls"] = [*record.calls, *log]
     if obs.error:
