@@ -55,12 +55,17 @@ if TYPE_CHECKING:
         lock_directory as lock_directory,
         unlock_directory as unlock_directory,
     )
-    from tether.runs.planning import plan as plan
+    from tether.runs.planning import plan as plan, real_models as real_models
     from tether.runs.progress import RunProgress as RunProgress
     from tether.runs.rescore import rescore_run as rescore_run
     from tether.runs.shipped import (
         header_summary as header_summary,
         shipped_experiments as shipped_experiments,
+    )
+    from tether.runs.speed import (
+        Speed as Speed,
+        measured_speed as measured_speed,
+        recorded_speed as recorded_speed,
     )
     from tether.runs.store import (
         DB_NAME as DB_NAME,
@@ -92,6 +97,7 @@ _HOMES: dict[str, str] = {
     "RunProgress": "tether.runs.progress",
     "RunRequest": "tether.runs.launch",
     "RunStore": "tether.runs.store",
+    "Speed": "tether.runs.speed",
     "StoreError": "tether.runs.store",
     "_apply_overrides": "tether.runs.launch",
     "arm_rows": "tether.runs.summary",
@@ -111,9 +117,12 @@ _HOMES: dict[str, str] = {
     "load_rubrics": "tether.runs.judge",
     "load_tasks": "tether.runs.expansion",
     "lock_directory": "tether.runs.lock",
+    "measured_speed": "tether.runs.speed",
     "plan": "tether.runs.planning",
     "prepare": "tether.runs.launch",
     "read_judgements": "tether.runs.judge",
+    "real_models": "tether.runs.planning",
+    "recorded_speed": "tether.runs.speed",
     "rescore_run": "tether.runs.rescore",
     "reward_hacking_job": "tether.runs.judge",
     "rubric_jobs": "tether.runs.judge",
@@ -141,6 +150,7 @@ __all__ = [
     "RunProgress",
     "RunRequest",
     "RunStore",
+    "Speed",
     "StoreError",
     "_apply_overrides",
     "arm_rows",
@@ -160,9 +170,12 @@ __all__ = [
     "load_rubrics",
     "load_tasks",
     "lock_directory",
+    "measured_speed",
     "plan",
     "prepare",
     "read_judgements",
+    "real_models",
+    "recorded_speed",
     "rescore_run",
     "reward_hacking_job",
     "rubric_jobs",
