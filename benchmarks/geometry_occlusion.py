@@ -1,7 +1,7 @@
 """What the default profile's occlusion rule costs: with it against without it, one run.
 
-Artifacts: the interaction-scaling study's run-1 figure, slide and web artifacts (80 + 48
-+ 80, when the reference data is beside the checkout, ../shared/reference), else the
+Artifacts: the interaction-scaling study's run-1 figure, slide and web artifacts (both sides
+of 20 figure, 12 slide and 20 web tasks: 104, from ../shared/reference), else the
 planted and third-party test pages. Sides, measured alternately (A B A B ...) in one
 shared browser so machine load hits both alike:
   with       the default profile as shipped (default-2: occlusion, grid rule)

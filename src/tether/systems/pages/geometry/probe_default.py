@@ -25,7 +25,8 @@ What it changes, each answering a weakness listed in geometry-probe.md:
   panels) crossing the canvas edge, and on a fixed canvas text left wholly outside it.
 - A blocked network request is an `external_resource` defect (added by the instrument).
 - Content hidden under an opaque element drawn over it is an `occlusion` (probe_occlusion.py),
-  neither a text overlap of the hidden text nor a misalignment of the hidden card.
+  neither a text overlap of the hidden text nor a misalignment of the hidden card. On a
+  web page, text in a fixed or sticky bar and text scrolling under it are no overlap.
 - Cards placed by a CSS grid are judged on the offset alone: an item spanning two tracks
   (`grid-column: span 2`) is wider by design, not a size, edge or gap misalignment.
 """
@@ -151,6 +152,13 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     }
     return best;
   };
+  const pinnedOf = (el) => {
+    for (let p = el; p && p !== root; p = p.parentElement) {
+      const pos = getComputedStyle(p).position;
+      if (pos === 'fixed' || pos === 'sticky') return p;
+    }
+    return null;
+  };
   const parent = texts.map((_, i) => i);
   const find = (i) => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   const pairs = [];
@@ -162,6 +170,9 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       if (a.el.contains(c.el) || c.el.contains(a.el)) continue;
       // hidden text is an occlusion, not an overlap: the reader sees one of the two
       if (isCovered(a.el) || isCovered(c.el)) continue;
+      // on a web page, text in a fixed or sticky bar passes over the text scrolling
+      // under it: where they meet depends on the scroll, not on the layout
+      if (web && !pinnedOf(a.el) !== !pinnedOf(c.el)) continue;
       const ov = overlapOf(a, c);
       if (ov >= MINOVL) { pairs.push([i, j, r1(ov)]); parent[find(i)] = find(j); }
     }

@@ -12,14 +12,17 @@ effective opacity of at least 0.5. A text over a card's background is not covere
 card is its ancestor); a transparent wrapper laid over content covers nothing.
 
 Only what the reader sees first is checked: points inside the viewport at scroll 0 (the
-whole canvas of a figure or slide; the first screen of a web page). For the duration of
+whole canvas of a figure or slide; the first screen of a web page). On a web page a bar
+that is `position: fixed` or `sticky` covers nothing: content scrolls under it by design
+and out from under it as the reader scrolls (on a fixed canvas nothing scrolls, so there
+it does cover). For the duration of
 the check every element takes pointer events (a style added and removed again), so an
 element made click-through with `pointer-events: none` is still seen where it is drawn;
 no layout property changes.
 
 Text pasted into PROBE_DEFAULT_JS after the text and card collection: it reads `texts`,
-`all`, `visible`, `cut`, `clipOf`, `rectOf`, `empty`, `asBox`, `skip`, `W`, `H`, `root`,
-`body` and adds
+`all`, `visible`, `cut`, `clipOf`, `rectOf`, `empty`, `asBox`, `skip`, `W`, `H`, `web`,
+`root`, `body` and adds
 `covered` (elements found hidden) and the `occlusion` defects.
 """
 
@@ -43,11 +46,15 @@ OCCLUSION_JS = r"""
   };
   // The outermost element of `hit`'s chain below the ancestor it shares with `el`, when
   // that chain paints an opaque surface over `el`; else null.
+  // On a web page a fixed or sticky bar covers what scrolls under it by design (the
+  // reader scrolls it out): only a fixed canvas (figure, slide) counts it.
   const coverOf = (hit, el) => {
     if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
     let opacity = 1, painted = false, outer = hit;
     for (let p = hit; p && !p.contains(el); p = p.parentElement) {
-      opacity *= parseFloat(getComputedStyle(p).opacity);
+      const cs = getComputedStyle(p);
+      if (web && (cs.position === 'fixed' || cs.position === 'sticky')) return null;
+      opacity *= parseFloat(cs.opacity);
       painted = painted || paints(p);
       outer = p;
     }
