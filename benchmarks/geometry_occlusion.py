@@ -10,6 +10,12 @@ Printed: artifacts/s per side and repeat, the with/without time ratio, the load 
 before and after, and how many occlusion defects the rule found (what the time buys).
 
     .venv/bin/python benchmarks/geometry_occlusion.py [--repeat 3] [--concurrency 2]
+
+Findings (this 2-core machine shared with other engineers, load 11-14, --repeat 4, 2
+lanes): with 2.70 artifacts/s, without 3.03; with/without time 1.12. The check is about a
+tenth of a default-profile measurement. It found no occlusion in the study's 104
+artifacts (before fixed and sticky bars were exempted on web pages it found 15, every one
+under the fixed bottom bar of two web pages: content a reader scrolls out from under it).
 """
 
 from __future__ import annotations
