@@ -217,3 +217,8 @@ def test_in_a_folder_each_refused_file_is_a_row_saying_why(tmp_path):
     rows = {Path(r["path"]).name: r for r in json.loads(res.output)["files"]}
     assert rows["a.html"]["n_defects"] == 0
     assert "no HTML element in it" in rows["b.html"]["error"]
+    compared = run(str(tmp_path), "--compare", "--json")
+    assert compared.exit_code == 2
+    rows = {Path(r["path"]).name: r for r in json.loads(compared.output)}
+    assert rows["a.html"]["differences"] == []
+    assert "no HTML element in it" in rows["b.html"]["error"]

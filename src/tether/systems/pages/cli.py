@@ -124,13 +124,18 @@ def print_result(path: Path, obs: Observation) -> None:
 
 
 def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] | None,
-                     as_json: bool, timeout_s: float) -> int:
-    """Print the default-vs-reference differences per file; exit 2 on a render error."""
-    from tether.systems.pages.geometry.profile_diff import diff_profiles
-    from tether.systems.pages.page_file import read_page
+                     as_json: bool, timeout_s: float, one: bool) -> int:
+    """Print the default-vs-reference differences per file; exit 2 on a render error or a
+    file that is no HTML page."""
+    from tether.systems.pages.geometry.profile_diff import KindDiff, diff_profiles
 
-    texts = [(read_page(p), modality, frames) for p in files]
-    results = diff_profiles(texts, base_dirs=[p.parent for p in files], timeout_s=timeout_s)
+    texts, refused = read_pages(files, one)
+    pages = [p for p in files if p in texts]
+    found = dict(zip(pages, diff_profiles([(texts[p], modality, frames) for p in pages],
+                                          base_dirs=[p.parent for p in pages],
+                                          timeout_s=timeout_s), strict=True))
+    results: list[list[KindDiff] | str] = [found[p] if p in found else refused[p]
+                                           for p in files]
     if as_json:
         click.echo(json.dumps([
             {"path": str(p), "error": r} if isinstance(r, str) else
@@ -226,7 +231,7 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
     declared = GeometryInstrument.Params.model_validate({})  # the defaults, declared there
     if compare:
         sys.exit(compare_profiles(files, modality, frame_times, as_json,
-                                  timeout_s or declared.timeout_s))
+                                  timeout_s or declared.timeout_s, one=not target.is_dir()))
     host = get_browser_host()  # started on first use, not here
     instrument = GeometryInstrument(
         profile=profile, host=host, timeout_s=timeout_s or declared.timeout_s,

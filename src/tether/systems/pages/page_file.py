@@ -50,12 +50,9 @@ def read_page(path: Path) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a text file ({encoding} cannot decode byte "
-                          f"{exc.start}: {data[exc.start:exc.start + 1]!r}); it is not "
-                          "measured", hint=HINT) from None
+                          f"{exc.start}: {data[exc.start:exc.start + 1]!r})", hint=HINT) from None
     if "\x00" in text:
-        raise ConfigError(f"{path}: not a text file (it holds NUL bytes); it is not measured",
-                          hint=HINT)
+        raise ConfigError(f"{path}: not a text file (it holds NUL bytes)", hint=HINT)
     if not _TAG.search(text):
-        raise ConfigError(f"{path}: no HTML element in it (plain text?); it is not measured",
-                          hint=HINT)
+        raise ConfigError(f"{path}: no HTML element in it (plain text?)", hint=HINT)
     return text
