@@ -121,7 +121,7 @@ def test_the_duration_comes_from_the_models_recorded_speed(tmp_path: Path, no_mo
     numbers = _plan(str(cfg))
     speed = numbers["speeds"]["local/smollm2-135m"]
     assert speed["tokens_per_s"] == pytest.approx(160 / 8.0)
-    assert speed["source"] == "over 2 recorded calls (runs/earlier)"
+    assert speed["source"] == "over 2 recorded calls: runs/earlier"
     assert numbers["expected_duration_s"] == pytest.approx(6 * 64 / 20.0)
     assert "20.0 tokens/s" in numbers["duration_basis"]
 

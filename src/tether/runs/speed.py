@@ -92,9 +92,9 @@ def recorded_speed(spec: str, runs_dir: Path = Path("runs")) -> Speed | None:
     rate = _rate(rows)
     if rate is None:
         return None
-    where = (str(runs_dir / used[0]) if len(used) == 1
-             else f"{len(used)} runs in {runs_dir}, newest {used[0]}")
-    return Speed(rate, f"over {len(rows)} recorded calls ({where})")
+    where = (f": {runs_dir / used[0]}" if len(used) == 1
+             else f" in {len(used)} runs under {runs_dir}/, newest {used[0]}")
+    return Speed(rate, f"over {len(rows)} recorded calls{where}")
 
 
 def measured_speed(spec: str, build: Callable[[str], Model] = parse_model) -> Speed | None:
