@@ -9,6 +9,7 @@ import pytest
 
 from tether.errors import ConfigError
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
+from tether.runs.shipped import SHIPPED_DIR
 
 from .conftest import SCRIPTED, write_config, write_suite
 
@@ -147,15 +148,14 @@ def test_resolved_json_reloads_to_the_same_experiment(tmp_path: Path) -> None:
     assert experiment_from_dict(again.resolved(), "x").resolved() == exp.resolved()
 
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
 
 def test_the_heldout_config_finds_the_study_data_from_any_working_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a checkout beside shared/, as the config's header says, entered from elsewhere
-    config = tmp_path / "checkout" / "experiments" / "heldout_v2.toml"
+    config = tmp_path / "checkout" / "src" / "tether" / "experiments" / "heldout_v2.toml"
     config.parent.mkdir(parents=True)
-    config.write_text((EXPERIMENTS / "heldout_v2.toml").read_text())
+    config.write_text((SHIPPED_DIR / "heldout_v2.toml").read_text())
     data = (tmp_path / "shared/reference/interaction-scaling/tasks/code"
             / "code_tasks_heldout_v2.json")
     data.parent.mkdir(parents=True)

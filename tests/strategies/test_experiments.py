@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.strategies.trial_helpers import RoleScript, code_task, program
@@ -12,9 +10,10 @@ from tether.instruments.base import InstrumentEnv
 from tether.runs import run_trial
 from tether.runs.config import load_experiment
 from tether.runs.expansion import expand
+from tether.runs.shipped import SHIPPED_DIR
 from tether.testing.scripted_models import ScriptedModel
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
+EXPERIMENTS = SHIPPED_DIR
 TASKS = [code_task(), code_task().model_copy(update={"id": "t2"})]
 
 

@@ -24,6 +24,11 @@ from tether.registry import Registry
 # edge. The systems' commands come from the entry points `tether.commands` (below).
 
 
+def _experiments() -> click.Command:
+    from tether.cli.experiments import experiments
+    return experiments
+
+
 def _export() -> click.Command:
     from tether.cli.export import export
     return export
@@ -73,6 +78,8 @@ def _suites() -> click.Command:
 
 #: name -> (loader, the first sentence of the command's help, as `tether --help` lists it)
 LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
+    "experiments": (_experiments, "The experiments tether ships: list them, show one (each "
+                    "runs by name)."),
     "export": (_export, "Write RUN_DIR's model calls as training examples, metadata beside "
                "each one."),
     "instruments": (_instruments, "The registered instruments: list them, show one's "

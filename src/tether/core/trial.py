@@ -76,6 +76,9 @@ class TrialRecord(BaseModel):
     spend: dict[str, Usage] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
     wall_s: float = 0.0
+    #: when the trial started (Unix time, seconds); None in records written before
+    #: starts were kept (an export then shows no time rather than an invented one)
+    started_at: float | None = None
 
     @property
     def unscored(self) -> bool:

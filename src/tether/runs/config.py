@@ -58,6 +58,7 @@ from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares
+from tether.runs.shipped import config_path
 from tether.stats import Resampling
 from tether.textio import JSONError, loads, loads_toml, read_text
 
@@ -308,13 +309,11 @@ def _check_arms(exp: Experiment, source: str, *, build: bool = True) -> tuple[st
 
 
 def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> Experiment:
-    """Read a TOML (or resolved JSON) experiment file; relative suite paths resolve
+    """Read a TOML (or resolved JSON) experiment file, or a shipped experiment by name
+    (`humaneval`: tether.runs.shipped); relative suite paths resolve
     against the file's directory so the config runs from anywhere. `sets` are
     `--set KEY=VALUE` overrides applied before validation (tether.runs.overrides)."""
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(f"config file not found: {p}",
-                          hint="pass an experiment TOML file or a run's config.resolved.json")
+    p = config_path(path)  # a file, or the name of a shipped experiment (runs/shipped.py)
     text = read_text(p)
     if p.suffix == ".json":
         try:

@@ -18,25 +18,26 @@ Worst case, per trial:
 Input tokens are capped only by an `input+output` budget; otherwise they are reported
 as uncapped and the cost covers output tokens only (`cost_covers`).
 
-Duration: the worst-case output tokens of every trial at `tokens_per_s` (by default
-65 tokens/s for `local/` models, the embedded model's speed on 2 cores; unknown for a
-remote model unless given), spread over `concurrency` trials in flight. Scripted and
-replayed test doubles take no model time. Time spent in sandboxes and verifiers is not
-counted, so it is an estimate of model time, and an upper bound of it.
+Duration: the worst-case output tokens of every trial at its models' measured speed
+(`tether.runs.speed`: output tokens per second of call time, prompt processing included;
+the slowest model of a setup sets its pace), an upper bound on model time as long as
+that speed holds. Trials in flight share it only where calls can overlap: an in-process
+model (`local/`) answers one call at a time, so its setups are not divided by
+`concurrency`. A model with no measured speed makes the duration unknown (no speed is
+assumed for a machine); scripted and replayed test doubles take no model time. Time
+spent in sandboxes and verifiers is not counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tether.core import BudgetSpec
 from tether.models import PriceBook, model_id_of, split_price
 from tether.runs.config import Experiment
+from tether.runs.speed import Speed
 from tether.strategies import UNLIMITED_THINKING
-
-#: tokens per second of the embedded local model on the project's 2-core machines
-LOCAL_TOKENS_PER_S = 65.0
 
 _AGENT = {"step_limit": 30, "max_tokens": 1024}
 
@@ -121,15 +122,22 @@ def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
     return own, None
 
 
-def _throughput(specs: list[str], tokens_per_s: float | None) -> float | None:
-    """Tokens per second of the slowest model in use; inf when all are test doubles."""
+def real_models(specs: list[str]) -> list[str]:
+    """The specs (without price options) that call a real model: not a test double."""
     heads = [split_price(s)[0] for s in specs]
-    real = [h for h in heads if not h.startswith(("scripted:", "replay:"))]
+    return [h for h in heads if not h.startswith(("scripted:", "replay:"))]
+
+
+def _throughput(specs: list[str], speeds: Mapping[str, Speed | None]) -> float | None:
+    """Tokens per second of the slowest model in use; inf when all are test doubles,
+    None when one has no measured speed."""
+    real = real_models(specs)
     if not real:
         return float("inf")
-    if tokens_per_s:
-        return tokens_per_s
-    return LOCAL_TOKENS_PER_S if all(h.startswith("local/") for h in real) else None
+    known = [speeds.get(h) for h in real]
+    if any(k is None or k.tokens_per_s <= 0 for k in known):
+        return None
+    return min(k.tokens_per_s for k in known if k is not None)
 
 
 def _worst_cost(book: PriceBook, specs: list[str], out: int | None, inp: int | None,
@@ -145,19 +153,31 @@ def _worst_cost(book: PriceBook, specs: list[str], out: int | None, inp: int | N
 
 
 def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
-         tokens_per_s: float | None = None, tasks_note: str = "") -> dict[str, Any]:
+         tokens_per_s: float | None = None, tasks_note: str = "",
+         speeds: Mapping[str, Speed | None] | None = None) -> dict[str, Any]:
     """The plan as JSON-ready numbers (see the module docstring for how each is made).
 
     `n_tasks` None means the suites could not be loaded here (`tasks_note` says why):
-    then every count is per task, and the plan says so."""
+    then every count is per task, and the plan says so. `speeds`: each real model's
+    measured speed by spec (tether.runs.speed; None: not measured); `tokens_per_s`, when
+    given, is every model's speed instead."""
     resolved = exp.resolved()
     per = n_tasks if n_tasks is not None else 1
+    n_trials = (per * len(exp.seeds) * len(exp.strategies) * len(exp.budgets)
+                * len(resolved["models"]))
+    concurrency = min(exp.run.concurrency, max(1, n_trials))
     rows: list[dict[str, Any]] = []
     model_seconds: float | None = 0.0
+    known: dict[str, Speed | None] = {}
     for models in resolved["models"]:
         roles = {k: v for k, v in models.items() if k != "label"}
         specs = list(dict.fromkeys(roles.values()))
-        speed = _throughput(specs, tokens_per_s)
+        for head in real_models(specs):
+            known[head] = (Speed(tokens_per_s, "given") if tokens_per_s
+                           else (speeds or {}).get(head))
+        speed = _throughput(specs, known)
+        # an in-process model answers one call at a time: its trials do not overlap
+        overlap = 1 if any(h.startswith("local/") for h in real_models(specs)) else concurrency
         for arm in exp.strategies:
             for budget in exp.budgets:
                 spec = budget.spec()
@@ -176,9 +196,8 @@ def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
                 })
                 if model_seconds is not None:
                     model_seconds = None if speed is None or out is None else \
-                        model_seconds + (0.0 if speed == float("inf") else out * trials / speed)
-    n_trials = sum(r["trials"] for r in rows)
-    concurrency = min(exp.run.concurrency, max(1, n_trials))
+                        model_seconds + (0.0 if speed == float("inf")
+                                         else out * trials / speed / overlap)
     costs = [r["worst_cost_usd"] for r in rows]
     tokens = [r["worst_output_tokens"] for r in rows]
     return {
@@ -186,15 +205,27 @@ def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
         "tasks_note": tasks_note, "arms": rows, "concurrency": concurrency,
         "worst_output_tokens": None if None in tokens else sum(t or 0 for t in tokens),
         "worst_cost_usd": None if None in costs else sum(c or 0.0 for c in costs),
-        "expected_duration_s": None if model_seconds is None else model_seconds / concurrency,
-        "duration_basis": ("upper bound: the worst-case output tokens of every trial at "
-                           + (f"{tokens_per_s:g} tokens/s" if tokens_per_s else
-                              f"{LOCAL_TOKENS_PER_S:g} tokens/s for local models (test "
-                              "doubles take no model time; remote models need "
-                              "--tokens-per-s)")
-                           + f", {concurrency} trials in flight; sandbox and verifier "
-                           "time not counted"),
+        "expected_duration_s": model_seconds,
+        "speeds": {h: None if k is None else {"tokens_per_s": round(k.tokens_per_s, 2),
+                                              "source": k.source} for h, k in known.items()},
+        "duration_basis": _basis(known, concurrency),
     }
 
 
-__all__ = ["LOCAL_TOKENS_PER_S", "OUTPUT_BOUNDS", "plan", "worst_tokens"]
+def _basis(known: Mapping[str, Speed | None], concurrency: int) -> str:
+    """How the duration was made, in words (what the plan prints after it)."""
+    if not known:
+        return "test doubles only: they take no model time"
+    missing = [h for h, k in known.items() if k is None]
+    if missing:
+        return (f"no measured speed for {', '.join(missing)}: pass --tokens-per-s N, or "
+                "--measure-speed to time one call of each model (a run of the model under "
+                "runs/ also gives its speed)")
+    said = "; ".join(f"{h} at {k.tokens_per_s:.1f} tokens/s ({k.source})"
+                     for h, k in known.items() if k is not None)
+    return (f"model time for the worst-case output tokens of every trial: {said}; "
+            f"{concurrency} trials in flight (an in-process model answers one call at a "
+            "time); sandbox and verifier time not counted")
+
+
+__all__ = ["OUTPUT_BOUNDS", "plan", "real_models", "worst_tokens"]

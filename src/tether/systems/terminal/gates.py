@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether.core import Task
-from tether.errors import TetherError
+from tether.errors import ConfigError, TetherError
 from tether.sandbox import Sandbox
 from tether.systems.terminal.environment import TerminalEnvironment, VerifierResult
 from tether.systems.terminal.harbor import expand_task_dirs, load_harbor_task
@@ -92,13 +92,29 @@ def check_task(task: Task, *, sandbox: Sandbox | str = "bwrap",
                    registry_requests=requests)
 
 
-def check_tasks(tasks: Sequence[Task], *, jobs: int = 2, sandbox: Sandbox | str = "bwrap",
+@dataclass(frozen=True)
+class Unloadable:
+    """A path given to check that is no loadable task: it gets a failing row of its own,
+    so one broken dir never keeps the others from being checked."""
+
+    name: str
+    error: str
+
+
+def check_tasks(tasks: Sequence[Task | Unloadable], *, jobs: int = 2,
+                sandbox: Sandbox | str = "bwrap",
                 on_row: Callable[[GateRow], None] | None = None,
                 registry_access: bool = False) -> list[GateRow]:
-    """Gates for many tasks, `jobs` at a time; rows come back in the input order."""
+    """Gates for many tasks, `jobs` at a time; rows come back in the input order (an
+    `Unloadable` is a row with its error and no reward)."""
 
-    def one(task: Task) -> GateRow:
-        row = check_task(task, sandbox=sandbox, registry_access=registry_access)
+    def one(task: Task | Unloadable) -> GateRow:
+        if isinstance(task, Unloadable):
+            row = GateRow(task=task.name, oracle_reward=None, null_reward=None,
+                          deterministic=None, error=task.error,
+                          registry_access=registry_access)
+        else:
+            row = check_task(task, sandbox=sandbox, registry_access=registry_access)
         if on_row is not None:
             on_row(row)
         return row
@@ -107,6 +123,27 @@ def check_tasks(tasks: Sequence[Task], *, jobs: int = 2, sandbox: Sandbox | str 
         return list(pool.map(one, tasks))
 
 
-def load_task_dirs(paths: Sequence[Path]) -> list[Task]:
-    """Each path a task dir or a dir of task dirs; ConfigError for what is neither."""
-    return [load_harbor_task(d, suite=d.parent.name) for d in expand_task_dirs(list(paths))]
+def load_task_dirs(paths: Sequence[Path]) -> list[Task | Unloadable]:
+    """Each path a task dir or a dir of task dirs, each loaded on its own: a task dir that
+    cannot be loaded, or a path that is neither, is an `Unloadable` in its place (with the
+    loader's message). ConfigError only when no path holds a task dir at all (nothing to
+    check is a usage error)."""
+    out: list[Task | Unloadable] = []
+    first_error: ConfigError | None = None
+    found = 0
+    for path in paths:
+        try:
+            dirs = expand_task_dirs([path])
+        except ConfigError as exc:
+            first_error = first_error or exc
+            out.append(Unloadable(name=str(path), error=str(exc)))
+            continue
+        found += len(dirs)
+        for d in dirs:
+            try:
+                out.append(load_harbor_task(d, suite=d.parent.name))
+            except ConfigError as exc:
+                out.append(Unloadable(name=d.name, error=f"cannot load: {exc}"))
+    if not found and first_error is not None:
+        raise first_error
+    return out

@@ -61,15 +61,8 @@ def test_clean_page_passes_with_score_zero(browser_host):
 def test_probe_failure_is_an_error_never_zero_defects(browser_host):
     # A page whose script never yields: the probe times out, and the observation
     # says so instead of reporting a clean page.
-    import tether.systems.pages.geometry.measure as measure_mod
-
-    inst = GeometryInstrument(host=browser_host)
-    old = measure_mod.PROBE_TIMEOUT_S
-    measure_mod.PROBE_TIMEOUT_S = 2.0
-    try:
-        obs = inst.measure("<p>x</p><script>while (true) {}</script>", "figure")
-    finally:
-        measure_mod.PROBE_TIMEOUT_S = old
+    inst = GeometryInstrument(host=browser_host, timeout_s=2.0)
+    obs = inst.measure("<p>x</p><script>while (true) {}</script>", "figure")
     assert obs.error and "1920x1080" in obs.error
     assert obs.score is None and obs.passed is None and obs.defects == []
     assert "loading the page timed out (limit: 2 s per viewport)" in obs.error
@@ -84,12 +77,9 @@ window.getComputedStyle = spin;
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
-def test_a_timeout_names_the_step_and_the_limit(browser_host, monkeypatch, profile):
-    import tether.systems.pages.geometry.measure as measure_mod
-
-    monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
-    obs = GeometryInstrument(Options(profile=profile), host=browser_host).measure(SPINNING_PROBE,
-                                                                          "figure")
+def test_a_timeout_names_the_step_and_the_limit(browser_host, profile):
+    obs = GeometryInstrument(Options(profile=profile, timeout_s=2.0),
+                             host=browser_host).measure(SPINNING_PROBE, "figure")
     assert obs.score is None and obs.defects == []
     assert obs.error == ("geometry probe failed at 1920x1080: evaluating the layout probe "
                          "timed out (limit: 2 s per viewport)")

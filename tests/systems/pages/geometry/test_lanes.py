@@ -14,7 +14,6 @@ import json
 
 import pytest
 
-import tether.systems.pages.geometry.measure as measure_mod
 from tests.systems.pages.geometry.conftest import PLANTED
 from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 from tether.systems.pages.geometry.browser import BrowserHost
@@ -38,8 +37,7 @@ NEVER_IDLE = "<p>x</p><script>setInterval(() => fetch('/ping').catch(() => {}), 
 
 
 @pytest.fixture()
-def small_host(monkeypatch):
-    monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
+def small_host():
     host = BrowserHost(concurrency=3, js_heap_mb=128)
     yield host
     host.close()
@@ -63,7 +61,7 @@ def test_bad_pages_fail_alone_and_are_replaced(small_host, profile):
         names += [GOOD[i % len(GOOD)], name]
     items += good
     names += GOOD
-    inst = GeometryInstrument(Options(profile=profile), host=small_host)
+    inst = GeometryInstrument(Options(profile=profile, timeout_s=2.0), host=small_host)
     obs = inst.measure_many(items)
     for name, o in zip(names, obs, strict=True):
         if name in bad:

@@ -1,8 +1,6 @@
-"""experiments/vetr.toml and vetr_ablations.toml validate and hold the designed arms."""
+"""The shipped vetr and vetr_ablations experiments validate and hold the designed arms."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -10,8 +8,9 @@ import tether.systems.scene.loop.baselines  # noqa: F401  (registers the strateg
 import tether.systems.scene.loop.strategies  # noqa: F401
 from tether.errors import ConfigError
 from tether.runs.config import load_experiment
+from tether.runs.shipped import SHIPPED_DIR
 
-EXPERIMENTS = Path(__file__).resolve().parents[4] / "experiments"
+EXPERIMENTS = SHIPPED_DIR
 
 
 def test_main_comparison_arms() -> None:

@@ -17,7 +17,7 @@ from tether.systems.pages.geometry.local_files import MissingResource
 from tether.systems.pages.geometry.measure import Measurement, ProbeRun
 
 KINDS = ("text_overlap", "out_of_bounds", "overflow", "scrollbar", "misalignment",
-         "external_resource", "navigation", "missing_resource")
+         "occlusion", "external_resource", "navigation", "missing_resource")
 
 FIXES = {
     "text_overlap": "move the texts apart (or give them separate rows/columns) so their "
@@ -38,6 +38,9 @@ FIXES = {
                     "equal gaps (a grid or flex row with gap)",
     "misalignment/offset": "move the shifted card back into line (remove its own margin, top "
                            "or transform offset, or align the row with align-items: start)",
+    "occlusion": "give the hidden content a place of its own: move the element drawn over "
+                 "it into the layout flow (drop its absolute/fixed position, negative margin "
+                 "or transform), or move or remove it",
     "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
                          "artifacts must not load anything from the network",
     "missing_resource": "add the file to the page's folder or fix the reference (paths are "
@@ -99,6 +102,12 @@ def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[s
         shifted = any("offset" in (f.get("reasons") or []) for f in findings)
         return (f"{len(els)} cards are misaligned ({what}): {boxes}",
                 FIXES["misalignment/offset" if shifted else kind])
+    if kind == "occlusion":
+        share = detail.get("share")
+        how = f"{share:.0%} of it" if isinstance(share, int | float) else "most of it"
+        cover = f" under {_name(els[1])} {_box(els[1]['box'])}" if len(els) > 1 else ""
+        return (f"{_name(els[0])} {_box(els[0]['box'])} is hidden{cover}: {how} covered",
+                FIXES[kind])
     return f"{kind}: {detail}", FIXES.get(kind, "")
 
 

@@ -1,10 +1,10 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...;overlay=true;coordinates=false` (coordinates=false: feedback in the
-interaction-scaling study's form, without coordinates). Without options the task
-decides: `task.data["modality"]` and `task.data["frame_times_ms"]`. Score = number of
-defects (lower is better).
+frames=0,1000,...;overlay=true;timeout_s=30;entrance_animations=ignore|count;
+coordinates=false` (coordinates=false: feedback in the interaction-scaling study's form,
+without coordinates). Without options the task decides: `task.data["modality"]` and
+`task.data["frame_times_ms"]`. Score = number of defects (lower is better).
 """
 
 from __future__ import annotations
@@ -13,16 +13,16 @@ import base64
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tether import params
 from tether.core import Artifact, Observation, Task
 from tether.instruments import InstrumentEnv, register_instrument
 from tether.systems.pages.geometry.browser import BrowserHost, get_browser_host
 from tether.systems.pages.geometry.defects import format_geometry_feedback, observation_from
-from tether.systems.pages.geometry.measure import measure_html
+from tether.systems.pages.geometry.measure import PROBE_TIMEOUT_S, measure_html
 from tether.systems.pages.geometry.overlay import pick_location, render_overlay
 from tether.systems.pages.geometry.profiles import (
     get_profile,
@@ -52,6 +52,22 @@ class GeometryInstrument:
         overlay: bool = Field(False, description="attach a PNG with the defects drawn")
         coordinates: bool = Field(True, description="give defect coordinates in feedback "
                                                     "(false: the study's form, without)")
+        timeout_s: params.Seconds = Field(PROBE_TIMEOUT_S, description="seconds one "
+                                          "viewport's measurement may take, loading "
+                                          "included")
+        entrance_animations: Literal["ignore", "count"] = Field(
+            "ignore", description="static pages under the default profile: 'ignore' "
+            "measures the page once its entrance animations have ended; 'count' also "
+            "measures the first frame (t = 0) and reports what only it shows")
+
+        @model_validator(mode="after")
+        def _entrance_needs_controlled_time(self) -> GeometryInstrument.Params:
+            if self.entrance_animations == "count" and not get_profile(
+                    self.profile).controlled_time:
+                raise ValueError("entrance_animations=count is an option of the default "
+                                 "profile: the reference profile keeps the study's "
+                                 "wall-clock waits (drop the option or use profile=default)")
+            return self
 
     @staticmethod
     def feedback(obs: Observation) -> str:
@@ -69,6 +85,10 @@ class GeometryInstrument:
         self.profile = get_profile(p.profile)
         self.modality = normalize_modality(p.modality) if p.modality else None
         self.frames = parse_frames(p.frames)
+        #: seconds one viewport's measurement may take
+        self.timeout_s = float(p.timeout_s)
+        #: measure static pages at t = 0 too (where entrance animations start)
+        self.entrance = p.entrance_animations == "count"
         self.version = f"2+{self.profile.version}"
         self._host = host
 
@@ -106,7 +126,7 @@ class GeometryInstrument:
         with tempfile.TemporaryDirectory(prefix="tether-overlay-") as tmp:
             out = Path(tmp) / "overlay.png"
             self.host.run(render_overlay(self.host, html, modality, self.profile, vp, frame,
-                                         out))
+                                         out, timeout_s=self.timeout_s))
             return out.read_bytes()
 
     def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None,
@@ -134,7 +154,8 @@ class GeometryInstrument:
         async def one(host: BrowserHost, item: Any) -> Any:
             (html, modality, frames), base_dir = item
             try:
-                return await measure_html(host, html, modality, self.profile, frames, base_dir)
+                return await measure_html(host, html, modality, self.profile, frames, base_dir,
+                                          timeout_s=self.timeout_s, entrance=self.entrance)
             finally:
                 if on_done is not None:
                     on_done()
