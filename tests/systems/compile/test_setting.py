@@ -102,8 +102,9 @@ def test_entry_points_of_the_settings_group_are_found(user_module, monkeypatch):
     import tether.systems.compile.setting as setting_mod
 
     declared = [EntryPoint("cityqa", f"{user_module}:CityQA", "tether.settings")]
-    monkeypatch.setattr("tether.plugins.entry_points",
-                        lambda group=None: declared if group == "tether.settings" else [])
+    # plugins reads each group once per process: replace that read, not the scan under it
+    monkeypatch.setattr("tether.plugins._group",
+                        lambda group: tuple(declared) if group == "tether.settings" else ())
     monkeypatch.setattr(setting_mod.SETTINGS, "_entries", setting_mod.SETTINGS.entries())
     monkeypatch.setattr(setting_mod.SETTINGS, "_loaded_once", False)
     assert "cityqa" in setting_names()

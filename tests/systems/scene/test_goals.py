@@ -52,5 +52,5 @@ def test_a_supplied_goal_image_is_the_goal_at_its_resolution(scenes, tmp_path) -
     assert checked.ok, checked.problems
     assert (checked.details["family"], checked.details["family_from"]) == ("placement",
                                                                           "folder name")
-    paper = SceneRenderInstrument(preset="paper", scenes=scenes)
+    paper = SceneRenderInstrument(SceneRenderInstrument.Params(preset="paper"), scenes=scenes)
     assert (paper.size, paper.samples) == (512, 512)  # the paper's settings, named

@@ -61,7 +61,7 @@ def test_clean_page_passes_with_score_zero(browser_host):
 def test_probe_failure_is_an_error_never_zero_defects(browser_host):
     # A page whose script never yields: the probe times out, and the observation
     # says so instead of reporting a clean page.
-    inst = GeometryInstrument(host=browser_host, timeout_s=2.0)
+    inst = GeometryInstrument(GeometryInstrument.Params(timeout_s=2.0), host=browser_host)
     obs = inst.measure("<p>x</p><script>while (true) {}</script>", "figure")
     assert obs.error and "1920x1080" in obs.error
     assert obs.score is None and obs.passed is None and obs.defects == []
