@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         _apply_overrides as _apply_overrides,
         execute as execute,
         prepare as prepare,
+        tether_revision as tether_revision,
     )
     from tether.runs.lock import (
         DirectoryBusy as DirectoryBusy,
@@ -126,6 +127,7 @@ _HOMES: dict[str, str] = {
     "rubric_jobs": "tether.runs.judge",
     "run_book": "tether.runs.costs",
     "run_trial": "tether.runs.trial_runner",
+    "tether_revision": "tether.runs.launch",
     "strict_model": "tether.runs.strict",
     "total": "tether.runs.costs",
     "trial_cost": "tether.runs.costs",
@@ -181,6 +183,7 @@ __all__ = [
     "rubric_jobs",
     "run_book",
     "run_trial",
+    "tether_revision",
     "strict_model",
     "total",
     "trial_cost",

@@ -196,3 +196,16 @@ def test_a_compile_s_scorings_rescore_to_the_same_scores(built: Path, tmp_path: 
         before = {t.trial_id: t.score for t in a.trials()}
         after = {t.trial_id: t.score for t in b.trials()}
     assert after == before and len(before) > 20
+
+
+def test_a_compile_with_no_scored_item_still_reports(tmp_path: Path) -> None:
+    """A student budget too small for one call: no trial, a frozen bare selection; the
+    report is the compile's own page (the hub has no trial to show)."""
+    compile_toy(tmp_path / "z", {"0": "v1"}, rounds=0, comparators=[], student_token_budget=1)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "z"), "--json",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["builds"][0]["selected_is_bare"] is True
+    assert shown["result"]["student_tokens"] == 0 and "Build 0" in out.read_text()

@@ -290,9 +290,17 @@ def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
 def report_build_dir(path: Path, out: Path | None = None
                      ) -> tuple[Path, dict[str, Any]] | None:
     """`tether report` of a build directory an earlier tether wrote (the entry point
-    `tether.directory_reports`): its HC report, or None when `path` is not one (a
-    compile's run directory is reported by the hub, with `BuildsSection`)."""
-    return write_hc_report(path, out) if is_build_dir(path) else None
+    `tether.directory_reports`): its HC report, or None when `path` is not one. A
+    compile's run directory is reported by the hub, with `BuildsSection`; one with no
+    trial to report (the student's budget refused the first item) gets the HC report."""
+    if is_build_dir(path) or (is_compile_run(path) and not _has_trials(path)):
+        return write_hc_report(path, out)
+    return None
+
+
+def _has_trials(path: Path) -> bool:
+    with RunStore.open(path, readonly=True) as store:
+        return bool(store.statuses())
 
 
 class HarnessInterventions(BaseModel):

@@ -48,6 +48,7 @@ from tether.runs import (
     RunEvents,
     RunStore,
     reopen,
+    tether_revision,
 )
 from tether.systems.compile.compiler import records
 from tether.systems.compile.compiler.build_records import BuildRecords
@@ -144,6 +145,7 @@ class CompileRun:
         re-runnable config.resolved.json) and the tasks (what `tether rescore` reads)."""
         self.store.write_config(compile_row["config"])
         self.store.set_meta(COMMAND_META, COMMAND)
+        self.store.set_meta("tether", tether_revision())
         self.store.set_meta("tasks", compile_row["tasks"])
         self._compile = compile_row
 
