@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         total as total,
         trial_cost as trial_cost,
     )
+    from tether.runs.events import EVENTS_LOG as EVENTS_LOG, RunEvents as RunEvents
     from tether.runs.expansion import (
         PlannedTrial as PlannedTrial,
         expand as expand,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         _apply_overrides as _apply_overrides,
         execute as execute,
         prepare as prepare,
+        tether_revision as tether_revision,
     )
     from tether.runs.lock import (
         DirectoryBusy as DirectoryBusy,
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     )
     from tether.runs.planning import plan as plan, real_models as real_models
     from tether.runs.progress import RunProgress as RunProgress
+    from tether.runs.rebuild import Reopened as Reopened, reopen as reopen
     from tether.runs.rescore import rescore_run as rescore_run
     from tether.runs.shipped import (
         header_summary as header_summary,
@@ -68,12 +71,15 @@ if TYPE_CHECKING:
         recorded_speed as recorded_speed,
     )
     from tether.runs.store import (
+        COMMAND_META as COMMAND_META,
+        CONFIG_NAME as CONFIG_NAME,
         DB_NAME as DB_NAME,
         LOG_NAME as LOG_NAME,
         RunStore as RunStore,
         StoreError as StoreError,
         damaged as damaged,
     )
+    from tether.runs.strict import read_config as read_config, strict_model as strict_model
     from tether.runs.summary import (
         arm_rows as arm_rows,
         arm_table as arm_table,
@@ -84,8 +90,11 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "BUNDLED": "tether.runs.judge",
     "CHECK": "tether.runs.judge.reward_hacking",
+    "COMMAND_META": "tether.runs.store",
+    "CONFIG_NAME": "tether.runs.store",
     "DB_NAME": "tether.runs.store",
     "DirectoryBusy": "tether.runs.lock",
+    "EVENTS_LOG": "tether.runs.events",
     "Experiment": "tether.runs.config",
     "ExportCounts": "tether.runs.export",
     "Job": "tether.runs.judge.engine",
@@ -94,6 +103,8 @@ _HOMES: dict[str, str] = {
     "META_KEY": "tether.runs.costs",
     "PlannedTrial": "tether.runs.expansion",
     "PreparedRun": "tether.runs.launch",
+    "Reopened": "tether.runs.rebuild",
+    "RunEvents": "tether.runs.events",
     "RunProgress": "tether.runs.progress",
     "RunRequest": "tether.runs.launch",
     "RunStore": "tether.runs.store",
@@ -120,15 +131,19 @@ _HOMES: dict[str, str] = {
     "measured_speed": "tether.runs.speed",
     "plan": "tether.runs.planning",
     "prepare": "tether.runs.launch",
+    "read_config": "tether.runs.strict",
     "read_judgements": "tether.runs.judge",
     "real_models": "tether.runs.planning",
     "recorded_speed": "tether.runs.speed",
+    "reopen": "tether.runs.rebuild",
     "rescore_run": "tether.runs.rescore",
     "reward_hacking_job": "tether.runs.judge",
     "rubric_jobs": "tether.runs.judge",
     "run_book": "tether.runs.costs",
     "run_trial": "tether.runs.trial_runner",
     "shipped_experiments": "tether.runs.shipped",
+    "tether_revision": "tether.runs.launch",
+    "strict_model": "tether.runs.strict",
     "total": "tether.runs.costs",
     "trial_cost": "tether.runs.costs",
     "unlock_directory": "tether.runs.lock",
@@ -137,8 +152,11 @@ _HOMES: dict[str, str] = {
 __all__ = [
     "BUNDLED",
     "CHECK",
+    "COMMAND_META",
+    "CONFIG_NAME",
     "DB_NAME",
     "DirectoryBusy",
+    "EVENTS_LOG",
     "Experiment",
     "ExportCounts",
     "Job",
@@ -147,6 +165,8 @@ __all__ = [
     "META_KEY",
     "PlannedTrial",
     "PreparedRun",
+    "Reopened",
+    "RunEvents",
     "RunProgress",
     "RunRequest",
     "RunStore",
@@ -173,15 +193,19 @@ __all__ = [
     "measured_speed",
     "plan",
     "prepare",
+    "read_config",
     "read_judgements",
     "real_models",
     "recorded_speed",
+    "reopen",
     "rescore_run",
     "reward_hacking_job",
     "rubric_jobs",
     "run_book",
     "run_trial",
     "shipped_experiments",
+    "tether_revision",
+    "strict_model",
     "total",
     "trial_cost",
     "unlock_directory",

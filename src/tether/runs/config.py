@@ -44,23 +44,21 @@ roles are what the strategies and instruments declare, never a list kept here).
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tether.core import BudgetSpec
-from tether.errors import ConfigError, did_you_mean
+from tether.errors import ConfigError
 from tether.models import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares
 from tether.runs.shipped import config_path
+from tether.runs.strict import read_config, strict_model
 from tether.stats import Resampling
-from tether.textio import JSONError, loads, loads_toml, read_text
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -214,35 +212,10 @@ class Experiment(BaseModel):
         return data
 
 
-def _dotted(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
-def _describe(err: Mapping[str, Any]) -> str:
-    kind, msg = err["type"], err["msg"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    got = err.get("input")
-    if isinstance(got, str | int | float | bool) and kind != "value_error":
-        return f"{msg} (got {got!r})"
-    return msg.removeprefix("Value error, ")
-
-
 _KEYS: dict[tuple[str, ...], type[BaseModel]] = {
     (): Experiment, ("strategies",): StrategyArm, ("budgets",): BudgetEntry,
     ("run",): RunOptions, ("models",): ModelConfig, ("stats",): Resampling,
 }
-
-
-def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    parent = tuple(p for p in loc[:-1] if not isinstance(p, int))
-    model = _KEYS.get(parent)
-    return list(model.model_fields) if model else []
 
 
 def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) -> Experiment:
@@ -252,23 +225,8 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
     (`tether.params`). `check_roles=False` skips that and the check of `[models]` roles
     and shares against what the strategies declare: for reading back what a finished run
     ran, never for running."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
-    try:
-        exp = Experiment.model_validate(data)
-    except ValidationError as exc:
-        errs = exc.errors()
-        err = errs[0]
-        where = _dotted(err["loc"])
-        what = _describe(err)
-        more = f" (and {len(errs) - 1} more problem(s))" if len(errs) > 1 else ""
-        hint = None
-        if err["type"] == "extra_forbidden":
-            allowed = _allowed_keys(err["loc"])
-            hint = (f"{did_you_mean(str(err['loc'][-1]), allowed)}"
-                    f"keys allowed here: {', '.join(allowed)}")
-        raise ConfigError(f"{source}: {where}: {what}{more}",
-                          hint=hint or "see the experiment config format in the README") from None
+    exp = strict_model(Experiment, data, source, tables=_KEYS, what="experiment keys",
+                 hint="see the experiment config format in the README")
     declared = _check_arms(exp, source, build=check_roles)
     if not check_roles:
         return exp
@@ -314,19 +272,7 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
     against the file's directory so the config runs from anywhere. `sets` are
     `--set KEY=VALUE` overrides applied before validation (tether.runs.overrides)."""
     p = config_path(path)  # a file, or the name of a shipped experiment (runs/shipped.py)
-    text = read_text(p)
-    if p.suffix == ".json":
-        try:
-            data = loads(text)
-        except JSONError as exc:
-            raise ConfigError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: "
-                              f"{exc.msg}", hint="fix the JSON syntax") from None
-    else:
-        try:
-            data = loads_toml(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p}: invalid TOML: {exc}",
-                              hint="fix the TOML syntax (strings need quotes)") from None
+    data = read_config(p, what="an experiment TOML file or a run's config.resolved.json")
     if sets:
         data = apply_sets(data, sets) if isinstance(data, dict) else data
     exp = experiment_from_dict(data, str(p))

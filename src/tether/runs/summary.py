@@ -21,7 +21,9 @@ from tether.runs.costs import fmt_usd, total, trial_cost
 
 
 def _models_label(models: dict[str, str], labels: dict[str, str]) -> str:
-    return labels.get(_key(models), models.get("proposer", "?"))
+    # a run with no proposer (a compile's: only its student) is named by its one model
+    only = next(iter(models.values())) if len(models) == 1 else "?"
+    return labels.get(_key(models), models.get("proposer", only))
 
 
 def _key(models: dict[str, str]) -> str:

@@ -133,9 +133,9 @@ def test_every_command_finds_a_module_attr_setting(user_module, tmp_path, monkey
     assert again.exit_code == 0 and json.loads(again.output) == result
     report = CliRunner().invoke(main, ["report", str(out), "--json"])
     assert report.exit_code == 0, report.output
-    harness = tmp_path / "h.json"
-    selected = json.loads((out / "builds" / "0" / "selected.json").read_text())
-    harness.write_text(json.dumps(selected["document"]))
+    # the selection is a file of the compile's run directory (its harness artifact)
+    chosen = result["selected_hash"]
+    harness = out / "artifacts" / chosen[:2] / f"{chosen}.json"
     check = CliRunner().invoke(main, ["harness", "check", str(harness), "--setting", spec])
     assert check.exit_code == 0, check.output
     deployed = CliRunner().invoke(main, [

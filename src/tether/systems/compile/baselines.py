@@ -14,10 +14,10 @@ Both report the student's generated tokens (output plus reasoning, prefill exclu
 and calls in their facts, like `compiled_harness`.
 
 Each strategy's `answer(setting, item, student, image)` is the baseline on one item
-over any `BaselineStudent` (the trial's `StudentSession`, or the compiler's
-`ModelStudent`: `tether compile` scores both baselines on its test items), and its
-`key` names its scores in a build directory: the name and a digest of its parameters
-and prompts, so a changed prompt never reuses old scores.
+over any `BaselineStudent` (a `StudentSession`, in a trial or on the compile's student
+endpoint: `tether compile` scores both baselines on its test items), and its `key`
+names its scores in a compile: the name and a digest of its parameters and prompts, so
+a changed prompt never reuses old scores.
 """
 
 from __future__ import annotations
