@@ -28,6 +28,7 @@ run directory's report uses it for the `compiled_harness` trials run with an
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,8 @@ def is_compile_run(path: Path) -> bool:
     try:
         with RunStore.open(path, readonly=True) as store:
             return bool(store.meta(COMMAND_META) == COMMAND)
-    except (StoreError, ConfigError):
-        return False
+    except (StoreError, ConfigError, sqlite3.DatabaseError):
+        return False  # not a compile's: the hub says what is wrong with the store
 
 
 def build_dirs(run_dir: Path) -> list[Path]:
