@@ -90,11 +90,14 @@ def headline_numbers(outcome: RunOutcome) -> dict[str, Any]:
         "baseline": BASELINE, "candidate": CANDIDATE, "pairs": pair.pairs,
         "improved": pair.improved, "regressed": pair.regressed, "p": pair.p,
         "pass_rate": {k: arms[k].pass_rate for k in (BASELINE, CANDIDATE) if k in arms},
-        "interval": {k: list(arms[k].interval) if arms[k].interval else None
-                     for k in (BASELINE, CANDIDATE) if k in arms},
+        "interval": {k: _listed(arms[k].interval) for k in (BASELINE, CANDIDATE) if k in arms},
         "output_tokens": {k: arms[k].output_tokens for k in (BASELINE, CANDIDATE) if k in arms},
         "errors": {k: arms[k].errors for k in (BASELINE, CANDIDATE) if k in arms},
     }
+
+
+def _listed(interval: tuple[float, float] | None) -> list[float] | None:
+    return None if interval is None else list(interval)
 
 
 def _pct(rate: float | None, interval: list[float] | None) -> str:
