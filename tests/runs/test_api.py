@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,21 @@ def test_paired_counts_only_pairs_both_arms_judged_and_names_a_missing_arm(
     assert (same.pairs, same.improved, same.regressed, same.p) == (3, 0, 0, 1.0)
     with pytest.raises(KeyError, match="'again'"):
         outcome.paired("single_shot", "agian")
+
+
+def test_resume_finishes_a_run_and_refuses_another_experiment(tmp_path: Path) -> None:
+    write_suite(tmp_path / "suite.json")
+    config = write_config(tmp_path)
+    stop = threading.Event()
+    stopped = tether.run(config, out=tmp_path / "run", stop=stop,
+                         on_trial=lambda record: stop.set())  # stop after the first trial
+    assert stopped.interrupted and len(stopped.records) < stopped.planned == 6
+    done = tether.run(config, out=tmp_path / "run", resume=True)
+    assert not done.interrupted and len(done.records) == 6 and done.arms[0].passed == 4
+    other = write_config(tmp_path, seeds="[0]", name="other.toml")
+    with pytest.raises(ConfigError, match="is not the experiment"):
+        tether.run(other, out=tmp_path / "run", resume=True)
+    # the refusal let go of the run directory: the right experiment resumes it at once
+    assert len(tether.run(config, out=tmp_path / "run", resume=True).records) == 6
+    with pytest.raises(ConfigError, match="needs out=RUN_DIR"):
+        tether.run(config, resume=True)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.core import TrialRecord
+from tether.errors import ConfigError
 from tether.runs.costs import META_KEY as COST_META, run_book
 from tether.runs.launch import RunRequest, execute, prepare
 from tether.runs.summary import arm_rows
@@ -163,18 +164,23 @@ def arm_outcomes(rows: list[dict[str, Any]]) -> list[ArmOutcome]:
 
 
 def run(config: Mapping[str, Any] | str | Path, out: str | Path | None = None, *,
-        sets: tuple[str, ...] = (), prices: str | Path | None = None,
+        resume: bool = False, sets: tuple[str, ...] = (), prices: str | Path | None = None,
         on_trial: Callable[[TrialRecord], None] | None = None,
         stop: threading.Event | None = None) -> RunOutcome:
     """Run the experiment `config` (a dict in the config schema, or a config file's path)
     into the run directory `out` (default `runs/NAME-TIMESTAMP`) and return its outcome.
 
-    `sets` are `--set KEY=VALUE` overrides, `prices` a price table file for dollar costs;
+    `resume=True` finishes the run already in `out` (after a crash or a stop): only its
+    missing trials run, and `config` must be the experiment it was started with. `sets`
+    are `--set KEY=VALUE` overrides, `prices` a price table file for dollar costs;
     `on_trial(record)` is called as each trial is committed. Errors in the config are
     `tether.errors.ConfigError` (one line, with a hint), raised before anything is written.
     """
-    request = RunRequest(out=None if out is None else str(out), sets=tuple(sets),
-                         prices=None if prices is None else str(prices))
+    if resume and out is None:
+        raise ConfigError("resume=True needs out=RUN_DIR", hint="name the run to finish")
+    where = None if out is None else str(out)
+    request = RunRequest(out=None if resume else where, resume=where if resume else None,
+                         sets=tuple(sets), prices=None if prices is None else str(prices))
     if isinstance(config, str | Path):
         request.config = str(config)
     else:  # anything but a path is taken for the dict, so a wrong type is named as one

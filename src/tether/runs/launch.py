@@ -130,17 +130,8 @@ def _open_store_to_resume(run_dir: Path) -> RunStore:
     return RunStore(run_dir, create=True)
 
 
-def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
-    run_dir = Path(req.resume or "")
-    store = _open_store_to_resume(run_dir)
-    stored = store.config()
-    if not stored:
-        store.close()
-        raise ConfigError(f"{run_dir} has no resolved config to resume from",
-                          hint=f"start it again: tether run CONFIG --out {run_dir}")
-    if store.meta("config") is None:
-        store.set_meta("config", stored)  # a remade store takes it from the file
-    exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
+def _check_same_experiment(req: RunRequest, exp: Experiment, run_dir: Path) -> None:
+    """A resume given the experiment again (or `--limit`) must not change which trials exist."""
     if req.config or req.experiment is not None:
         given = _given_experiment(req)
         if _without_run(given.resolved()) != _without_run(exp.resolved()):
@@ -151,6 +142,24 @@ def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
     elif req.limit and req.limit != exp.limit:
         raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
                           hint=f"resume as it was: tether run --resume {run_dir}")
+
+
+def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
+    run_dir = Path(req.resume or "")
+    store = _open_store_to_resume(run_dir)
+    stored = store.config()
+    if not stored:
+        store.close()
+        raise ConfigError(f"{run_dir} has no resolved config to resume from",
+                          hint=f"start it again: tether run CONFIG --out {run_dir}")
+    if store.meta("config") is None:
+        store.set_meta("config", stored)  # a remade store takes it from the file
+    try:
+        exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
+        _check_same_experiment(req, exp, run_dir)
+    except ConfigError:
+        store.close()  # and its lock: the caller may correct the request and try again
+        raise
     log = read_log(run_dir)
     return store, exp, restore_missing(store, log), log.unreadable
 
