@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.table import Table
 
-from tether.cli import DEFAULT_MODEL, make_console
+from tether.cli import DEFAULT_MODEL, esc, make_console
 
 if TYPE_CHECKING:  # the runner, store and records load when the demo runs, not for --help
     from rich.console import Console
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the runner, store and records load when the demo runs, not 
 
 def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[str, Any]]:
     """Measure the bundled example pages; their overlays go to `out` and to the report."""
+    from tether.demo.headline import why
     from tether.systems.pages import measure_example_pages
 
     rows = measure_example_pages(out)
@@ -50,7 +51,11 @@ def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[
     for row in rows:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(row["counts"].items())) or "-"
         defects = "[red]error[/]" if row.get("error") else str(row["n_defects"])
-        table.add_row(row["page"], row["modality"], defects, counts, row.get("overlay") or "-")
+        if row.get("error"):  # the row says why it has no counts
+            counts = esc(why(None, row["error"]))
+        shown = row.get("overlay") or (f"failed: {esc(why(None, row['overlay_error']))}"
+                                       if row.get("overlay_error") else "-")
+        table.add_row(row["page"], row["modality"], defects, counts, shown)
     console.print(table)
     return rows
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
 from rich.table import Table
 
 if TYPE_CHECKING:
     from tether.core import TrialRecord
     from tether.runs import RunOutcome
 
-__all__ = ["BASELINE", "CANDIDATE", "headline_config", "headline_numbers", "paired_table"]
+__all__ = ["BASELINE", "CANDIDATE", "headline_config", "headline_numbers", "paired_table",
+           "verdict", "why"]
 
 BASELINE, CANDIDATE = "single_shot", "best_of_4"
 #: every arm's reply is capped here (the bundled tasks' solutions are a few lines)
@@ -51,11 +53,18 @@ def headline_config(spec: str, n_tasks: int | None, seed: int, sandbox: str) -> 
 def verdict(r: TrialRecord | None) -> str:
     if r is None:
         return "-"
-    if r.status == "error":
-        return f"[yellow]error[/] ({r.error_kind})"
+    if r.status == "error":  # why, in a line: the kind and the start of the message
+        return f"[yellow]error[/] ({escape(why(r.error_kind, r.error_message))})"
     score = "" if r.score is None else f" ({r.score:.2f})"
     mark = "[green]pass[/]" if r.passed else "[red]fail[/]"
     return mark + score + ("" if r.status == "ok" else f" {r.status}")
+
+
+def why(kind: str | None, message: str | None, width: int = 100) -> str:
+    """An error in one short line: its kind, then its message cut to `width`."""
+    text = " ".join((message or "").split())
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return ": ".join(x for x in (kind, text) if x) or "no reason recorded"
 
 
 def _picked(r: TrialRecord | None) -> str:

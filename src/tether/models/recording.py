@@ -6,6 +6,7 @@ holds (a trial, a CLI command); there is no process-wide counter anywhere.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -38,6 +39,9 @@ class CallRecord:
     #: thinking_budget, tool_choice), so a call can be reproduced from its record alone;
     #: empty in records written before they were kept
     params: dict[str, Any] = field(default_factory=dict)
+    #: when the request was sent (Unix time, seconds; the samples of one request share
+    #: it); None in records written before starts were kept, never filled in afterwards
+    started_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +60,7 @@ class RecordingModel:
     def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
                  n: int = 1, role: str | None = None) -> list[Completion]:
         role = role or self.role
+        started_at = time.time()
         # the params pass through as given: the inner model sees the caller's request
         completions = self.inner.generate(messages, params, n=n, role=role)
         for c in completions:
@@ -73,6 +78,7 @@ class RecordingModel:
                     output=c.text,
                     tool_calls=[t.to_message() for t in c.tool_calls],
                     params=sampling_params(params),
+                    started_at=started_at,
                 )
             )
         return completions

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tether.errors import ConfigError
+from tether.params import check_params
 
 if TYPE_CHECKING:
     from tether.core import Observation
@@ -38,7 +39,10 @@ def measure(page: str | Path, *, modality: str | None = None, profile: str = "de
     if frame_times and chosen != "animation":
         raise ConfigError("frames apply to animations only",
                           hint="pass modality='animation' or drop frames")
-    return GeometryInstrument(profile=profile).measure(text, chosen, frame_times, base_dir)
+    # the profile checked against the instrument's declaration: one line when unknown
+    options = check_params("tether.measure", GeometryInstrument, {"profile": profile})
+    assert isinstance(options, GeometryInstrument.Params)
+    return GeometryInstrument(options).measure(text, chosen, frame_times, base_dir)
 
 
 def _read(page: str | Path) -> tuple[str, Path | None]:
