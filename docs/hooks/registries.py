@@ -37,7 +37,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _strategies() -> str:
-    from tether.strategies.base import STRATEGIES
+    from tether.strategies import STRATEGIES
 
     rows = [[f"`{n}`", _first_line(STRATEGIES.get(n)), _params(STRATEGIES.get(n))]
             for n in STRATEGIES.names()]
@@ -45,7 +45,7 @@ def _strategies() -> str:
 
 
 def _instruments() -> str:
-    from tether.instruments.base import INSTRUMENTS
+    from tether.instruments import INSTRUMENTS
 
     rows = []
     for n in INSTRUMENTS.names():
@@ -58,7 +58,7 @@ def _instruments() -> str:
 
 
 def _suites() -> str:
-    from tether.suites.registry import SPEC_FORMS, format_names, suite_names
+    from tether.suites import SPEC_FORMS, format_names, suite_names
 
     forms = _table(["spec", "what"], [[f"`{f.pattern}`", f.description] for f in SPEC_FORMS])
     return ("## Suites\n\nSpec forms:\n\n" + forms + "\n\nBundled suites: "
@@ -68,7 +68,7 @@ def _suites() -> str:
 
 def _settings() -> str:
     from tether.errors import ConfigError
-    from tether.systems.compile.setting import get_setting, setting_names
+    from tether.systems.compile import get_setting, setting_names
 
     rows = []
     for n in setting_names():

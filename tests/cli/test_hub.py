@@ -110,7 +110,8 @@ for args in [[]] + list(helps(main, [])):
         pass
     shown += 1
 import re
-command_layer = re.compile(r"tether([.](_aliases|errors|lazy|plugins|registry)|[.]cli([.].*)?"
+command_layer = re.compile(r"tether([.](_aliases|errors|lazy|plugins|registry|version)"
+                           r"|[.]cli([.].*)?"
                            r"|[.]systems([.]\w+)?|([.]\w+)*[.]commands|([.]\w+)*[.]cli([.].*)?"
                            r"|[.]demo|[.]studies([.]interaction_scaling)?)?$")
 heavy = [m for m in sys.modules if m.startswith(("pydantic", "numpy"))

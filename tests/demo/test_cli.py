@@ -19,47 +19,72 @@ needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap not installed (scripts/setup.sh installs it)")
 
 
-def _demo(tmp_path: Path, answer: str, visual: bool = False) -> tuple[str, Path]:
-    spec = "scripted:" + json.dumps([answer] * 8)
+def _demo(tmp_path: Path, answers: list[str], visual: bool = False,
+          *extra: str) -> tuple[str, Path]:
+    # a test double: each trial's model answers from the list, in order; best-of-4's draft
+    # is the single-shot request, served from the run's cache, so its samples get the list
+    spec = "scripted:" + json.dumps(answers)
     out = tmp_path / "demo-run"
     res = CliRunner().invoke(main, ["demo", "--model", spec, "--tasks", "1",
-                                    "--visual" if visual else "--no-visual",
-                                    "--harness-items", "0",
-                                    "--out", str(out)])
+                                    "--visual" if visual else "--no-visual", "--no-scene",
+                                    "--out", str(out), *extra])
     assert res.exit_code == 0, res.output
-    return " ".join(res.output.split()), out
+    return res.output, out
 
 
 @needs_bwrap
 def test_demo_scores_come_from_the_sandboxed_hidden_checks(tmp_path: Path) -> None:
-    text, out = _demo(tmp_path, GOOD)
-    assert "pass rate: single-shot 100%, reviewed 100%" in text
+    output, out = _demo(tmp_path, [GOOD] * 4)
+    text = " ".join(output.split())
+    assert "pass rate: single-shot 100% [21, 100], best-of-4 100% [21, 100]" in text
+    assert "0 improved, 0 regressed of 1 tasks" in text and "no gain at this scale" in text
     assert (out / "report.html").is_file() and f"report: {out / 'report.html'}" in text
     with RunStore.open(out) as store:
         recs = store.trials()
-    assert {r.spec.arm for r in recs} == {"single_shot", "proposer_reviewer"}
+    assert {r.spec.arm for r in recs} == {"single_shot", "best_of_4"}
     assert all(r.metric is not None and r.metric.instrument == "execution" for r in recs)
-    # an already-passing draft costs no review
-    reviewed = next(r for r in recs if r.spec.arm == "proposer_reviewer")
-    assert [c.role for c in reviewed.calls] == ["proposer"]
+    assert all(r.metric.raw["checks"] == "hidden" for r in recs if r.metric)
+    best = next(r for r in recs if r.spec.arm == "best_of_4")
+    # the draft is the single-shot request: one generation (the cache) serves both arms
+    assert [c.cache_hit for c in best.calls] == [True, False, False, False]
+    assert best.extra["selected_index"] == 0  # a draft passing the visible checks stays
+    # nothing but the run directory is written (no config file beside it)
+    assert [p.name for p in tmp_path.iterdir()] == ["demo-run"]
+
+
+@needs_bwrap
+def test_a_sample_the_visible_checks_pick_is_an_improvement_on_the_hidden_ones(
+        tmp_path: Path) -> None:
+    # single-shot: BAD; best-of-4: the cached BAD draft, then samples BAD, BAD, GOOD
+    output, out = _demo(tmp_path, [BAD, BAD, GOOD], False, "--json")
+    summary = json.loads(output[output.rindex("\n{") + 1:])  # the last thing printed
+    h = summary["headline"]
+    assert (h["improved"], h["regressed"], h["pairs"], h["p"]) == (1, 0, 1, 1.0)
+    assert h["pass_rate"] == {"single_shot": 0.0, "best_of_4": 1.0}
+    assert summary["run_dir"] == str(out) and summary["report"].endswith("report.html")
+    with RunStore.open(out) as store:
+        best = next(r for r in store.trials() if r.spec.arm == "best_of_4")
+    assert best.extra["verifier_scores"] == [0.0, 0.0, 0.0, 1.0]
+    assert best.extra["selected_index"] == 3 and best.passed
 
 
 @needs_bwrap
 def test_demo_reports_failures_as_they_are(tmp_path: Path) -> None:
-    text, out = _demo(tmp_path, BAD)
-    assert "pass rate: single-shot 0%, reviewed 0%" in text
+    output, out = _demo(tmp_path, [BAD] * 4)
+    text = " ".join(output.split())
+    assert "pass rate: single-shot 0% [0, 79], best-of-4 0% [0, 79]" in text
+    assert "no gain at this scale" in text
     with RunStore.open(out) as store:
-        reviewed = next(r for r in store.trials() if r.spec.arm == "proposer_reviewer")
-    assert "reviewer" in {c.role for c in reviewed.calls}
-    assert reviewed.passed is False and reviewed.metric is not None
-    assert reviewed.metric.defects, "failing checks are listed as defects"
+        best = next(r for r in store.trials() if r.spec.arm == "best_of_4")
+    assert best.passed is False and best.metric is not None
+    assert best.metric.defects, "failing checks are listed as defects"
 
 
 @needs_bwrap
 @pytest.mark.browser
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium not installed")
 def test_demo_measures_the_example_pages_and_shows_their_overlays(tmp_path: Path) -> None:
-    text, out = _demo(tmp_path, GOOD, visual=True)
+    text, out = _demo(tmp_path, [GOOD] * 4, True)
     assert "bundled example pages, measured" in text
     with RunStore.open(out) as store:
         rows = {r["page"]: r for r in store.meta("measured_pages")}
@@ -101,9 +126,9 @@ def test_an_errored_page_row_says_why(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_an_errored_trial_row_says_why() -> None:
     from tether.core import TrialRecord, TrialSpec
-    from tether.demo.cli import _verdict
+    from tether.demo.headline import verdict
 
     spec = TrialSpec(suite="code", task_id="t", strategy="single_shot", models={})
     rec = TrialRecord(trial_id="x", index=0, spec=spec, status="error",
                       error_kind="ModelError", error_message="401 Unauthorized: bad key")
-    assert _verdict(rec) == "[yellow]error[/] (ModelError: 401 Unauthorized: bad key)"
+    assert verdict(rec) == "[yellow]error[/] (ModelError: 401 Unauthorized: bad key)"

@@ -52,12 +52,13 @@ def test_report_tables_and_plots_render_without_console_errors(browser, pass_rep
     summary = page.locator("#summary table tbody tr")
     assert summary.count() == 3
     assert "30.0% [14.5, 51.9] (6/20)" in summary.nth(0).inner_text()
-    paired = page.locator("#paired table tbody tr")
+    paired = page.locator("#paired > table tbody tr")  # the per-task tables follow it
     assert paired.count() == 2
     assert page.locator("#within-trial table tbody tr").count() == 2
     images = images_loaded(page)
     spend = [src for src, _ in images if "/spend_" in src]  # one per arm (Spend section)
-    assert len(images) - len(spend) == 6 and len(spend) == page.locator(
+    # scaling and tokens; the paired verdicts are corners, shown by the per-task tables
+    assert len(images) - len(spend) == 2 and len(spend) == page.locator(
         "#spend figure").count() > 0
     assert all(width > 0 for _, width in images), images
     assert page.locator("#trials table tbody tr").count() == 60
@@ -82,3 +83,26 @@ def test_trial_page_shows_overlays(browser, defect_run, tmp_path):
     assert all(width > 0 for _, width in images_loaded(index))
     assert errors == [] and index_errors == []
     index.close()
+
+
+def test_the_first_screen_leads_with_the_answer_and_the_per_task_view_filters(
+        browser, pass_report):
+    page, errors = open_page(browser, pass_report)  # a 1400 x 1000 window
+    headline = page.locator("#headline")
+    box = headline.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1000, "below the first screen"
+    text = headline.inner_text()
+    assert "scripted:[]" in text and "self_loop @ 500 against single_shot" in text
+    assert "cost / trial" in text and headline.locator("tbody tr").count() == 3
+    per_task = page.locator("details.per-task").first
+    rows = per_task.locator("tbody tr")
+
+    def shown() -> int:
+        return sum(1 for i in range(rows.count()) if rows.nth(i).is_visible())
+
+    assert shown() == 20
+    for label, expected in (("better", 6), ("worse", 2), ("changed", 8), ("all", 20)):
+        per_task.locator("label", has_text=label).click()
+        assert shown() == expected, label
+    assert errors == []
+    page.close()

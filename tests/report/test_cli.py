@@ -12,14 +12,16 @@ def test_report_writes_html_and_prints_its_path(defect_run):
     assert lines[-1] == f"report: {(defect_run / 'report.html').resolve()}"
     assert "paired against single_shot" in result.output
     assert "+65.0% fewer defects" in result.output
-    assert (defect_run / "report_assets" / "plots" / "scaling.png").is_file()
+    plots = defect_run / "report_assets" / "plots"
+    # two arms at one budget each: tokens vs score has two points, a scaling curve none
+    assert (plots / "tokens.png").is_file() and not (plots / "scaling.png").exists()
 
 
 def test_a_run_report_into_a_folder_not_made_yet(defect_run, tmp_path):
     out = tmp_path / "new" / "deeper" / "report.html"
     result = CliRunner().invoke(main, ["report", str(defect_run), "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.is_file() and (out.parent / "report_assets" / "plots" / "scaling.png").is_file()
+    assert out.is_file() and (out.parent / "report_assets" / "plots" / "tokens.png").is_file()
 
 
 def test_json_gives_the_numbers_and_compare_sets_a_run_beside(defect_run, tmp_path):

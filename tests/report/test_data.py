@@ -78,7 +78,8 @@ def test_baseline_option_and_unknown_baseline(pass_run):
 def test_defect_counts_are_lower_is_better(defect_run):
     n = numbers(defect_run)
     assert n["metric"] == {"mode": "defects", "label": "mean defects",
-                           "direction": "lower is better", "instruments": ["geometry 2"]}
+                           "direction": "lower is better", "instruments": ["geometry 2"],
+                           "measured_by": ["geometry (version 2)"]}
     single = row(n["summary"], "single_shot", "2000")
     assert single["score"]["value"] == pytest.approx(20 / 6)
     assert single["score"]["low"] < 20 / 6 < single["score"]["high"]

@@ -48,7 +48,9 @@ def test_every_shipped_config_plans_without_a_model_call(config: Path, no_model_
     assert not list(tmp_path.iterdir())
 
 
-def test_plan_counts_tokens_cost_and_duration(tmp_path: Path, no_model_calls):
+def test_plan_counts_tokens_cost_and_duration(tmp_path: Path, no_model_calls, monkeypatch):
+    # speeds recorded by runs under the working directory's runs/ would be read: none here
+    monkeypatch.chdir(tmp_path)
     write_suite(tmp_path / "suite.json")
     cfg = write_config(tmp_path, models="local/smollm2-135m;price_in=1;price_out=2",
                        extra="budgets = [100, {total = 1000, count = \"input+output\"}]",

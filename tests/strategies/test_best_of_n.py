@@ -178,3 +178,35 @@ def test_default_verifier_runs_the_visible_checks_with_the_real_execution_instru
     assert record.extra["selected_index"] == 1       # grounded on visible checks only
     assert record.passed is False                    # the metric runs the hidden checks
     assert record.extra["sample_passed"] == [False, False, True]
+
+
+def test_draft_temperature_makes_sample_0_the_single_shot_draft():
+    # the draft is its own call, the single-shot request at draft_temperature; the
+    # other samples come from one call at temperature
+    task = code_task(visible=["alpha"])
+    params = {"n": 3, "temperature": 0.7, "draft_temperature": 0.0, "selector": "verifier",
+              "verifier": "scripted_partial;key=visible", "tie_break": "first"}
+    record, arts = run(S, params, RoleScript(proposer=[program("alpha"), program("alpha"),
+                                                       program("beta")]), task=task)
+    draft, *rest = record.calls
+    assert (draft.params["temperature"], draft.sample_index) == (0.0, 0)
+    assert [(c.params["temperature"], c.sample_index) for c in rest] == [(0.7, 0), (0.7, 1)]
+    single, _ = run("single_shot", {"max_tokens": 1024},
+                    RoleScript(proposer=[program("alpha")]), task=task)
+    assert draft.request_hash == single.calls[0].request_hash  # the same request
+    # the draft passes the visible check; a later sample that only ties does not replace it
+    assert record.extra["verifier_scores"] == [1.0, 1.0, 0.0]
+    assert record.extra["selected_index"] == 0 and record.extra["draft_temperature"] == 0.0
+    assert record.extra["single_shot_passed"] is False  # the hidden metric wants beta too
+
+
+def test_a_refused_second_call_keeps_the_draft_as_the_only_sample():
+    # prompts count too: after the draft's prompt and reply, the samples' call (its
+    # prompt and 2 x 10 tokens) no longer fits, and the draft is delivered
+    budget = BudgetSpec(total=30, count="input+output")
+    record, arts = run(S, {"n": 3, "draft_temperature": 0.0, "max_tokens": 10},
+                       RoleScript(proposer=[program("alpha beta")]), budget=budget)
+    assert len(record.calls) == 1 and record.extra["sample_status"] == ["ok", "refused",
+                                                                        "refused"]
+    assert record.status == "budget_exhausted" and record.extra["selected_index"] == 0
+    assert record.passed and charged(record) <= 30

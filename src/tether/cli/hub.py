@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 import click
 
-from tether import __version__
 from tether.cli.group import TetherGroup
 from tether.plugins import plugins
 from tether.registry import Registry
+from tether.version import __version__
 
 # The kernel's own commands: plain functions with plain import statements (not
 # import-by-string), so the import-linter layers and the module-cycle test see every

@@ -8,6 +8,6 @@ loads none of them (tests/cli/test_hub.py checks each summary against the help).
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("tether.demo.cli:demo",
-        "Single-shot vs proposer-reviewer on bundled code tasks, scored by execution; a "
+        "Single-shot vs best-of-4 picked by visible checks, scored by hidden checks; a "
         "report."),
 }

@@ -13,7 +13,6 @@ tesseract process.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -101,14 +100,8 @@ def harness_section(console: Console, spec: str, out: Path, *, n_items: int = 20
 
     console.print(f"[bold]harness[/]: {spec} as a text student on {n_items} `{setting}` items, "
                   "bare vs the bundled human recipe (OCR in a context frame + a parser)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    config_path = out.parent / f"{out.name}.config.json"
-    config_path.write_text(json.dumps(harness_demo_config(spec, setting, n_items, sandbox)))
-    try:
-        prepared = prepare(RunRequest(config=str(config_path), out=str(out)),
-                           load=load_harness_suite)
-    finally:
-        config_path.unlink()
+    config = harness_demo_config(spec, setting, n_items, sandbox)
+    prepared = prepare(RunRequest(experiment=config, out=str(out)), load=load_harness_suite)
     result = execute(prepared)
     questions = {p.task.id: p.task.prompt for p in prepared.planned}
     table, summary = harness_table(result.records, questions)

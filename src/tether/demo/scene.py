@@ -71,11 +71,12 @@ def scene_demo(store: RunStore) -> dict[str, Any]:
     return row
 
 
-def run_scene_demo(console: Console, store: RunStore) -> None:
-    """The demo's scene section; skipped with a line when bpy is not installed."""
+def run_scene_demo(console: Console, store: RunStore) -> dict[str, Any] | None:
+    """The demo's scene section (its row, as stored in the run's meta); skipped with a line,
+    and None, when bpy is not installed."""
     if importlib.util.find_spec("bpy") is None:
         console.print("scene demo skipped: bpy (Blender as a Python module) is not installed")
-        return
+        return None
     row = scene_demo(store)
     store.set_meta("scene_demo", row)
     table = Table(title=f"scene: a displaced write and its repair ({TASK}, {row['label']})")
@@ -87,4 +88,5 @@ def run_scene_demo(console: Console, store: RunStore) -> None:
     console.print(table)
     console.print(f"refiner: accepted {row['accepted']}, {row['executions']} executions "
                   "beyond the raw one")
+    return row
 

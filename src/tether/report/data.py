@@ -16,6 +16,7 @@ from typing import Any
 from tether.core import END_STATES, TrialRecord, TurnFacts, facts_of
 from tether.errors import ConfigError
 from tether.report.baseline import baseline_key, choose_baseline
+from tether.report.headline import headline_numbers
 from tether.report.paired import Pair, compare
 from tether.report.section import SectionInput, TrialEntry, sections
 from tether.report.spend import spend_numbers
@@ -236,7 +237,10 @@ def _metric_info(records: Sequence[TrialRecord], mode: MetricMode) -> dict[str, 
     names = sorted({f"{r.metric.instrument} {r.metric.version}" for r in records
                     if r.metric is not None})
     return {"mode": mode.name, "label": mode.label, "direction": mode.direction,
-            "instruments": names}
+            "instruments": names,
+            # as a header says it: "execution (version 2)"
+            "measured_by": sorted({f"{r.metric.instrument} (version {r.metric.version})"
+                                   for r in records if r.metric is not None})}
 
 
 def _meta(store: RunStore) -> dict[str, Any]:
@@ -309,6 +313,7 @@ def build_report(store: RunStore, *, baseline: str | None = None,
                                      read_judgements(str(store.dir)))
     for row in numbers["trials"]:
         row["cost_usd"] = numbers["spend"]["trial_costs"].get(row["trial_id"])
+    numbers["headline"] = headline_numbers(numbers, entries, mode.higher_is_better)
     report = Report(numbers, entries, mode)
     if other is not None:
         numbers["compare"], report.compare_values = compare_runs(entries, mode, other)

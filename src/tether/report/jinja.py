@@ -10,6 +10,7 @@ from typing import Any
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 
 from tether.report.formatting import effect, fmt, pvalue, score, value
+from tether.runs import fmt_usd
 
 
 def to_json(value: Any) -> str:
@@ -26,5 +27,5 @@ def environment() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters.update(fmt=fmt, pvalue=pvalue, pretty=to_json, score=score, effect=effect,
-                       value=value)
+                       value=value, usd=fmt_usd)
     return env

@@ -2,7 +2,8 @@
 
 Each function takes the report numbers (see data.py) and a target path, and writes
 one figure. Budgets are a categorical axis (ascending, `unlimited` last) so a
-strategy run at a single budget still shows as a point on the scaling curve.
+strategy run at a single budget still shows as a point on the scaling curve. No plot is
+drawn that would show a single point (`draw_all`).
 """
 
 from __future__ import annotations
@@ -117,18 +118,49 @@ def tokens_vs_score(numbers: dict[str, Any], path: Path) -> None:
     _save(fig, path)
 
 
+def has_a_curve(numbers: dict[str, Any]) -> bool:
+    """The scaling curve is drawn when some arm has a score at two budgets or more."""
+    budgets = Counter(r["arm"] for r in numbers["summary"] if r["score"]["value"] is not None)
+    return any(n >= 2 for n in budgets.values())
+
+
+def has_two_points(numbers: dict[str, Any]) -> bool:
+    """Tokens vs score is drawn when two (arm, budget) groups have a score."""
+    return sum(1 for r in numbers["summary"] if r["score"]["value"] is not None) >= 2
+
+
+def dots_say_more(row: dict[str, Any], metric: dict[str, Any]) -> bool:
+    """Paired dots are drawn when they show two distinct points or more, and, for pass
+    rates, some task's mean over seeds lies between 0 and 1: verdicts that are all 0 or
+    1 fall on four corners, which the per-task table shows exactly."""
+    points = {(round(a, 6), round(b, 6)) for _, a, b in per_task_means(row["pairs"])}
+    if len(points) < 2:
+        return False
+    return metric["mode"] != "pass" or any(v not in (0.0, 1.0) for pt in points for v in pt)
+
+
 def draw_all(numbers: dict[str, Any], assets: Path) -> dict[str, Any]:
-    """Write the run's plots under `assets`; returns their paths relative to `assets`
-    (the sections draw their own: report/section.py)."""
-    out: dict[str, Any] = {"scaling": "plots/scaling.png", "tokens": "plots/tokens.png",
+    """Write the run's plots under `assets`; returns their paths relative to `assets`,
+    `None` for a plot not drawn because it would show a single point (or, for paired pass
+    verdicts, only the four corners), and `drawn`: whether any was (the sections draw
+    their own: report/section.py)."""
+    out: dict[str, Any] = {"scaling": None, "tokens": None,
                            "paired": [], "within_trial": [], "compare": []}
-    scaling_curve(numbers, assets / out["scaling"])
-    tokens_vs_score(numbers, assets / out["tokens"])
+    if has_a_curve(numbers):
+        out["scaling"] = "plots/scaling.png"
+        scaling_curve(numbers, assets / out["scaling"])
+    if has_two_points(numbers):
+        out["tokens"] = "plots/tokens.png"
+        tokens_vs_score(numbers, assets / out["tokens"])
     sections = [("paired", numbers["paired"]), ("within_trial", numbers["within_trial"]),
                 ("compare", (numbers["compare"] or {}).get("paired", []))]
     for name, rows in sections:
         for i, row in enumerate(rows):
-            rel = f"plots/{name}_{i}.png"
-            paired_dots(row, numbers["metric"], assets / rel)
+            rel = None
+            if dots_say_more(row, numbers["metric"]):
+                rel = f"plots/{name}_{i}.png"
+                paired_dots(row, numbers["metric"], assets / rel)
             out[name].append(rel)
+    out["drawn"] = bool(out["scaling"] or out["tokens"]
+                        or any(rel for name, _ in sections for rel in out[name]))
     return out

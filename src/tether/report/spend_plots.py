@@ -60,13 +60,23 @@ def spend_plot(arm: str, rows: list[dict[str, Any]], path: Path) -> None:
     _save(fig, path)
 
 
+def _more_than_a_point(rows: list[dict[str, Any]]) -> bool:
+    """An arm's figure is drawn when one of its panels has two points: scores at two
+    budgets, or pass@k for k = 1 and 2 (two seeds) at some budget."""
+    scored = sum(1 for r in rows if r["score_mean"] is not None)
+    return scored >= 2 or any(len(r["pass_at_k"]) >= 2 for r in rows)
+
+
 def draw_spend(spend: dict[str, Any] | None, assets: Path) -> dict[str, str]:
-    """{arm: plot path relative to `assets`}, one figure per arm."""
+    """{arm: plot path relative to `assets`}, one figure per arm that has more than a
+    single point to show."""
     out: dict[str, str] = {}
     if not spend:
         return out
     arms = list(dict.fromkeys(r["arm"] for r in spend["rows"]))
     for i, arm in enumerate(arms):
+        if not _more_than_a_point([r for r in spend["rows"] if r["arm"] == arm]):
+            continue
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", arm)[:40]
         rel = f"plots/spend_{i}_{slug}.png"
         spend_plot(arm, [r for r in spend["rows"] if r["arm"] == arm], assets / rel)

@@ -11,6 +11,12 @@ from typing import TYPE_CHECKING
 from tether.lazy import exports
 
 if TYPE_CHECKING:
+    from tether.runs.api import (
+        ArmOutcome as ArmOutcome,
+        PairedOutcome as PairedOutcome,
+        RunOutcome as RunOutcome,
+        run as run,
+    )
     from tether.runs.config import Experiment as Experiment, load_experiment as load_experiment
     from tether.runs.costs import (
         META_KEY as META_KEY,
@@ -88,6 +94,10 @@ if TYPE_CHECKING:
     from tether.runs.trial_runner import run_trial as run_trial
 
 _HOMES: dict[str, str] = {
+    "ArmOutcome": "tether.runs.api",
+    "PairedOutcome": "tether.runs.api",
+    "RunOutcome": "tether.runs.api",
+    "run": "tether.runs.api",
     "BUNDLED": "tether.runs.judge",
     "CHECK": "tether.runs.judge.reward_hacking",
     "COMMAND_META": "tether.runs.store",
@@ -150,6 +160,10 @@ _HOMES: dict[str, str] = {
     "write_jsonl": "tether.runs.export",
 }
 __all__ = [
+    "ArmOutcome",
+    "PairedOutcome",
+    "RunOutcome",
+    "run",
     "BUNDLED",
     "CHECK",
     "COMMAND_META",

@@ -44,6 +44,7 @@ roles are what the strategies and instruments declare, never a list kept here).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -279,6 +280,25 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
     return exp.model_copy(update={"suites": [_anchor(s, p.parent) for s in exp.suites]})
 
 
+#: how errors name an experiment given as a dict (`tether.run`) instead of a file
+DICT_SOURCE = "experiment"
+
+
+def experiment_from_mapping(data: Mapping[str, Any],
+                            sets: list[str] | tuple[str, ...] = ()) -> Experiment:
+    """An experiment given as a dict in the config schema (what a TOML file parses to),
+    as `load_experiment` reads a file: `sets` applied first, then validated; a relative
+    suite path resolves against the working directory, so the run's resolved config
+    means the same files from anywhere (a resume)."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{DICT_SOURCE}: expected a dict of experiment keys, "
+                          f"not {type(data).__name__}",
+                          hint="pass a dict in the config schema, or a config file's path")
+    plain = apply_sets(dict(data), sets) if sets else dict(data)
+    exp = experiment_from_dict(plain, DICT_SOURCE)
+    return exp.model_copy(update={"suites": [_anchor(s, Path.cwd()) for s in exp.suites]})
+
+
 def _anchor(spec: str, base: Path) -> str:
     """Make a relative path inside a suite spec absolute, relative to the config's
     directory, so a config means the same files from any working directory. A path found
@@ -297,5 +317,6 @@ def _anchor(spec: str, base: Path) -> str:
     return anchored
 
 
-__all__ = ["CACHE_MODES", "BudgetEntry", "Experiment", "ModelConfig", "RunOptions",
-           "StrategyArm", "experiment_from_dict", "load_experiment"]
+__all__ = ["CACHE_MODES", "DICT_SOURCE", "BudgetEntry", "Experiment", "ModelConfig",
+           "RunOptions", "StrategyArm", "experiment_from_dict", "experiment_from_mapping",
+           "load_experiment"]

@@ -13,18 +13,23 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether import __version__
 from tether.core import Task, TrialRecord
 from tether.errors import ConfigError, TetherError
 from tether.instruments import InstrumentEnv, warm_up
 from tether.models import load_price_table
 from tether.runs.breaker import EndpointBreaker
-from tether.runs.config import Experiment, experiment_from_dict, load_experiment
+from tether.runs.config import (
+    DICT_SOURCE,
+    Experiment,
+    experiment_from_dict,
+    experiment_from_mapping,
+    load_experiment,
+)
 from tether.runs.costs import META_KEY as COST_META
 from tether.runs.expansion import PlannedTrial, SuiteLoader, expand, load_tasks
 from tether.runs.rebuild import reopen
@@ -38,6 +43,7 @@ from tether.runs.runner import (
     pending,
 )
 from tether.runs.store import COMMAND_META, CONFIG_NAME, DB_NAME, LOG_NAME, RunStore
+from tether.version import __version__
 
 #: run options a command line may override; they never change which trials exist
 RUN_OVERRIDES = ("concurrency", "executor", "ray_address", "cache", "cache_file")
@@ -46,6 +52,9 @@ RUN_OVERRIDES = ("concurrency", "executor", "ray_address", "cache", "cache_file"
 @dataclass
 class RunRequest:
     config: str | None = None
+    #: the experiment as a dict in the config schema, instead of a `config` file
+    #: (`tether.run`): nothing is written but the run directory
+    experiment: Mapping[str, Any] | None = None
     out: str | None = None
     resume: str | None = None
     retry_errors: bool = False
@@ -107,6 +116,20 @@ def _default_out(config: str) -> Path:
     return Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
+def _check_same_experiment(req: RunRequest, exp: Experiment, run_dir: Path) -> None:
+    """A resume given the experiment again (or `--limit`) must not change which trials exist."""
+    if req.config or req.experiment is not None:
+        given = _given_experiment(req)
+        if _without_run(given.resolved()) != _without_run(exp.resolved()):
+            raise ConfigError(f"{req.config or 'the ' + DICT_SOURCE} is not the experiment "
+                              f"{run_dir} was started with",
+                              hint=f"resume without CONFIG (tether run --resume {run_dir}), "
+                                   "or start a new run with --out")
+    elif req.limit and req.limit != exp.limit:
+        raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
+                          hint=f"resume as it was: tether run --resume {run_dir}")
+
+
 def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
     run_dir = Path(req.resume or "")
     reopened = reopen(run_dir)
@@ -123,23 +146,17 @@ def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
                           hint=f"start it again: tether run CONFIG --out {run_dir}")
     if store.meta("config") is None:
         store.set_meta("config", stored)  # a remade store takes it from the file
-    exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
-    if req.config:
-        given = load_experiment(req.config)
-        if req.limit:
-            given = given.model_copy(update={"limit": req.limit})
-        if _without_run(given.resolved()) != _without_run(exp.resolved()):
-            raise ConfigError(f"{req.config} is not the experiment {run_dir} was started with",
-                              hint=f"resume without CONFIG (tether run --resume {run_dir}), "
-                                   "or start a new run with --out")
-    elif req.limit and req.limit != exp.limit:
-        raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
-                          hint=f"resume as it was: tether run --resume {run_dir}")
+    try:
+        exp = experiment_from_dict(stored, str(run_dir / CONFIG_NAME))
+        _check_same_experiment(req, exp, run_dir)
+    except ConfigError:
+        store.close()  # and its lock: the caller may correct the request and try again
+        raise
     return store, exp, reopened.restored, reopened.unreadable
 
 
 def _open_new(req: RunRequest, exp: Experiment) -> RunStore:
-    out = Path(req.out) if req.out else _default_out(req.config or "run")
+    out = Path(req.out) if req.out else _default_out(req.config or exp.name or "run")
     if (out / DB_NAME).is_file():
         raise ConfigError(f"{out} already holds a run",
                           hint=f"continue it with --resume {out}, or choose another --out")
@@ -172,6 +189,21 @@ def _check_models(exp: Experiment, factory: Callable[[str], Any]) -> None:
                 raise ConfigError(f"models[{i}].{role}: {exc}", hint=exc.hint) from None
 
 
+def _given_experiment(req: RunRequest) -> Experiment:
+    """The experiment of a new run: its config file, or the dict given instead."""
+    if req.experiment is not None and req.config:
+        raise ConfigError("an experiment is given twice (a config file and a dict)",
+                          hint="give one of them")
+    if req.experiment is not None:
+        exp = experiment_from_mapping(req.experiment, req.sets)
+    elif req.config:
+        exp = load_experiment(req.config, req.sets)
+    else:
+        raise ConfigError("no experiment given",
+                          hint="tether run CONFIG, or tether run --resume RUN_DIR")
+    return exp.model_copy(update={"limit": req.limit}) if req.limit else exp
+
+
 def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     """Open or create the run directory and work out which trials are still to run."""
     restored = unreadable = 0
@@ -182,17 +214,13 @@ def prepare(req: RunRequest, *, load: SuiteLoader | None = None) -> PreparedRun:
     if req.resume:
         store, exp, restored, unreadable = _open_resume(req)
     else:
-        if not req.config:
-            raise ConfigError("no experiment given",
-                              hint="tether run CONFIG, or tether run --resume RUN_DIR")
-        exp = load_experiment(req.config, req.sets)
-        if req.limit:
-            exp = exp.model_copy(update={"limit": req.limit})
+        exp = _given_experiment(req)
         store = None
     exp = _apply_overrides(exp, req.overrides)
     # what the experiment names (suites, task filters, metrics, model specs) is checked
     # here, past the config's own validation: its errors name the config file too
-    source = str(Path(req.resume) / CONFIG_NAME) if req.resume else str(req.config)
+    source = (str(Path(req.resume) / CONFIG_NAME) if req.resume
+              else str(req.config) if req.config else DICT_SOURCE)
     try:
         tasks = load_tasks(exp, load)
         planned = expand(exp, tasks)

@@ -57,7 +57,7 @@ def arm_rows(records: list[TrialRecord], resolved: dict[str, Any],
         rows.append({
             "models": models, "arm": arm, "budget": budget, "trials": len(recs),
             **{s: counts.get(s, 0) for s in END_STATES}, "invalid": counts.get("invalid", 0),
-            "passed": sum(1 for r in judged if r.passed),
+            "judged": len(judged), "passed": sum(1 for r in judged if r.passed),
             "pass_rate": (sum(1 for r in judged if r.passed) / len(judged)) if judged else None,
             "mean_score": (sum(scores) / len(scores)) if scores else None,
             "output_tokens": sum(r.tokens("output") + r.tokens("reasoning") for r in recs),

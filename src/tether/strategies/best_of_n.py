@@ -18,7 +18,14 @@ Selectors (`selector`, the shared policies of `tether.strategies.selection`):
              group wins, ties to the group seen first.
 
 Samples come from one call with n = `n` (per-sample tokens capped by the budget to
-an equal share). `n="auto"` sizes N by the budget: N = max(1, room // sample_tokens),
+an equal share). With `draft_temperature` set, sample 0 is the single-shot draft instead
+(its own call, first in the trial, at that temperature: the single-shot arm's, so with
+greedy decoding sample 0 is the single-shot arm's artifact) and the other n - 1 samples
+come from a second call at `temperature`; with the verifier selector and
+`tie_break="first"`, a draft that passes every visible check is kept over later samples
+that only tie with it. A small model's samples at a useful temperature are mostly worse
+than its greedy draft; this keeps the draft in the running.
+`n="auto"` sizes N by the budget: N = max(1, room // sample_tokens),
 at most `max_n`, where `sample_tokens` (default `max_tokens`) is the nominal cost of
 one sample; sample_tokens=1500 with max_n=10 gives the interaction-scaling study's
 N = 1, 3, 10 at B = 1K, 5K, 20K.
@@ -38,7 +45,13 @@ from tether import params
 from tether.context import TrialContext, instrument_roles
 from tether.core import BudgetExhausted, Observation, SelectionFacts
 from tether.instruments import InstrumentSpec
-from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
+from tether.strategies.attempts import (
+    PROPOSER_ROLE,
+    Attempt,
+    fenced,
+    sample,
+    single_shot_draft,
+)
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages
 from tether.strategies.selection import (
@@ -97,6 +110,9 @@ class BestOfN:
         selector_retries: params.CountFromZero = Field(
             DEFAULT_RETRIES, description="an unusable llm selector reply is sent back this "
                                          "many times")
+        draft_temperature: params.Temperature | None = Field(
+            None, description="sample 0 is the single-shot draft at this temperature "
+                              "(its own call); none: every sample at temperature")
 
         def roles(self) -> tuple[str, ...]:
             if self.selector == "llm":
@@ -136,9 +152,10 @@ class BestOfN:
         p = self.params
         n, per_sample = self._plan(ctx)
         extra: dict[str, Any] = {"n": n, "selector": p.selector, "temperature": p.temperature}
+        if p.draft_temperature is not None:
+            extra["draft_temperature"] = p.draft_temperature
         try:
-            attempts = sample(ctx, task_messages(ctx.task), max_tokens=per_sample,
-                              temperature=p.temperature, n=n)
+            attempts = self._samples(ctx, n, per_sample)
         except BudgetExhausted as exc:
             return StrategyResult(None, status="budget_exhausted",
                                   # Facts keep unknown keys (extra="allow"), as `budget` here
@@ -160,7 +177,8 @@ class BestOfN:
         candidates = [i for i, a in enumerate(attempts) if a.artifact is not None]
         if not candidates:
             return StrategyResult(None, status="truncated", facts=SelectionFacts(**extra))
-        status = "ok"
+        # samples the budget refused after the draft: the trial ran out, whatever it delivers
+        status = "budget_exhausted" if "refused" in extra["sample_status"] else "ok"
         try:
             chosen = self._select(ctx, attempts, candidates, metric, extra)
         except BudgetExhausted as exc:
@@ -169,6 +187,24 @@ class BestOfN:
         extra["selected_index"] = chosen
         return StrategyResult(attempts[chosen].artifact, status=status,
                               facts=SelectionFacts(**extra))
+
+    def _samples(self, ctx: TrialContext, n: int, per_sample: int) -> list[Attempt]:
+        """The n attempts: one call of n samples, or the single-shot draft and n - 1 more."""
+        p = self.params
+        if p.draft_temperature is None:
+            return sample(ctx, task_messages(ctx.task), max_tokens=per_sample,
+                          temperature=p.temperature, n=n)
+        attempts = [single_shot_draft(ctx, max_tokens=per_sample,
+                                      temperature=p.draft_temperature)]
+        if n > 1:
+            # the draft's call already went through: a refusal here keeps it as the only
+            # sample and says so, instead of discarding a paid-for artifact
+            try:
+                attempts += sample(ctx, task_messages(ctx.task), max_tokens=per_sample,
+                                   temperature=p.temperature, n=n - 1)
+            except BudgetExhausted:
+                attempts += [Attempt("", None, "refused")] * (n - 1)
+        return attempts
 
     # --- selection --------------------------------------------------------------
     def _select(self, ctx: TrialContext, attempts: list[Attempt], candidates: list[int],

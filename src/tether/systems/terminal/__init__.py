@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from tether.lazy import exports
 
 if TYPE_CHECKING:
+    from tether.systems.terminal.agent.behaviours import label_trajectory as label_trajectory
     from tether.systems.terminal.convert import (
         Classification as Classification,
         classify_task as classify_task,
@@ -58,6 +59,7 @@ _HOMES: dict[str, str] = {
     "VerifierResult": "tether.systems.terminal.environment",
     "classify_task": "tether.systems.terminal.convert",
     "gate_status": "tether.systems.terminal.imported",
+    "label_trajectory": "tether.systems.terminal.agent.behaviours",
     "parse_dockerfile": "tether.systems.terminal.dockerfile",
     "run_verifier": "tether.systems.terminal.environment",
 }
@@ -78,6 +80,7 @@ __all__ = [
     "VerifierResult",
     "classify_task",
     "gate_status",
+    "label_trajectory",
     "parse_dockerfile",
     "run_verifier",
 ]
