@@ -35,7 +35,7 @@ to a small file (setting.fitted_sizes: 12 rows are 3 / 3 / 6).
 The spec names the file and, optionally, the metric: `jsonl:PATH;metric=f1` (the one
 spec syntax; `tether compile --metric f1` writes this; the older `jsonl:PATH?metric=f1`
 is still read, with a notice). The metric is `exact` (default), `anls`,
-`f1`, `numeric`, `choice` or `module:function` (data_metrics.py); the aggregation
+`f1`, `numeric`, `choice`, `choice_named` or `module:function` (data_metrics.py); the aggregation
 follows from it. A bad file is a ConfigError naming the line.
 """
 
