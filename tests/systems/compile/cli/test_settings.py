@@ -57,3 +57,20 @@ def test_settings_show_rows_of_a_bad_file_or_a_bundled_setting_is_one_line(tmp_p
     bundled = CliRunner().invoke(main, ["settings", "show", "toy", "--rows", "1"])
     assert bundled.exit_code == 2
     assert bundled.output.startswith("error: --rows shows the rows of a data file")
+
+
+def test_settings_list_in_a_base_install_names_the_extras(monkeypatch) -> None:
+    import sys
+
+    for module in ("flagpy", "datasets"):  # as if the harness and datasets extras were not
+        monkeypatch.setitem(sys.modules, module, None)
+    result = CliRunner().invoke(main, ["settings", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert rows["flags"]["needs"].startswith("pip install 'tether[harness]'")
+    assert "flagpy" in rows["flags"]["summary"] and rows["flags"]["resources"] is None
+    assert rows["toy"]["needs"] is None
+    table = CliRunner().invoke(main, ["settings", "list"])
+    assert table.exit_code == 0, table.output
+    hf = next(line for line in table.output.splitlines() if "hf:PATH" in line)
+    assert "pip install 'tether[datasets]'" in hf

@@ -39,26 +39,55 @@ def settings() -> None:
     """Harness settings (`tether compile --setting NAME`): list them, show one."""
 
 
+#: the setting specs besides a registered name, and the extras each one reads through
+_SPECS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("jsonl:PATH", "your JSON Lines file: id, question, answer per row", ()),
+    ("csv:PATH", "your CSV file with those columns", ()),
+    ("hf:PATH", "a saved dataset or a local parquet/JSONL/CSV file, via `datasets`",
+     ("datasets",)),
+    ("parquet:PATH", "a parquet file, via `datasets`", ("datasets",)),
+    ("module:attr", "your own Setting class, factory or instance", ()),
+)
+
+
+def _list_row(name: str) -> dict[str, Any]:
+    """A setting's row; one that cannot be built here (an extra not installed) says what
+    it needs instead of stopping the listing."""
+    try:
+        facts = _facts(name)
+    except ConfigError as exc:
+        return {"name": name, "summary": f"not available here: {exc}",
+                "resources": None, "aggregation": None, "needs": exc.hint}
+    return {**{k: facts[k] for k in ("name", "summary", "resources", "aggregation")},
+            "needs": None}
+
+
 @settings.command("list")
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 def settings_list(as_json: bool) -> None:
-    """Show the registered settings with their resources and metric aggregation."""
+    """Show the registered settings with their resources and metric aggregation; one
+    that needs an extra not installed here is listed with the pip command that adds it."""
+    from tether.extras import needs
     from tether.systems.compile.setting import setting_names
 
-    rows = []
-    for name in setting_names():
-        facts = _facts(name)
-        rows.append({k: facts[k] for k in ("name", "summary", "resources", "aggregation")})
+    rows = [_list_row(name) for name in setting_names()]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     table = Table(title="settings")
-    for col in ("name", "resources", "aggregation", "what"):
+    for col in ("name", "resources", "aggregation", "what", "needs"):
         table.add_column(col)
     for r in rows:
-        add_literal_row(table, r["name"], ", ".join(r["resources"]) or "-", r["aggregation"],
-                        r["summary"])
-    make_console().print(table)
+        add_literal_row(table, r["name"], ", ".join(r["resources"] or ()) or "-",
+                        r["aggregation"] or "-", r["summary"], r["needs"] or "-")
+    console = make_console()
+    console.print(table)
+    specs = Table(title="setting specs (tether compile --setting SPEC)")
+    for col in ("spec", "what", "needs"):
+        specs.add_column(col)
+    for spec, what, extras in _SPECS:
+        add_literal_row(specs, spec, what, needs(extras) or "-")
+    console.print(specs)
 
 
 def _item_row(setting: Any, item: Any) -> dict[str, Any]:
