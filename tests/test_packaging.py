@@ -97,6 +97,14 @@ def test_commands_work_or_name_the_extra(installed, tmp_path: Path) -> None:
     suites = {s["name"]: s["tasks"] for s in json.loads(listed.stdout)["suites"]}
     assert suites["code"] == 28 and suites["humaneval"] == 164
     assert "harness-flags" not in suites  # flagpy is in the harness extra, not installed
+    settings = tether(bin_dir, "settings", "list", "--json")
+    assert settings.returncode == 0, settings.stderr[-2000:]
+    needs = {r["name"]: r["needs"] for r in json.loads(settings.stdout)}
+    assert needs["toy"] is None and needs["flags"].startswith("pip install 'tether[harness]'")
+    instruments = tether(bin_dir, "instruments", "list", "--json")
+    assert instruments.returncode == 0, instruments.stderr[-2000:]
+    needs = {r["name"]: r["needs"] for r in json.loads(instruments.stdout)}
+    assert needs["execution"] is None and needs["geometry"] == "pip install 'tether[browser]'"
 
     ping = tether(bin_dir, "models", "ping", 'scripted:["hi"]', "--json")
     assert ping.returncode == 0 and json.loads(ping.stdout)["text"] == "hi"

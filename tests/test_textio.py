@@ -12,7 +12,15 @@ from click.testing import CliRunner
 from tether.cli.hub import main
 from tether.errors import ConfigError
 from tether.models.pricing import load_price_table
-from tether.textio import MAX_DEPTH, JSONError, loads, read_json, read_toml
+from tether.textio import (
+    MAX_DEPTH,
+    JSONError,
+    jsonl_lines,
+    loads,
+    read_json,
+    read_text,
+    read_toml,
+)
 
 DEEP = "[" * 100_000 + "]" * 100_000
 TEACHER = "scripted:tether.testing.scripted_teacher:competent"
@@ -84,8 +92,8 @@ CASES = [
     (["run", "{tmp}/bad.toml"], "bad.toml: not UTF-8 text"),
     (["run", "{tmp}/deep.toml"], "deep.toml: invalid TOML: nested too deeply"),
     (["run", "{tmp}/deep.json"], "deep.json: invalid JSON at line 1 column 202: nested"),
-    (["compile", "{tmp}/deep.toml"], "deep.toml is not TOML: nested too deeply"),
-    (["compile", "{tmp}/bad.toml"], "cannot read"),
+    (["compile", "{tmp}/deep.toml"], "deep.toml: invalid TOML: nested too deeply"),
+    (["compile", "{tmp}/bad.toml"], "bad.toml: not UTF-8 text"),
     (["harness", "hash", "{tmp}/deep.json"], "harness {tmp}/deep.json is not JSON: nested"),
     (["harness", "check", "{tmp}/deep.json", "--setting", "toy"], "is not JSON: nested"),
     (["compile", "--setting", "jsonl:{tmp}/rows.jsonl", "--teacher", TEACHER, "--student",
@@ -106,3 +114,16 @@ def test_every_reader_refuses_in_one_line(tmp_path: Path, args: list[str], says:
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and says.format(**fields) in errors[0], result.stderr
     assert "Traceback" not in result.output
+
+
+def test_jsonl_lines_split_on_newline_only() -> None:
+    text = '{"a": "x\u2028y"}\r\n\n  \n{"b": "\x85"}\n'
+    assert jsonl_lines(text) == [(1, '{"a": "x\u2028y"}\r'), (4, '{"b": "\x85"}')]
+
+
+def test_a_byte_order_mark_is_not_part_of_a_read_file(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(b'\xef\xbb\xbf{"k": 1}')
+    (tmp_path / "a.toml").write_bytes(b"\xef\xbb\xbfk = 1\n")
+    assert read_json(tmp_path / "a.json") == {"k": 1}
+    assert read_text(tmp_path / "a.toml") == "k = 1\n"
+    assert read_toml(tmp_path / "a.toml") == {"k": 1}

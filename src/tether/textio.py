@@ -15,6 +15,11 @@ interpreter's recursion limit is caught as such and reported like any syntax err
 
 It reads what `json.dumps` writes, NaN and Infinity included; a lone UTF-16 surrogate
 escape (which no UTF-8 text can hold) is refused.
+
+A user's text file is read as `utf-8-sig`: the byte-order mark spreadsheets and some
+editors write is not part of the text. JSON Lines are split on `\n` only
+(`jsonl_lines`): `str.splitlines` also splits on U+2028, U+0085 and other characters a
+JSON string may hold raw.
 """
 
 from __future__ import annotations
@@ -28,10 +33,15 @@ from pydantic_core import from_json
 
 from tether.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "JSONError", "loads", "loads_toml", "read_json", "read_toml"]
+__all__ = ["MAX_DEPTH", "JSONError", "jsonl_lines", "loads", "loads_toml", "read_json",
+           "read_text", "read_toml"]
 
 #: the deepest nesting `loads` accepts (pydantic-core's parser limit)
 MAX_DEPTH = 200
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+#: what JSON counts as whitespace besides the \n a JSON Lines file is split on
+_JSON_BLANK = " \t\r"
 
 _WHERE = re.compile(r"^(?P<msg>.*?)(?: at line (?P<line>\d+) column (?P<col>\d+))?$", re.S)
 
@@ -73,7 +83,7 @@ def read_json(path: str | Path, *, what: str = "") -> Any:
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
     try:
-        return loads(raw)
+        return loads(raw.removeprefix(_UTF8_BOM))
     except JSONError as exc:
         raise ConfigError(f"{label}: not valid JSON: {exc}") from None
 
@@ -87,13 +97,21 @@ def loads_toml(text: str) -> dict[str, Any]:
         raise tomllib.TOMLDecodeError("nested too deeply to read") from None
 
 
+def jsonl_lines(text: str) -> list[tuple[int, str]]:
+    """(line number from 1, line) of every line of JSON Lines `text` that is not blank,
+    split on `\n` only (a raw U+2028 inside a JSON string stays in its line)."""
+    return [(number, line) for number, line in enumerate(text.split("\n"), 1)
+            if line.strip(_JSON_BLANK)]
+
+
 def read_text(path: str | Path, *, what: str = "") -> str:
-    """The UTF-8 text of the file at `path`; a one-line ConfigError naming it (and `what`
-    it is) when it cannot be read or is not UTF-8."""
+    """The UTF-8 text of the file at `path` (a leading byte-order mark dropped); a
+    one-line ConfigError naming it (and `what` it is) when it cannot be read or is not
+    UTF-8."""
     p = Path(path)
     label = f"{what} {p}" if what else str(p)
     try:
-        return p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

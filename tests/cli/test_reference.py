@@ -48,3 +48,20 @@ def test_instrument_show_says_whether_it_calls_a_model() -> None:
                                                  "--json"]).output)
     assert shown["calls a model"] == "yes" and shown["grounded"] == "no"
     assert [p["name"] for p in shown["params"]] == ["model", "max_tokens"]
+
+
+def test_list_names_the_extra_an_entry_needs_when_it_is_not_installed(monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "playwright", None)  # a base install: no browser extra
+    result = CliRunner().invoke(main, ["instruments", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r["needs"] for r in json.loads(result.stdout)}
+    assert rows["geometry"] == rows["screenshot_judge"] == "pip install 'tether[browser]'"
+    assert rows["critique"] is None and rows["execution"] is None
+    monkeypatch.setitem(sys.modules, "bpy", None)
+    result = CliRunner().invoke(main, ["strategies", "list", "--json"])
+    rows = {r["name"]: r["needs"] for r in json.loads(result.stdout)}
+    assert {n for n, need in rows.items() if need} == {"vetr", "viga", "scene_one_shot",
+                                                        "blender_alchemy"}
+    assert rows["vetr"] == "pip install 'tether[blender]'"

@@ -54,16 +54,21 @@ def reference_group(name: str, registry: Callable[[], Registry[Any]], noun: str,
     @group.command("list")
     @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
     def list_(as_json: bool) -> None:
+        from tether.extras import needs  # loaded when a listing runs, not for --help
+
         reg = registry()
-        rows = [{"name": n, "summary": summary(reg.get(n))} for n in reg.names()]
+        # `needs`: the pip command of the extras an entry runs on that are not installed
+        # here (its class's `extras`, tether.extras); None when it runs as installed
+        rows = [{"name": n, "summary": summary(reg.get(n)),
+                 "needs": needs(getattr(reg.get(n), "extras", ()))} for n in reg.names()]
         if as_json:
             click.echo(json.dumps(rows, indent=2))
             return
         table = Table(title=name)
-        for col in ("name", "what"):
+        for col in ("name", "what", "needs"):
             table.add_column(col)
         for r in rows:
-            add_literal_row(table, r["name"], r["summary"])
+            add_literal_row(table, r["name"], r["summary"], r["needs"] or "-")
         make_console().print(table)
 
     @group.command("show")

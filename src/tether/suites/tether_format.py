@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tether.core import Task
 from tether.errors import ConfigError
 from tether.suites.json_file import read_json_file
-from tether.textio import JSONError, loads, read_text
+from tether.textio import JSONError, jsonl_lines, loads, read_text
 
 
 class CodeTaskData(BaseModel):
@@ -156,10 +156,7 @@ def _short(value: Any) -> str:
 
 def _read_jsonl(path: Path) -> list[tuple[int, Any]]:
     items: list[tuple[int, Any]] = []
-    lines = read_text(path).splitlines()
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for n, line in jsonl_lines(read_text(path)):
         try:
             items.append((n, loads(line)))
         except JSONError as exc:

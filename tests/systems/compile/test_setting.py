@@ -127,10 +127,10 @@ def test_every_command_finds_a_module_attr_setting(user_module, tmp_path, monkey
         "--test", "8", "--rounds", "1", "--comparators", "none", "--out", str(out),
         "--json"])
     assert run.exit_code == 0, run.output
-    result = json.loads(run.output)
+    result = json.loads(run.stdout)
     assert result["selected"]["test"] > result["bare"]["test"]
     again = CliRunner().invoke(main, ["compile", "--resume", str(out), "--json"])
-    assert again.exit_code == 0 and json.loads(again.output) == result
+    assert again.exit_code == 0 and json.loads(again.stdout) == result
     report = CliRunner().invoke(main, ["report", str(out), "--json"])
     assert report.exit_code == 0, report.output
     # the selection is a file of the compile's run directory (its harness artifact)

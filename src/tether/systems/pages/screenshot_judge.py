@@ -105,6 +105,9 @@ def screenshot(html: str, modality: str, frame_ms: int | None = None) -> bytes:
 class ScreenshotJudge:
     """Metric or feedback part; `model` is a spec (default: the bound role's model)."""
 
+    #: the optional extra it runs on (Playwright driving Chromium; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("browser",)
+
     name: ClassVar[str] = "screenshot_judge"
     version: ClassVar[str] = "1"
     grounded: ClassVar[bool] = False

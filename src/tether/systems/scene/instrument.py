@@ -52,6 +52,8 @@ def shared_scenes() -> TaskScenes:
 
 @register_instrument("scene_render")
 class SceneRenderInstrument:
+    #: the optional extra it runs on (real Blender (bpy) and the image metrics; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("blender",)
     name: ClassVar[str] = "scene_render"
     # 2: goal images, camera views averaged, N-CLIP / LPIPS when configured
     # 3: a supplied goal image is the goal (over goal.py), programs scored against it are

@@ -25,7 +25,7 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
                    "--protocol", "B", "--out", str(tmp_path / "b"), "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert {"selected_hash", "bare", "selected", "h0", "rounds", "teacher_tokens"} <= set(out)
     assert set(out["bare"]) >= {"validation", "test"}
     assert set(out["rounds"][0]) == {"round", "restart", "hash", "admissible", "violations",
@@ -53,7 +53,7 @@ def test_a_config_file_and_the_summary(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "nothing beat the bare student" in result.output
     again = _run(["--resume", str(tmp_path / "w"), "--json"])
-    assert again.exit_code == 0 and json.loads(again.output)["selected_is_bare"] is True
+    assert again.exit_code == 0 and json.loads(again.stdout)["selected_is_bare"] is True
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_comparator_and_teacher_flags_override_the_file(tmp_path: Path) -> None:
     assert (stored["teacher_temperature"], stored["teacher_max_tokens"]) == (0.2, 700)
     calls = recorded(out).teacher_calls
     assert calls and {(c["temperature"], c["max_tokens"]) for c in calls} == {(0.2, 700)}
-    shown = json.loads(result.output)
+    shown = json.loads(result.stdout)
     assert shown["student_routed"]["test"] is not None and shown["h0"]["test"] is None
     bad = _run([str(config), "--out", str(tmp_path / "d"), "--comparators", "bare,h0"])
     assert bad.exit_code == 2 and "always scored" in bad.output
@@ -100,13 +100,13 @@ def test_a_teacher_that_never_answers_is_reported_and_exits_1(tmp_path: Path) ->
         in " ".join(shown.output.split())
     as_json = _run([*args, "--out", str(tmp_path / "b"), "--json"])
     assert as_json.exit_code == 1
-    rows = json.loads(as_json.output.splitlines()[0])["rounds"]
+    rows = json.loads(as_json.stdout.splitlines()[0])["rounds"]
     assert rows and all(r["decision"] == "error" and "simulated API error" in r["error"]
                         for r in rows)
     fine = _run(["--setting", "toy", "--teacher", WEAK, "--student", STUDENT, *SMALL,
                  "--out", str(tmp_path / "c"), "--json"])
     assert fine.exit_code == 0
-    assert all(r["error"] is None for r in json.loads(fine.output)["rounds"]
+    assert all(r["error"] is None for r in json.loads(fine.stdout)["rounds"]
                if r["decision"] != "unparseable")
 
 

@@ -41,7 +41,7 @@ def test_a_users_jsonl_compiles_checks_resumes_and_reports(tmp_path: Path,
                 "--teacher", TEACHER, "--student", STUDENT, *SIZES, "--rounds", "1",
                 "--out", str(out), "--json")
     assert made.exit_code == 0, made.output
-    result = json.loads(made.output)
+    result = json.loads(made.stdout)
     assert not result["selected_is_bare"]
     assert result["selected"]["test"] > result["bare"]["test"]
     config = json.loads((out / "config.resolved.json").read_text())
@@ -56,11 +56,11 @@ def test_a_users_jsonl_compiles_checks_resumes_and_reports(tmp_path: Path,
 
     again = _cli("compile", "--resume", str(out), "--json")
     assert again.exit_code == 0, again.output
-    assert json.loads(again.output) == result
+    assert json.loads(again.stdout) == result
 
     reported = _cli("report", str(out), "--json")
     assert reported.exit_code == 0, reported.output
-    assert Path(json.loads(reported.output)["report"]).is_file()
+    assert Path(json.loads(reported.stdout)["report"]).is_file()
 
 
 def test_impossible_split_sizes_are_refused_with_the_item_count(tmp_path: Path) -> None:
@@ -135,3 +135,31 @@ def selected_file(out: Path, harness_hash: str) -> Path:
     path = out / "artifacts" / harness_hash[:2] / f"{harness_hash}.json"
     assert path.is_file() and json.loads(path.read_text())["schema"] == "tether-harness/1"
     return path
+
+
+def test_a_gate_on_fewer_than_ten_items_is_warned_recorded_and_reported(
+        tmp_path: Path) -> None:
+    data = user_file(tmp_path, n=5)  # fitted sizes: the gate decides on one item
+    out = tmp_path / "build"
+    made = _cli("compile", "--setting", f"jsonl:{data}", "--teacher", TEACHER,
+                "--student", STUDENT, "--rounds", "1", "--out", str(out), "--json")
+    assert made.exit_code == 0, made.output
+    said = [line for line in made.stderr.splitlines() if line.startswith("warning:")]
+    assert said == ["warning: the validation gate decides on 1 item, fewer than 10: one "
+                    "item moves the mean by 100 points, so a selection may be chance (more "
+                    "rows, or a larger --validation)"]
+    result = json.loads(made.stdout)
+    assert result["warnings"] == [said[0].removeprefix("warning: ")]
+    reported = _cli("report", str(out), "--json")
+    assert reported.exit_code == 0, reported.output
+    html = Path(json.loads(reported.stdout)["report"]).read_text(encoding="utf-8")
+    assert "warning: the validation gate decides on 1 item" in html
+
+
+def test_a_gate_on_ten_items_is_not_warned(tmp_path: Path) -> None:
+    data = user_file(tmp_path, n=30)
+    made = _cli("compile", "--setting", f"jsonl:{data}", "--teacher", TEACHER,
+                "--student", STUDENT, "--probe", "5", "--validation", "10", "--test", "5",
+                "--rounds", "0", "--out", str(tmp_path / "build"), "--json")
+    assert made.exit_code == 0, made.output
+    assert "warning" not in made.stderr and json.loads(made.stdout)["warnings"] == []

@@ -31,3 +31,46 @@ def test_settings_show_of_an_unknown_name_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["settings", "show", "tyo"])
     assert result.exit_code == 2
     assert "unknown setting 'tyo'" in result.output and "Traceback" not in result.output
+
+
+def test_settings_show_rows_prints_items_as_tether_reads_them(tmp_path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_bytes(b'\xef\xbb\xbfid,question,answer,context\n'
+                     b'q1,"two\nlines",Oslo,"a\r\nb"\nq2,Sum,4,\nq3,More,5,\n')
+    result = CliRunner().invoke(main, ["settings", "show", f"csv:{path}", "--rows", "2",
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"items": [
+        {"id": "q1", "question": "two\nlines", "gold": ["Oslo"], "fields": {"context": "a\r\nb"}},
+        {"id": "q2", "question": "Sum", "gold": ["4"], "fields": {}}]}
+    text = CliRunner().invoke(main, ["settings", "show", f"csv:{path}", "--rows", "1"])
+    assert text.exit_code == 0, text.output
+    assert text.output == 'q1\n  question: "two\\nlines"\n  gold: ["Oslo"]\n' \
+                          '  context: "a\\r\\nb"\n'
+
+
+def test_settings_show_rows_of_a_bad_file_or_a_bundled_setting_is_one_line(tmp_path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("id,question,answer\nq1,a,b,c\n", encoding="utf-8")
+    ragged = CliRunner().invoke(main, ["settings", "show", f"csv:{path}", "--rows", "1"])
+    assert ragged.exit_code == 2 and "d.csv:2: 4 cells, the header has 3" in ragged.output
+    bundled = CliRunner().invoke(main, ["settings", "show", "toy", "--rows", "1"])
+    assert bundled.exit_code == 2
+    assert bundled.output.startswith("error: --rows shows the rows of a data file")
+
+
+def test_settings_list_in_a_base_install_names_the_extras(monkeypatch) -> None:
+    import sys
+
+    for module in ("flagpy", "datasets"):  # as if the harness and datasets extras were not
+        monkeypatch.setitem(sys.modules, module, None)
+    result = CliRunner().invoke(main, ["settings", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert rows["flags"]["needs"].startswith("pip install 'tether[harness]'")
+    assert "flagpy" in rows["flags"]["summary"] and rows["flags"]["resources"] is None
+    assert rows["toy"]["needs"] is None
+    table = CliRunner().invoke(main, ["settings", "list"])
+    assert table.exit_code == 0, table.output
+    hf = next(line for line in table.output.splitlines() if "hf:PATH" in line)
+    assert "pip install 'tether[datasets]'" in hf

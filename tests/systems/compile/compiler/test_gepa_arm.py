@@ -188,7 +188,7 @@ def test_json_and_the_report_carry_the_gepa_arm(tmp_path: Path) -> None:
                                     "--validation", "6", "--test", "8", "--rounds", "1",
                                     "--comparators", "gepa", "--out", str(out), "--json"])
     assert cli.exit_code == 0, cli.output
-    gepa = json.loads(cli.output)["gepa"]
+    gepa = json.loads(cli.stdout)["gepa"]
     assert gepa["test"] == 1.0 and gepa["validation"] == 1.0 and gepa["admissible"]
     assert 0 < gepa["teacher_tokens"] <= gepa["teacher_budget"]
     rows = {a["arm"]: a for a in hc_numbers(out)["builds"][0]["arms"]}

@@ -9,7 +9,13 @@ import pytest
 
 from tether.errors import ConfigError
 from tether.systems.compile.setting import Item
-from tether.systems.compile.settings.data_metrics import choice, f1, numeric, resolve_metric
+from tether.systems.compile.settings.data_metrics import (
+    choice,
+    choice_named,
+    f1,
+    numeric,
+    resolve_metric,
+)
 
 
 def test_f1_is_token_overlap_best_over_golds() -> None:
@@ -66,3 +72,30 @@ def test_a_user_function_gets_prediction_gold_and_the_row(monkeypatch) -> None:
         resolve_metric("user_metric_mod:wild").score("x", ["y"], item)
     with pytest.raises(ConfigError, match="cannot load it"):
         resolve_metric("user_metric_mod:nothere")
+
+
+def test_choice_keeps_its_meaning_a_sentence_is_not_the_option() -> None:
+    assert choice("The answer is Oslo.", ["Oslo"], ["Paris", "Oslo", "Lima"]) == 0.0
+
+
+def test_choice_named_accepts_a_reply_naming_exactly_one_option() -> None:
+    options = ["Paris", "Oslo", "Lima", "New York", "York"]
+    assert choice_named("The answer is Oslo.", ["Oslo"], options) == 1.0
+    assert choice_named("I think it's OSLO", ["B"], options) == 1.0  # gold by letter
+    assert choice_named("B", ["Oslo"], options) == 1.0  # what choice accepts, it accepts
+    assert choice_named("The answer is Paris.", ["Oslo"], options) == 0.0
+    assert choice_named("Oslo, or maybe Lima", ["Oslo"], options) == 0.0  # two named
+    assert choice_named("Oslonia", ["Oslo"], options) == 0.0  # whole words only
+    assert choice_named("It is New York.", ["New York"], options) == 1.0
+    assert choice_named("It is New York.", ["York"], options) == 0.0
+    assert choice_named("The answer is Oslo.", ["Oslo"], ()) == 0.0  # no options listed
+
+
+def test_choice_named_reads_the_rows_choices_list() -> None:
+    metric = resolve_metric("choice_named")
+    assert metric.aggregation == "pass_rate"
+    listed = Item("i", "q?", {"answers": ["Oslo"], "fields": {"choices": ["Paris", "Oslo"]}})
+    as_text = Item("i", "q?", {"answers": ["Oslo"], "fields": {"choices": "Paris, Oslo"}})
+    assert metric.score("Surely Oslo.", ["Oslo"], listed) == 1.0
+    assert metric.score("Surely Oslo.", ["Oslo"], as_text) == 0.0
+    assert resolve_metric("choice").score("Surely Oslo.", ["Oslo"], listed) == 0.0

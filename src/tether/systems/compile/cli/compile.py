@@ -41,8 +41,8 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--setting", help="harness setting: docs, shapes, flags, slides, a plugin's, "
                                  "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH "
                                  "or module:attr")
-@click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice "
-                                "or module:function [exact]")
+@click.option("--metric", help="a data setting's metric: exact, anls, f1, numeric, choice, "
+                                "choice_named or module:function [exact]")
 @click.option("--teacher", help="teacher model spec (any tether spec)")
 @click.option("--student", help="frozen student model spec")
 @click.option("--probe", type=int, help="probe split size [50]")
@@ -73,6 +73,7 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
     from tether.systems.compile import Compiler, config_from_fields, load_compile_config
+    from tether.systems.compile.compiler.gate import small_gate_warning
     from tether.systems.compile.compiler.summary import teacher_failure
 
     console = make_console(stderr=True)
@@ -92,6 +93,10 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
                                   hint="tether compile --setting S --teacher SPEC "
                                        "--student SPEC --out DIR, or tether compile FILE.toml")
             compiler = Compiler(config_from_fields(**given), progress=report)
+        # said before the rounds start (and recorded in the result's warnings)
+        warning = small_gate_warning(compiler.config.validation)
+        if warning is not None:
+            console.print(f"[yellow]warning[/]: {esc(warning)}", highlight=False)
         result = compiler.run()
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))

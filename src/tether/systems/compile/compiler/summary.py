@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.systems.compile.compiler.gate import small_gate_warning
 from tether.systems.compile.compiler.view import BuildView, CompileView
 from tether.systems.compile.harness import bare_harness
 
@@ -120,8 +121,11 @@ def summarise(dir_: CompileView) -> dict[str, Any]:
     """The result of a directory: one build's summary, or the mean over several."""
     builds = [build_summary(dir_, dir_.build(k)) for k in dir_.build_indices()]
     # the student's spend is the directory's: its builds share the scores
+    config = dir_.config() or {}
+    warning = small_gate_warning(config.get("validation"))
     student = {"student_tokens": student_spend(dir_),
-               "student_token_budget": (dir_.config() or {}).get("student_token_budget")}
+               "student_token_budget": config.get("student_token_budget"),
+               "warnings": [warning] if warning else []}
     if len(builds) == 1:
         return {**builds[0], **student}
     out: dict[str, Any] = {"selected_hash": [b["selected_hash"] for b in builds],

@@ -11,7 +11,10 @@ A row is one item:
      "context": "Birnin Zana is the capital ..."}      # any other text field
 
 `id`, `question` and `answer` are required (`answer` in a CSV file is one string; a
-cell holding a JSON list is read as the list).
+cell holding a JSON list is read as the list). Files are read exactly: a CSV file by the
+csv module's own record reading (a quoted cell keeps its newlines; a row with more or
+fewer cells than the header is refused, naming its line), JSON Lines split on `\n`
+only, either one with or without a byte-order mark.
 
 `hf:PATH` (a `save_to_disk` directory, or a local parquet/JSONL/CSV file) and
 `parquet:PATH` are read through the `datasets` library (the optional extra `datasets`;
@@ -32,13 +35,14 @@ to a small file (setting.fitted_sizes: 12 rows are 3 / 3 / 6).
 The spec names the file and, optionally, the metric: `jsonl:PATH;metric=f1` (the one
 spec syntax; `tether compile --metric f1` writes this; the older `jsonl:PATH?metric=f1`
 is still read, with a notice). The metric is `exact` (default), `anls`,
-`f1`, `numeric`, `choice` or `module:function` (data_metrics.py); the aggregation
+`f1`, `numeric`, `choice`, `choice_named` or `module:function` (data_metrics.py); the aggregation
 follows from it. A bad file is a ConfigError naming the line.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,7 +54,7 @@ from tether.systems.compile.setting import SPLITS, Item
 from tether.systems.compile.settings import DATA_FORMATS, data_spec, split_data_spec
 from tether.systems.compile.settings.base import check_resources
 from tether.systems.compile.settings.data_metrics import Metric, resolve_metric
-from tether.textio import JSONError, loads
+from tether.textio import JSONError, jsonl_lines, loads
 
 __all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
 
@@ -99,9 +103,7 @@ def _answers(value: Any, where: str) -> list[str]:
 
 def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, line in jsonl_lines(text):  # split on \n only: U+2028 may sit in a string
         try:
             row = loads(line)
         except JSONError as exc:
@@ -113,10 +115,33 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(text.splitlines())
-    # line 1 is the header: data row k sits on line k + 1 (no multi-line cells counted)
-    return [(number, {k: v for k, v in row.items() if k is not None and v not in (None, "")})
-            for number, row in enumerate(reader, 2)]
+    """(first line, row) of every record, read by the csv module itself: a quoted cell
+    keeps its newlines, so a record may span lines and is named by the line it starts
+    on. A record with more or fewer cells than the header is refused (csv.DictReader
+    would drop the extra cells or fill the missing ones without a word)."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    while True:
+        start = reader.line_num + 1
+        try:
+            record = next(reader)
+        except StopIteration:
+            return rows
+        except csv.Error as exc:
+            raise ConfigError(f"{path}:{start}: not CSV ({exc})") from None
+        if not record:  # a blank line between records
+            continue
+        if header is None:
+            header = record
+            doubled = sorted({c for c in header if header.count(c) > 1})
+            if doubled:
+                raise ConfigError(f"{path}:{start}: column(s) named twice: {doubled}")
+            continue
+        if len(record) != len(header):
+            raise ConfigError(f"{path}:{start}: {len(record)} cells, the header has "
+                              f"{len(header)}", hint="quote a cell that holds a comma")
+        rows.append((start, {k: v for k, v in zip(header, record, strict=True) if v != ""}))
 
 
 def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -130,7 +155,9 @@ def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
                               hint="a row needs id, question and answer")
         return table.rows
     try:
-        text = path.read_text(encoding="utf-8")
+        # bytes decoded, not read_text: its newline translation would turn a CSV cell's
+        # \r\n into \n; utf-8-sig: the byte-order mark a spreadsheet writes is no text
+        text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"no such data file: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -6,7 +6,12 @@
 - `numeric`: the first number in the answer equals an accepted number (relative
   tolerance 1e-6; "1,000" == "1000.0") (pass/fail);
 - `choice`: the answer picks the accepted option, by its text or by its letter when the
-  row lists `choices` ("B" or "B) Oslo" for the second) (pass/fail);
+  row lists `choices` ("B" or "B) Oslo" for the second) (pass/fail). The reply must be
+  the option: "The answer is Oslo." scores 0 (past numbers keep this meaning);
+- `choice_named`: as `choice`, and also a reply that names exactly one of the row's
+  `choices` anywhere in its words ("The answer is Oslo.") when that option is accepted; a
+  reply naming two options ("Oslo, not Lima") scores 0 (pass/fail). It needs the row's
+  `choices`: without them it is `choice`;
 - `module:function`: `function(prediction, gold, item) -> bool | float in [0, 1]`,
   `gold` the list of accepted answers, `item` the row as a dict (its other fields
   included). Graded unless the function has an attribute `binary = True`.
@@ -29,7 +34,8 @@ from tether.errors import ConfigError
 from tether.systems.compile.setting import Item
 from tether.systems.compile.settings.metrics import anls, exact_match, normalize_answer
 
-__all__ = ["BUILTIN", "Metric", "choice", "f1", "numeric", "resolve_metric"]
+__all__ = ["BUILTIN", "Metric", "choice", "choice_named", "f1", "numeric",
+           "resolve_metric"]
 
 _NUM = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
 
@@ -72,14 +78,20 @@ def numeric(answer: str, golds: Sequence[str]) -> float:
 _LETTER = re.compile(r"^\(?([A-Za-z])[).:]?(?:\s|$)")
 
 
+def _accepted(golds: Sequence[str], options: Sequence[str]) -> set[str]:
+    """The normalized accepted answers; a gold given as a letter names its option."""
+    accepted = {normalize_answer(g) for g in golds}
+    for k, option in enumerate(options):
+        if normalize_answer(chr(ord("a") + k)) in accepted:
+            accepted.add(normalize_answer(option))
+    return accepted
+
+
 def choice(answer: str, golds: Sequence[str], choices: Sequence[str] = ()) -> float:
     """1.0 when the answer picks an accepted option (by text, or by letter A, B, ...
     when `choices` lists the options in order)."""
     options = [str(c) for c in choices]
-    accepted = {normalize_answer(g) for g in golds}
-    for k, option in enumerate(options):  # a gold given as a letter names its option
-        if normalize_answer(chr(ord("a") + k)) in accepted:
-            accepted.add(normalize_answer(option))
+    accepted = _accepted(golds, options)
     text = str(answer).strip()
     letter = _LETTER.match(text)
     if letter and options:
@@ -87,6 +99,28 @@ def choice(answer: str, golds: Sequence[str], choices: Sequence[str] = ()) -> fl
         if 0 <= k < len(options) and normalize_answer(options[k]) in accepted:
             return 1.0
     return float(normalize_answer(text) in accepted)
+
+
+def _named(text: str, phrase: str) -> bool:
+    """Whether normalized `text` holds normalized `phrase` as whole words."""
+    return bool(phrase) and f" {phrase} " in f" {text} "
+
+
+def choice_named(answer: str, golds: Sequence[str], choices: Sequence[str] = ()) -> float:
+    """`choice`, or 1.0 when the reply names exactly one of `choices` in its words and
+    that option is accepted ("The answer is Oslo."). Naming letters in a sentence is
+    not counted: "a" is also a word."""
+    if choice(answer, golds, choices):
+        return 1.0
+    options = [str(c) for c in choices]
+    text = normalize_answer(answer)
+    named = {o for o in map(normalize_answer, options) if _named(text, o)}
+    # an option whose words sit inside another named option ("york" in "new york") is
+    # read as part of that one, not as a second option named
+    named = {o for o in named if not any(o != other and _named(other, o) for other in named)}
+    if len(named) != 1:
+        return 0.0
+    return float(named.pop() in _accepted(golds, options))
 
 
 @dataclass(frozen=True)
@@ -105,6 +139,12 @@ class Metric:
         return self.fn(answer, golds, item)
 
 
+def _choices(item: Item) -> Sequence[str]:
+    # only a list names options (a CSV cell is one string, not a list of letters)
+    listed = item.data.get("fields", {}).get("choices")
+    return listed if isinstance(listed, list) else ()
+
+
 def _row(item: Item) -> dict[str, Any]:
     return {"id": item.item_id, "question": item.question, **item.data.get("fields", {})}
 
@@ -116,6 +156,8 @@ BUILTIN: dict[str, Metric] = {
     "numeric": Metric("numeric", lambda a, g, i: numeric(a, g), graded=False),
     "choice": Metric("choice", lambda a, g, i: choice(
         a, g, i.data.get("fields", {}).get("choices") or ()), graded=False),
+    "choice_named": Metric("choice_named", lambda a, g, i: choice_named(a, g, _choices(i)),
+                           graded=False),
 }
 
 

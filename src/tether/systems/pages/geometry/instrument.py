@@ -33,6 +33,8 @@ from tether.systems.pages.geometry.profiles import (
 
 @register_instrument("geometry")
 class GeometryInstrument:
+    #: the optional extra it runs on (Playwright driving Chromium; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("browser",)
     name: ClassVar[str] = "geometry"
     version = "1"  # the default; an instance names its profile's version too
     grounded: ClassVar[bool] = True

@@ -55,6 +55,8 @@ def _ask(session: SceneSession, program: str, render: bytes | None, modality: st
 
 @register_strategy("scene_one_shot")
 class SceneOneShot:
+    #: the optional extra it runs on (real Blender (bpy) and the image metrics; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("blender",)
     name: ClassVar[str] = "scene_one_shot"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE,)
 
@@ -106,6 +108,8 @@ class SceneOneShot:
 
 @register_strategy("blender_alchemy")
 class BlenderAlchemy:
+    #: the optional extra it runs on (real Blender (bpy) and the image metrics; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("blender",)
     name: ClassVar[str] = "blender_alchemy"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, JUDGE_ROLE)
 

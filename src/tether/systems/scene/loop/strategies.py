@@ -55,6 +55,8 @@ class VetrParams(HostParams):
 
 @register_strategy("vetr")
 class Vetr:
+    #: the optional extra it runs on (real Blender (bpy) and the image metrics; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("blender",)
     name: ClassVar[str] = "vetr"
     Params = VetrParams
 
@@ -82,6 +84,8 @@ class VigaParams(LoopBounds):
 
 @register_strategy("viga")
 class Viga:
+    #: the optional extra it runs on (real Blender (bpy) and the image metrics; tether.extras)
+    extras: ClassVar[tuple[str, ...]] = ("blender",)
     name: ClassVar[str] = "viga"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, VERIFIER_ROLE)
     Params = VigaParams
