@@ -34,6 +34,7 @@ from tether.systems.terminal.dockerfile import (
     parse_dockerfile,
 )
 from tether.systems.terminal.spec import writable_dir
+from tether.systems.terminal.task_links import link_escape
 from tether.textio import loads_toml
 
 VERIFIER_VENV = "/opt/tether-verifier"
@@ -283,6 +284,10 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
     """Read one Harbor task dir and say whether (and how) it can be built."""
     task_dir = Path(task_dir)
     out = Classification(task=task_dir.name, task_dir=task_dir)
+    escape = link_escape(task_dir)
+    if escape is not None:  # nothing of the task is read through a link that leaves it
+        out.refusals.append(Refusal("outside_task_dir", escape))
+        return out
     env_dir = task_dir / "environment"
     _check_task_toml(task_dir, out)
     _check_compose(env_dir, out)

@@ -58,6 +58,8 @@ BASE_ENV = {
     "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@sandbox",
     "PYTHONDONTWRITEBYTECODE": "1",
 }  # fmt: skip
+#: the range of a verifier's reward (Harbor's convention: 1 solved, 0 not, partial between)
+MIN_REWARD, MAX_REWARD = 0.0, 1.0
 VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
 
 
@@ -413,6 +415,10 @@ def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:
             reward = _RewardJSON.model_validate_json(data).reward
         if not math.isfinite(reward):
             raise ValueError(f"reward {reward} is not finite")
+        if not MIN_REWARD <= reward <= MAX_REWARD:
+            # a score must mean the same on every task: another scale is the verifier's
+            # own to divide out in test.sh, never a number an arm's mean takes in
+            raise ValueError(f"reward {reward:g} is outside [{MIN_REWARD:g}, {MAX_REWARD:g}]")
         return VerifierResult(reward, None, output, took)
     except (ValueError, UnsafeFile) as exc:  # ValidationError is a ValueError
         exc_text = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__

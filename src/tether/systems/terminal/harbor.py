@@ -38,6 +38,7 @@ from tether.systems.terminal.spec import (
     MAX_TIMEOUT_S,
     TerminalSpec,
 )
+from tether.systems.terminal.task_links import check_task_links
 from tether.textio import loads_toml, read_text
 
 METRIC = "terminal_verifier"
@@ -84,6 +85,7 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor",
     task_dir = Path(task_dir).resolve()
     if not task_dir.is_dir():
         raise ConfigError(f"{task_dir}: task dir not found", hint=LAYOUT_HINT)
+    check_task_links(task_dir)  # before the host reads, copies or binds any of its paths
     instruction = task_dir / "instruction.md"
     if not instruction.is_file():
         raise ConfigError(f"{instruction}: missing (the task's prompt)", hint=LAYOUT_HINT)

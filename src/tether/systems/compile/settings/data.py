@@ -33,13 +33,21 @@ The spec names the file and, optionally, the metric: `jsonl:PATH?metric=f1`
 (`tether compile --metric f1` writes this). The metric is `exact` (default), `anls`,
 `f1`, `numeric`, `choice` or `module:function` (data_metrics.py); the aggregation
 follows from it. A bad file is a ConfigError naming the line.
+
+Files a row names (its `image`) are read only from inside the dataset's own folder (the
+file's directory, or a saved dataset's directory), links resolved: an absolute path or
+`../x` elsewhere is refused naming the row. A row may reach further only into a root
+the user names on the spec, `jsonl:PATH?root=DIR` (with a metric:
+`jsonl:PATH?metric=f1&root=DIR`).
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,38 +57,75 @@ from tether.systems.compile.setting import SPLITS, Item
 from tether.systems.compile.settings import DATA_FORMATS
 from tether.systems.compile.settings.base import check_resources
 from tether.systems.compile.settings.data_metrics import Metric, resolve_metric
-from tether.textio import JSONError, loads
+from tether.textio import JSONError, loads, read_bytes, read_text
 
-__all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
+__all__ = ["FORMATS", "MAX_FIELDS", "MAX_IMAGE_BYTES", "DataSetting", "DataSpec",
+           "canonical_spec", "parse_spec", "read_rows"]
 
 FORMATS = DATA_FORMATS
 _REQUIRED = ("id", "question", "answer")
-_METRIC_SUFFIX = "?metric="
+#: the options a spec may end with, `?metric=NAME&root=DIR`
+_OPTIONS = ("metric", "root")
+#: the most resource fields a data file may offer: every one is named to the teacher
+MAX_FIELDS = 256
+#: the largest image file a row may name (a remote student gets it base64-encoded)
+MAX_IMAGE_BYTES = 32 * 2**20
 
 
-def parse_spec(spec: str) -> tuple[str, Path, str]:
-    """(format, path, metric) of `FORMAT:PATH[?metric=NAME]`."""
+@dataclass(frozen=True)
+class DataSpec:
+    """`FORMAT:PATH[?metric=NAME][&root=DIR]` taken apart."""
+
+    fmt: str
+    path: Path
+    metric: str = "exact"
+    #: a folder outside the dataset's own that rows may name files in (None: none)
+    root: Path | None = None
+
+
+def _options(rest: str) -> tuple[str, dict[str, str]]:
+    """(path, options) of `PATH?key=value&key=value`; a `?` not followed by known
+    options is part of the path."""
+    path, sep, tail = rest.rpartition("?")
+    if not sep:
+        return rest, {}
+    options: dict[str, str] = {}
+    for part in tail.split("&"):
+        key, eq, value = part.partition("=")
+        if not eq or key not in _OPTIONS or key in options or not value:
+            return rest, {}
+        options[key] = value
+    return path, options
+
+
+def parse_spec(spec: str) -> DataSpec:
+    """The parts of `FORMAT:PATH[?metric=NAME][&root=DIR]`."""
     fmt, _, rest = spec.partition(":")
     if fmt not in FORMATS or not rest:
         raise ConfigError(f"not a data setting spec: {spec!r}",
                           hint="write jsonl:PATH, csv:PATH, hf:PATH or parquet:PATH "
-                               "(optionally ?metric=NAME)")
-    path, sep, metric = rest.rpartition(_METRIC_SUFFIX)
-    if not sep:
-        path, metric = rest, "exact"
-    return fmt, Path(path), metric
+                               "(optionally ?metric=NAME&root=DIR)")
+    path, options = _options(rest)
+    root = options.get("root")
+    return DataSpec(fmt, Path(path), options.get("metric", "exact"),
+                    Path(root) if root else None)
 
 
 def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = None) -> str:
-    """The spec with an absolute path (a build resumed or reported from elsewhere finds
+    """The spec with absolute paths (a build resumed or reported from elsewhere finds
     the file) and the metric written out when it is not the default."""
-    fmt, path, named = parse_spec(spec)
-    if not path.is_absolute():
-        path = (base or Path.cwd()) / path
-    chosen = metric or named
+    parsed = parse_spec(spec)
+
+    def absolute(path: Path) -> Path:
+        return (path if path.is_absolute() else (base or Path.cwd()) / path).resolve()
+
+    chosen = metric or parsed.metric
     resolve_metric(chosen)  # an unknown metric is refused before anything runs
-    suffix = "" if chosen == "exact" else f"{_METRIC_SUFFIX}{chosen}"
-    return f"{fmt}:{path.resolve()}{suffix}"
+    options = [] if chosen == "exact" else [f"metric={chosen}"]
+    if parsed.root is not None:
+        options.append(f"root={absolute(parsed.root)}")
+    suffix = f"?{'&'.join(options)}" if options else ""
+    return f"{parsed.fmt}:{absolute(parsed.path)}{suffix}"
 
 
 def _where(fmt: str, path: Path, number: int) -> str:
@@ -99,6 +144,10 @@ def _answers(value: Any, where: str) -> list[str]:
     if not isinstance(value, list) or not value or not all(
             isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
         raise ConfigError(f"{where}: 'answer' must be a string or a non-empty list of strings")
+    if any(isinstance(v, float) and not math.isfinite(v) for v in value):
+        # a dataset's missing number reads as NaN: no answer, not the gold text "nan"
+        raise ConfigError(f"{where}: 'answer' is not a finite number ({value!r})",
+                          hint="leave the row out, or write the answer as text")
     answers = [str(v) for v in value]
     if not all(a.strip() for a in answers):
         raise ConfigError(f"{where}: 'answer' has an empty accepted answer")
@@ -122,9 +171,17 @@ def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
 
 def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(text.splitlines())
-    # line 1 is the header: data row k sits on line k + 1 (no multi-line cells counted)
-    return [(number, {k: v for k, v in row.items() if k is not None and v not in (None, "")})
-            for number, row in enumerate(reader, 2)]
+    rows = []
+    try:
+        # line 1 is the header: data row k sits on line k + 1 (no multi-line cells counted)
+        for number, row in enumerate(reader, 2):
+            rows.append((number, {k: v for k, v in row.items()
+                                  if k is not None and v not in (None, "")}))
+    except csv.Error as exc:  # a cell over csv.field_size_limit(), a stray NUL
+        # line_num counts the lines read before the one that failed
+        raise ConfigError(f"{path}:{reader.line_num + 1}: not a CSV row the reader takes "
+                          f"({exc})") from None
+    return rows
 
 
 def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -137,34 +194,42 @@ def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
                               f"(columns: {', '.join(table.columns)})",
                               hint="a row needs id, question and answer")
         return table.rows
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"no such data file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+    if not path.exists():
+        raise ConfigError(f"no such data file: {path}")
+    text = read_text(path, what="data file")
     rows = _jsonl_rows(path, text) if fmt == "jsonl" else _csv_rows(path, text)
     if not rows:
         raise ConfigError(f"{path}: no rows")
     return rows
 
 
-def _image(row: dict[str, Any], base: Path, where: str, data: dict[str, Any]) -> None:
+def _image(row: dict[str, Any], base: Path, root: Path | None, where: str,
+           data: dict[str, Any]) -> None:
     """The row's image into `data`: embedded bytes (a dataset's Image column) as they
-    are, a path relative to `base` checked to exist."""
+    are, a path relative to `base` checked to exist and to resolve inside `base` (or
+    inside the user's named `root`)."""
     value = row["image"]
     if isinstance(value, bytes):
         data["image_bytes"] = value
         return
     if not isinstance(value, str):
         raise ConfigError(f"{where}: 'image' must be a path (or a dataset's image)")
-    image = base / value
+    image = (base / value).resolve()
+    inside = [d for d in (base, root) if d is not None and image.is_relative_to(d.resolve())]
+    if not inside:
+        raise ConfigError(f"{where}: image {value!r} is outside the dataset's folder {base}",
+                          hint="keep images beside the data, or name their folder on the "
+                               "spec: FORMAT:PATH?root=DIR")
     if not image.is_file():
-        raise ConfigError(f"{where}: image {value!r} does not exist ({image})")
+        raise ConfigError(f"{where}: image {value!r} does not exist or is not a regular "
+                          f"file ({image})")
+    if image.stat().st_size > MAX_IMAGE_BYTES:
+        raise ConfigError(f"{where}: image {value!r} is larger than {MAX_IMAGE_BYTES:,} bytes")
     data["image"] = str(image)
 
 
-def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
+def _item(fmt: str, path: Path, number: int, row: dict[str, Any],
+          root: Path | None = None) -> Item:
     where = _where(fmt, path, number)
     missing = [k for k in _REQUIRED if k not in row]
     if missing:
@@ -178,7 +243,7 @@ def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
     data: dict[str, Any] = {"answers": _answers(row["answer"], where), "line": number}
     if row.get("image") is not None:
         # a saved dataset's paths are relative to its directory, a file's to the file's
-        _image(row, path if path.is_dir() else path.parent, where, data)
+        _image(row, path if path.is_dir() else path.parent, root, where, data)
     fields: dict[str, Any] = {}
     for key, value in row.items():
         if key in (*_REQUIRED, "image"):
@@ -194,17 +259,18 @@ class DataSetting:
     """The rows of one file as a setting (see the module docstring)."""
 
     def __init__(self, spec: str) -> None:
-        fmt, path, metric_name = parse_spec(spec)
+        parsed = parse_spec(spec)
+        fmt, path = parsed.fmt, parsed.path
         self.name = spec
         self.path = path
-        self.metric: Metric = resolve_metric(metric_name)
+        self.metric: Metric = resolve_metric(parsed.metric)
         #: graded metrics (anls, f1, a function's float) aggregate as a mean score
         self.aggregation = self.metric.aggregation
         items: list[Item] = []
         seen: dict[str, int] = {}
         unit = "row" if fmt in DATASET_FORMATS else "line"
         for number, row in read_rows(fmt, path):
-            item = _item(fmt, path, number, row)
+            item = _item(fmt, path, number, row, parsed.root)
             if item.item_id in seen:
                 raise ConfigError(f"{_where(fmt, path, number)}: duplicate id "
                                   f"{item.item_id!r} (first on {unit} {seen[item.item_id]})")
@@ -213,6 +279,12 @@ class DataSetting:
         self.items = items
         self.offered_resources: tuple[str, ...] = tuple(sorted(
             {k for item in items for k in item.data["fields"]}))
+        if len(self.offered_resources) > MAX_FIELDS:
+            # each is named to the teacher on every proposal: 10,000 columns would cost
+            # hundreds of thousands of teacher tokens before a word was said
+            raise ConfigError(f"{path}: {len(self.offered_resources)} fields besides id, "
+                              f"question, answer and image; at most {MAX_FIELDS}",
+                              hint="drop the columns the task does not need")
 
     @property
     def description(self) -> str:
@@ -262,7 +334,7 @@ class DataSetting:
         if "image_bytes" in item.data:
             return bytes(item.data["image_bytes"])
         where = item.data.get("image")
-        return Path(where).read_bytes() if where else None
+        return read_bytes(where, what="image", limit=MAX_IMAGE_BYTES) if where else None
 
     def score(self, answer: str, item: Item) -> float:
         return self.metric.score(answer, item.data["answers"], item)
