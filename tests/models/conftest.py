@@ -9,6 +9,7 @@ last one repeats). A behaviour is a dict:
   {"raw": b"...", "content_type": ...} a 200 with this exact body
   {"drop": True}                       close the socket without any response
   {"text": "...", "usage": {...}, "reasoning_content": "..."}  success with these
+                                       ("usage": None: the reply carries no usage)
   {"tool_calls": [{"id": ..., "name": ..., "arguments": "..."}]}  success with native
                                        tool calls (content null unless "text" is given)
 
@@ -159,7 +160,7 @@ class FaultServer:
                 for c in step["tool_calls"]]
         if "reasoning_content" in step:
             message["reasoning_content"] = step["reasoning_content"]
-        h._send(200, {
+        reply = {
             "id": f"chatcmpl-{number}",
             "object": "chat.completion",
             "created": 0,
@@ -167,7 +168,10 @@ class FaultServer:
             "choices": [{"index": 0, "message": message,
                          "finish_reason": step.get("finish_reason", "stop")}],
             "usage": step.get("usage", DEFAULT_USAGE),
-        })
+        }
+        if reply["usage"] is None:
+            del reply["usage"]
+        h._send(200, reply)
 
     def close(self) -> None:
         self._stop.set()

@@ -15,8 +15,9 @@ trial's rank among that task's seeds (1-based). A sample holds:
 - `model_usage`: tokens per model over every call (input, output, reasoning);
 - `error`: an errored trial's error (never a score of 0: invariant 6).
 
-The log's results hold the arm's mean metric score over scored trials, its stats the
-usage over the arm. Only the records are read: nothing is re-run or re-scored.
+The log's results hold the arm's mean metric score over scored trials (none when no
+trial was scored: an all-error arm has no mean, never a mean of 0), its stats the usage
+over the arm. Only the records are read: nothing is re-run or re-scored.
 """
 
 from __future__ import annotations
@@ -216,11 +217,12 @@ def arm_log(store: RunStore, arm: str, records: list[TrialRecord]) -> EvalLog:
                     model=main, config=EvalConfig(epochs=max((len(v) for v in by_task.values()),
                                                              default=1)),
                     metadata={"tether_run": str(store.dir), "arm": arm})
+    # an arm with no scored trial (all errored) has no mean: never a mean of 0
+    mean = {"mean": EvalMetric(name="mean", value=sum(scored) / len(scored))} if scored else {}
     results = EvalResults(
         total_samples=len(samples), completed_samples=len(scored),
         scores=[EvalScore(name=SCORER, scorer=SCORER, metadata={"instrument": metric},
-                          metrics={"mean": EvalMetric(
-                              name="mean", value=sum(scored) / len(scored) if scored else 0.0)})])
+                          metrics=mean)])
     errors = sum(1 for r in records if r.status == "error")
     return EvalLog(status="success" if not errors else "error", eval=spec,
                    results=results, samples=samples,

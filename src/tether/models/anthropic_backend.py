@@ -192,16 +192,21 @@ class AnthropicModel(SampledModel):
                                if b.type == "thinking")
             calls = tuple(ToolCall(b.id, b.name, json.dumps(b.input)) for b in resp.content
                           if b.type == "tool_use")
+            usage = getattr(resp, "usage", None)
+            counts = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+            # a gateway may leave usage out: the call is then charged a local count
+            reported = all(isinstance(n, int) for n in counts)
             return Completion(
                 text=text,
                 tool_calls=calls,
                 reasoning=thinking or None,
                 finish_reason=resp.stop_reason,
                 # Anthropic reports thinking inside output_tokens, not separately.
-                usage=Usage(resp.usage.input_tokens, resp.usage.output_tokens, 0),
+                usage=Usage(counts[0], counts[1], 0) if reported else Usage(),  # type: ignore[arg-type]
                 latency_s=time.perf_counter() - start,
                 model_id=self.model_id,
                 sample_index=index,
+                usage_reported=reported,
             )
 
         return call_with_retries(attempt, self.retry)

@@ -149,7 +149,10 @@ class OpenAICompatibleModel(SampledModel):
         # completion_tokens already includes the reasoning tokens: split them so the
         # ledger (which charges output + reasoning) counts each generated token once.
         reasoning_tokens = getattr(details, "reasoning_tokens", 0) or 0
-        completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        claimed = getattr(usage, "completion_tokens", None)
+        # a reply without usage (or without its output count) is charged a local count
+        reported = isinstance(claimed, int)
+        completion_tokens: int = claimed if isinstance(claimed, int) else 0
         return Completion(
             text=msg.content or "",
             tool_calls=_tool_calls(msg),
@@ -157,12 +160,15 @@ class OpenAICompatibleModel(SampledModel):
             finish_reason=choice.finish_reason,
             usage=Usage(
                 input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                output_tokens=max(completion_tokens - reasoning_tokens, 0),
+                # a negative count stays negative: the charge check flags it
+                output_tokens=(max(completion_tokens - reasoning_tokens, 0)
+                               if completion_tokens >= 0 else completion_tokens),
                 reasoning_tokens=reasoning_tokens,
             ),
             latency_s=latency,
             model_id=self.model_id,
             sample_index=index,
+            usage_reported=reported,
         )
 
     def _classify(self, exc: Exception) -> Exception:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tether.runs.config import Experiment as Experiment, load_experiment as load_experiment
     from tether.runs.costs import (
         META_KEY as META_KEY,
+        arm_cost as arm_cost,
         book_for as book_for,
         call_cost as call_cost,
         fmt_usd as fmt_usd,
@@ -90,6 +91,7 @@ _HOMES: dict[str, str] = {
     "RunStore": "tether.runs.store",
     "StoreError": "tether.runs.store",
     "_apply_overrides": "tether.runs.launch",
+    "arm_cost": "tether.runs.costs",
     "arm_rows": "tether.runs.summary",
     "arm_table": "tether.runs.summary",
     "book_for": "tether.runs.costs",
@@ -137,6 +139,7 @@ __all__ = [
     "RunStore",
     "StoreError",
     "_apply_overrides",
+    "arm_cost",
     "arm_rows",
     "arm_table",
     "book_for",
