@@ -20,6 +20,12 @@ from tether.models.base import (
     Usage,
     sample_seed,
 )
+from tether.models.deadline import (
+    call_deadline,
+    deadline_passed,
+    default_deadline_s,
+    with_deadlines,
+)
 from tether.models.errors import (
     AuthenticationError,
     EndpointUnreachable,
@@ -33,6 +39,7 @@ from tether.models.retry import (
     endpoint_slot,
     status_error,
 )
+from tether.models.usage_check import allowed_output
 
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
 
@@ -69,6 +76,7 @@ class OpenAICompatibleModel(SampledModel):
         reasoning: bool = False,
         retry: RetryPolicy | None = None,
         spec: str | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         import openai
 
@@ -81,9 +89,13 @@ class OpenAICompatibleModel(SampledModel):
                 f"no API key for {self.model_id}: set {key_env or 'OPENAI_API_KEY'}"
             )
         # Local servers usually accept any key; the SDK insists on one being set.
+        # timeout_s limits each read; the deadline (tether.models.deadline) the whole call
         self._client = openai.OpenAI(
-            api_key=key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=0
+            api_key=key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=0,
+            http_client=with_deadlines(openai.DefaultHttpxClient()),
         )
+        self.timeout_s = timeout_s
+        self.deadline_s = deadline_s
         self._openai = openai
         self.reasoning = reasoning
         self.retry = retry or RetryPolicy()
@@ -117,15 +129,27 @@ class OpenAICompatibleModel(SampledModel):
             body["max_tokens"] = params.max_tokens
         return body
 
+    def call_deadline_s(self, params: GenerateParams) -> float:
+        """The deadline of one attempt: the spec's `deadline_s`, else one that scales with
+        what the request may generate (tether.models.deadline)."""
+        return self.deadline_s or default_deadline_s(self.timeout_s, allowed_output(params))
+
     def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
         body = self._request(messages, params, index)
         start = time.perf_counter()
+        deadline = self.call_deadline_s(params)
 
         def attempt() -> Completion:
-            with self._slot:
+            with self._slot, call_deadline(deadline):
                 try:
                     resp = self._client.chat.completions.create(**body)
                 except self._openai.APIError as exc:
+                    if isinstance(exc, self._openai.APITimeoutError) and deadline_passed():
+                        # not retried: a server this slow for this request stays that slow
+                        raise EndpointUnreachable(
+                            f"{self.model_id}: no complete reply within the call's deadline "
+                            f"of {deadline:g}s", hint="raise it with ;deadline_s=SECONDS on "
+                            "the model spec") from exc
                     raise self._classify(exc) from exc
                 except (json.JSONDecodeError, ValueError) as exc:
                     raise Retryable(
