@@ -26,6 +26,11 @@ if TYPE_CHECKING:
         DiskQuota as DiskQuota,
         DiskQuotaWarning as DiskQuotaWarning,
     )
+    from tether.sandbox.reaper import (
+        Reaped as Reaped,
+        owned_dir as owned_dir,
+        reap_stale as reap_stale,
+    )
     from tether.sandbox.session import SandboxSession as SandboxSession
     from tether.sandbox.tree_copy import copy_tree as copy_tree
     from tether.sandbox.unsafe_subprocess import (
@@ -51,6 +56,7 @@ _HOMES: dict[str, str] = {
     "DiskQuotaWarning": "tether.sandbox.quota",
     "KilledReason": "tether.sandbox.base",
     "OmittedFile": "tether.sandbox.base",
+    "Reaped": "tether.sandbox.reaper",
     "Sandbox": "tether.sandbox.base",
     "SandboxError": "tether.sandbox.base",
     "SandboxResult": "tether.sandbox.base",
@@ -66,6 +72,8 @@ _HOMES: dict[str, str] = {
     "copy_tree": "tether.sandbox.tree_copy",
     "ensure_sandbox_user": "tether.sandbox.users",
     "get_sandbox": "tether.sandbox.backends",
+    "owned_dir": "tether.sandbox.reaper",
+    "reap_stale": "tether.sandbox.reaper",
     "read_own_file": "tether.sandbox.workfiles",
 }
 __all__ = [
@@ -76,6 +84,7 @@ __all__ = [
     "DiskQuotaWarning",
     "KilledReason",
     "OmittedFile",
+    "Reaped",
     "Sandbox",
     "SandboxError",
     "SandboxResult",
@@ -91,6 +100,8 @@ __all__ = [
     "copy_tree",
     "ensure_sandbox_user",
     "get_sandbox",
+    "owned_dir",
+    "reap_stale",
     "read_own_file",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

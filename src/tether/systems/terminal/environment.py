@@ -44,6 +44,7 @@ from tether.sandbox import (
     UnsafeFile,
     copy_tree,
     get_sandbox,
+    owned_dir,
     read_own_file,
 )
 from tether.systems.terminal.spec import TerminalSpec
@@ -171,8 +172,12 @@ def workdir_prefix(spec: TerminalSpec) -> str:
     return f"cd {shlex.quote(wd)} 2>/dev/null\n"
 
 
-def _make_root(prefix: str) -> Path:
-    root = Path(tempfile.mkdtemp(prefix=prefix))
+def _make_root(kind: str, *, keep: bool = False) -> Path:
+    """A fresh host dir for an attempt or a verifier run, named by this process's pid so
+    that what a killed process leaves (its quota still mounted) is reaped at the next
+    start (tether.sandbox.reaper); one to keep is never reaped."""
+    root = (Path(tempfile.mkdtemp(prefix=f"tether-{kind}-kept-")) if keep
+            else owned_dir(kind))
     root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
     return root
 
@@ -198,7 +203,7 @@ class TerminalEnvironment:
         self.command_timeout_s = command_timeout_s
         self.output_chars = output_chars
         self._keep = keep
-        self.root = _make_root("tether-attempt-")
+        self.root = _make_root("attempt", keep=keep)
         self.app_dir = self.root / "app"
         self._tmp_dir = self.root / "tmp"
         self._session: SandboxSession | None = None
@@ -358,7 +363,7 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
     """`bash /tests/test.sh` in a fresh sandbox over a copy of app_dir; never raises
     for a sandbox failure (that becomes error_kind "infrastructure")."""
     start = time.monotonic()
-    root = _make_root("tether-verify-")
+    root = _make_root("verify")
     quota: DiskQuota | None = None
     try:
         box = resolve_sandbox(sandbox)
