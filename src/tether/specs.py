@@ -12,17 +12,18 @@ Keys and the name are stripped of surrounding spaces; values are kept as written
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 
 def parse_value(text: str) -> Any:
-    """`text` as JSON when it parses, else the string itself (the one typing rule)."""
+    """`text` as JSON when it parses, else the string itself (the one typing rule). JSON
+    nested past tether.textio.MAX_DEPTH is not read as JSON (no recursion to overflow)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return loads(text)
+    except JSONError:
         return text
 
 

@@ -119,6 +119,10 @@ class RunOptions(BaseModel):
     endpoint_failures: int = Field(default=DEFAULT_FAILURES, ge=0)
 
 
+#: the most seeds one config may name
+MAX_SEEDS = 10_000
+
+
 class Experiment(BaseModel):
     model_config = _STRICT
     name: str = ""
@@ -166,9 +170,13 @@ class Experiment(BaseModel):
     @classmethod
     def _seed_count(cls, v: Any) -> Any:
         if isinstance(v, int) and not isinstance(v, bool):
-            if v < 1:
-                raise ValueError("a seed count must be at least 1")
+            if not 1 <= v <= MAX_SEEDS:
+                raise ValueError(f"a seed count must be from 1 to {MAX_SEEDS:,}")
             return list(range(v))
+        if isinstance(v, list) and not v:
+            raise ValueError("no seeds: a run of no trials (give at least one seed)")
+        if isinstance(v, list) and len(v) > MAX_SEEDS:
+            raise ValueError(f"{len(v):,} seeds; at most {MAX_SEEDS:,}")
         return v
 
     def resolved(self) -> dict[str, Any]:
@@ -197,7 +205,9 @@ def _describe(err: Mapping[str, Any]) -> str:
         return "required key is missing"
     got = err.get("input")
     if isinstance(got, str | int | float | bool) and kind != "value_error":
-        return f"{msg} (got {got!r})"
+        shown = repr(got)
+        # the line names the value, not all of it: a value may be 100,000 characters
+        return f"{msg} (got {shown if len(shown) <= 80 else shown[:77] + '...'})"
     return msg.removeprefix("Value error, ")
 
 
