@@ -50,6 +50,7 @@ from tether.systems.compile.runtime import (
     score_outcome,
 )
 from tether.systems.compile.setting import Item, Setting
+from tether.systems.compile.settings.metric_process import MetricError
 
 __all__ = ["ModelStudent", "NotApplicable", "ScoringEnv", "SplitScore", "SplitScorer", "graded"]
 
@@ -235,9 +236,13 @@ class SplitScorer:
                                 "step_limit": False, "calls": []}}
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), self.student.counts()[1] - before)
-        value = score_outcome(self.setting, item, outcome)
+        compact = _compact(outcome)
+        try:
+            value = score_outcome(self.setting, item, outcome)
+        except MetricError as exc:  # the metric's failure on this item: never scored
+            value, compact = None, {**compact, "status": "metric_error", "error": str(exc)}
         row: dict[str, Any] = {"item_id": item.item_id, "score": value,
-               "tokens": self.student.counts()[1] - before, "outcome": _compact(outcome)}
+               "tokens": self.student.counts()[1] - before, "outcome": compact}
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
@@ -261,7 +266,10 @@ class SplitScorer:
             status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), self.student.counts()[1] - before)
-        value = None if answer is None else self.setting.score(answer, item)
+        try:
+            value = None if answer is None else self.setting.score(answer, item)
+        except MetricError as exc:  # the metric's failure on this item: never scored
+            value, status, error = None, "metric_error", str(exc)
         return {"item_id": item.item_id, "score": value,
                 "tokens": self.student.counts()[1] - before,
                 "outcome": {"status": status, "answer": answer, "error": error,

@@ -56,7 +56,7 @@ from tether.suites import FORMATS as DATASET_FORMATS, load_dataset_rows
 from tether.systems.compile.setting import SPLITS, Item
 from tether.systems.compile.settings import DATA_FORMATS
 from tether.systems.compile.settings.base import check_resources
-from tether.systems.compile.settings.data_metrics import Metric, resolve_metric
+from tether.systems.compile.settings.data_metrics import Metric, MetricError, resolve_metric
 from tether.textio import JSONError, loads, read_bytes, read_text
 
 __all__ = ["FORMATS", "MAX_FIELDS", "MAX_IMAGE_BYTES", "DataSetting", "DataSpec",
@@ -279,12 +279,27 @@ class DataSetting:
         self.items = items
         self.offered_resources: tuple[str, ...] = tuple(sorted(
             {k for item in items for k in item.data["fields"]}))
+        if self.metric.user:
+            self._check_metric(fmt, path)
         if len(self.offered_resources) > MAX_FIELDS:
             # each is named to the teacher on every proposal: 10,000 columns would cost
             # hundreds of thousands of teacher tokens before a word was said
             raise ConfigError(f"{path}: {len(self.offered_resources)} fields besides id, "
                               f"question, answer and image; at most {MAX_FIELDS}",
                               hint="drop the columns the task does not need")
+
+    def _check_metric(self, fmt: str, path: Path) -> None:
+        """A user's metric scores each item's gold against its golds before any model is
+        called: one that raises, hangs or answers out of range stops here, naming the
+        row, instead of erring on every answer of the compile."""
+        for item in self.items:
+            try:
+                self.metric.score(item.data["answers"][0], item.data["answers"], item)
+            except MetricError as exc:
+                raise ConfigError(f"{_where(fmt, path, item.data['line'])}: the metric fails "
+                                  f"on the row's own gold: {exc}",
+                                  hint="a metric is checked gold against gold on every "
+                                       "row before the compile starts") from None
 
     @property
     def description(self) -> str:
