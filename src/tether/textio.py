@@ -35,7 +35,7 @@ from pydantic_core import from_json
 from tether.errors import ConfigError
 
 __all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "JSONError", "loads", "loads_toml", "read_bytes",
-           "read_json", "read_text", "read_toml"]
+           "read_json", "read_text", "read_toml", "resolved"]
 
 #: the deepest nesting `loads` accepts (pydantic-core's parser limit)
 MAX_DEPTH = 200
@@ -106,6 +106,18 @@ def read_bytes(path: str | Path, *, what: str = "", limit: int = MAX_FILE_BYTES)
     if len(data) > limit:
         raise ConfigError(f"{label}: larger than {limit:,} bytes, the most read here")
     return data
+
+
+def resolved(path: str | Path, *, what: str = "") -> Path:
+    """`path` made absolute with every link followed; a one-line ConfigError naming it
+    when its links loop (Path.resolve raises RuntimeError for that)."""
+    p = Path(path)
+    try:
+        return p.resolve()
+    except (RuntimeError, OSError) as exc:
+        label = f"{what} {p}" if what else str(p)
+        why = "its links loop" if isinstance(exc, RuntimeError) else exc.strerror
+        raise ConfigError(f"{label}: cannot resolve it: {why}") from None
 
 
 def read_json(path: str | Path, *, what: str = "", limit: int = MAX_FILE_BYTES) -> Any:

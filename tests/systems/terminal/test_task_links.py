@@ -108,3 +108,11 @@ def test_a_run_on_a_linked_task_prints_no_byte_of_the_host_dir(tmp_path, host_di
     written = [p for p in run_dir.rglob("*") if p.is_file()] if run_dir.exists() else []
     assert not [p for p in written if SECRET.encode() in p.read_bytes()]
     assert os.stat(host_dir).st_mode & 0o777 == 0o700  # nothing touched on the host
+
+
+def test_a_link_loop_in_a_task_dir_is_refused(tmp_path):
+    task = make_task(tmp_path)
+    (task / "tests" / "x").symlink_to(task / "tests" / "y")
+    (task / "tests" / "y").symlink_to(task / "tests" / "x")
+    with pytest.raises(ConfigError, match="tests/x is a link that loops"):
+        load_harbor_task(task)

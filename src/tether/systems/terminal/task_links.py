@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from tether.errors import ConfigError
+from tether.textio import resolved
 
 __all__ = ["LINK_HINT", "TaskLinkEscape", "check_task_links", "link_escape"]
 
@@ -30,7 +31,7 @@ class TaskLinkEscape(ConfigError):
 
 def link_escape(task_dir: Path) -> str | None:
     """Why `task_dir` is refused (its first link that leaves it), or None."""
-    root = Path(task_dir).resolve()
+    root = resolved(task_dir, what="task dir")
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
         rel_dir = here.relative_to(root)
@@ -39,7 +40,10 @@ def link_escape(task_dir: Path) -> str | None:
             path = here / name
             if not path.is_symlink():
                 continue
-            target = path.resolve()
+            try:
+                target = path.resolve()
+            except (RuntimeError, OSError):  # a loop resolves nowhere: refused as well
+                return f"{rel_dir / name} is a link that loops (-> {os.readlink(path)})"
             if not target.is_relative_to(root):
                 return (f"{rel_dir / name} is a link that leaves the task dir "
                         f"(-> {os.readlink(path)})")

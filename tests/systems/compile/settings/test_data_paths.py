@@ -122,3 +122,27 @@ def test_a_parquet_row_naming_a_host_file_is_refused(tmp_path: Path, secret: Pat
                                ).to_parquet(str(nan))
     with pytest.raises(ConfigError, match=r"nan.parquet row 1: 'answer' is not a finite"):
         DataSetting(f"parquet:{nan}")
+
+
+@pytest.mark.parametrize("spec", ["hf:{loop}", "parquet:{loop}", "jsonl:{loop}",
+                                  "hf:{loop}/inner.parquet"])
+def test_a_symlink_loop_is_one_line(tmp_path: Path, spec: str) -> None:
+    from click.testing import CliRunner
+
+    from tether.cli.hub import main
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    res = CliRunner().invoke(main, ["compile", "--setting", spec.format(loop=loop),
+                                    "--teacher", "scripted:[]", "--student", "scripted:[]",
+                                    "--out", str(tmp_path / "b")])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and "its links loop" in res.output
+
+
+def test_an_image_link_loop_names_the_row(tmp_path: Path) -> None:
+    (tmp_path / "a.png").symlink_to(tmp_path / "b.png")
+    (tmp_path / "b.png").symlink_to(tmp_path / "a.png")
+    path = write_rows(tmp_path / "d.jsonl", [row("a.png")])
+    with pytest.raises(ConfigError, match=r"d.jsonl:1: image 'a.png': its links loop"):
+        DataSetting(f"jsonl:{path}")

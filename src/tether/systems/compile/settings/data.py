@@ -57,7 +57,7 @@ from tether.systems.compile.setting import SPLITS, Item
 from tether.systems.compile.settings import DATA_FORMATS
 from tether.systems.compile.settings.base import check_resources
 from tether.systems.compile.settings.data_metrics import Metric, MetricError, resolve_metric
-from tether.textio import JSONError, loads, read_bytes, read_text
+from tether.textio import JSONError, loads, read_bytes, read_text, resolved
 
 __all__ = ["FORMATS", "MAX_FIELDS", "MAX_IMAGE_BYTES", "DataSetting", "DataSpec",
            "canonical_spec", "parse_spec", "read_rows"]
@@ -117,7 +117,7 @@ def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = 
     parsed = parse_spec(spec)
 
     def absolute(path: Path) -> Path:
-        return (path if path.is_absolute() else (base or Path.cwd()) / path).resolve()
+        return resolved(path if path.is_absolute() else (base or Path.cwd()) / path)
 
     chosen = metric or parsed.metric
     resolve_metric(chosen)  # an unknown metric is refused before anything runs
@@ -214,8 +214,11 @@ def _image(row: dict[str, Any], base: Path, root: Path | None, where: str,
         return
     if not isinstance(value, str):
         raise ConfigError(f"{where}: 'image' must be a path (or a dataset's image)")
-    image = (base / value).resolve()
-    inside = [d for d in (base, root) if d is not None and image.is_relative_to(d.resolve())]
+    try:
+        image = resolved(base / value)
+    except ConfigError:
+        raise ConfigError(f"{where}: image {value!r}: its links loop") from None
+    inside = [d for d in (base, root) if d is not None and image.is_relative_to(resolved(d))]
     if not inside:
         raise ConfigError(f"{where}: image {value!r} is outside the dataset's folder {base}",
                           hint="keep images beside the data, or name their folder on the "
