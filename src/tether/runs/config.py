@@ -291,7 +291,7 @@ def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) ->
     against the file's directory so the config runs from anywhere. `sets` are
     `--set KEY=VALUE` overrides applied before validation (tether.runs.overrides)."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():  # one that exists but is no regular file: read_text says so
         raise ConfigError(f"config file not found: {p}",
                           hint="pass an experiment TOML file or a run's config.resolved.json")
     text = read_text(p)
