@@ -58,3 +58,15 @@ def test_prices_and_configs_from_a_fifo_or_dev_zero_are_one_line(tmp_path, fifo,
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 2, res.output
         assert "not a regular file" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("args", [
+    ["compile", "{fifo}"],
+    ["harness", "hash", "{fifo}"],
+    ["sandbox", "exec", "--backend", "subprocess", "--file", "{fifo}", "--", "true"],
+    ["scene", "trace", "{fifo}", "--backend", "minibpy"],
+], ids=["compile-config", "harness", "sandbox-file", "scene-program"])
+def test_commands_refuse_a_fifo_in_one_line(fifo, args):
+    res = CliRunner().invoke(main, [a.format(fifo=fifo) for a in args])
+    assert res.exit_code == 2, res.output
+    assert "a FIFO, not a regular file" in res.output and "Traceback" not in res.output

@@ -106,12 +106,19 @@ def print_result(path: Path, obs: Observation) -> None:
     console.print(table)
 
 
+def _page_text(path: Path) -> str:
+    """A page's text, bounded (a FIFO or a device among the pages is one error line)."""
+    from tether.textio import read_bytes
+
+    return read_bytes(path, what="page").decode("utf-8", errors="replace")
+
+
 def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] | None,
                      as_json: bool) -> int:
     """Print the default-vs-reference differences per file; exit 2 on a render error."""
     from tether.systems.pages.geometry.profile_diff import diff_profiles
 
-    texts = [(p.read_text(encoding="utf-8", errors="replace"), modality, frames) for p in files]
+    texts = [(_page_text(p), modality, frames) for p in files]
     results = diff_profiles(texts, base_dirs=[p.parent for p in files])
     if as_json:
         click.echo(json.dumps([
@@ -198,7 +205,7 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
     host = get_browser_host()
     host.set_concurrency(concurrency or default_concurrency(profile, len(files)))
     instrument = GeometryInstrument(profile=profile, host=host)
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
+    texts = [_page_text(p) for p in files]
     # each page is measured with its own folder served (its css, images, fonts, scripts)
     with ProgressBar(len(files)) as advance:
         observations = instrument.measure_many([(t, modality, frame_times) for t in texts],

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tether.errors import ConfigError
 from tether.systems.compile.setting import DATA_FORMATS
 from tether.systems.compile.settings.data import canonical_spec
-from tether.textio import loads_toml
+from tether.textio import loads_toml, read_text
 
 __all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config",
            "stored_config"]
@@ -137,10 +137,9 @@ def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
 
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
     """The config in a TOML file, with `overrides` (flags given) on top."""
+    text = read_text(path, what="compile config")  # bounded; a FIFO is refused
     try:
-        data = loads_toml(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+        data = loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not TOML: {exc}") from None
     fields = dict(data.get("compile", data))
