@@ -38,5 +38,7 @@ bench: setup
 	.venv/bin/python benchmarks/sandbox_worker.py
 	.venv/bin/python benchmarks/harness_runtime.py
 	.venv/bin/python benchmarks/scene_refine.py
+	.venv/bin/python benchmarks/registry_lookup.py
+	.venv/bin/python benchmarks/whole_eval.py --limit 40 --latency 0.5 --concurrency 8
 	# the longest (about 17 min on 2 cores: 120 calls of the embedded student)
 	nice -n 5 .venv/bin/python benchmarks/compile_overhead.py

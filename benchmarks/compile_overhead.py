@@ -9,9 +9,9 @@ fresh process with a warm cache does: each page drawn once to key the cache, the
 memo hits. Timed: the whole compile (wall), every student and teacher `generate` call,
 and every OCR lookup (`ocr_text`). The overhead is wall - model - OCR: admissibility
 (hook whitelist, audits, the two smoke runs in the sandbox), hooks in the sandboxed
-worker, observation building, scoring, evidence and the build directory's atomic
-writes. The load average is printed before and after (the numbers mean little on a
-loaded machine without it).
+worker, observation building, scoring, evidence and the run store's commits. The load
+average is printed before and after (the numbers mean little on a loaded machine
+without it).
 
     nice -n 5 .venv/bin/python benchmarks/compile_overhead.py \
         [--probe 10 --validation 10 --test 10 --student 'local/smollm2-135m;n_threads=1'

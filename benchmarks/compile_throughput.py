@@ -7,7 +7,8 @@ scorer waits for, not a model's speed. The split: --items rows of a JSONL data s
 written to a temporary directory, scored with the bare harness (one student call per
 item) by `SplitScorer`, once with the student spec's `concurrency=1` and once with
 `concurrency=N`. Each side gets its own endpoint (the per-endpoint limit is shared by
-every client of one base URL in a process) and its own empty build directory.
+every client of one base URL in a process) and its own empty compile run directory
+(each scored item is committed there as a trial, as in a compile).
 
 Printed: both wall times and their ratio; the two sides' scores must be identical.
 Goal: ratio >= 4 for 50 items at concurrency 8.
@@ -27,10 +28,12 @@ from pathlib import Path
 from parallel_samples import serve
 
 from tether.models import parse_model
-from tether.systems.compile.compiler.scoring import ModelStudent, SplitScore, SplitScorer
-from tether.systems.compile.compiler.store import BuildDir
+from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.systems.compile.compiler.run import CompileRun
+from tether.systems.compile.compiler.scoring import SplitScore, SplitScorer
 from tether.systems.compile.harness import bare_harness
 from tether.systems.compile.setting import get_setting
+from tether.systems.compile.tasks import item_tasks
 
 
 def score_once(setting_spec: str, items: int, concurrency: int, latency: float,
@@ -38,13 +41,17 @@ def score_once(setting_spec: str, items: int, concurrency: int, latency: float,
     httpd = serve(latency)
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        model = parse_model(f"openai-compatible/stand-in@{url};concurrency={concurrency}")
+        spec = f"openai-compatible/stand-in@{url};concurrency={concurrency}"
+        model = parse_model(spec)
         setting = get_setting(setting_spec)
-        split = setting.splits(0, {"probe": items, "validation": 0, "test": 0})["probe"]
-        scorer = SplitScorer(setting, ModelStudent(model), BuildDir(work))
-        start = time.perf_counter()
-        result = scorer.score(bare_harness(setting.name), "probe", split)
-        return time.perf_counter() - start, result
+        sizes = {"probe": items, "validation": 0, "test": 0}
+        split = setting.splits(0, sizes)["probe"]
+        tasks = item_tasks(setting.name, "probe", split, suite="bench", seed=0, sizes=sizes)
+        with CompileRun.create(work, {"student": spec, "seed": 0}, tasks) as run:
+            scorer = SplitScorer(setting, StudentEndpoint(model), run)
+            start = time.perf_counter()
+            result = scorer.score(bare_harness(setting.name), "probe", split)
+            return time.perf_counter() - start, result
     finally:
         httpd.shutdown()
 

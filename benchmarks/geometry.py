@@ -76,7 +76,7 @@ def main() -> int:
     kinds = load(args.reference, args.n)
     host = BrowserHost(concurrency=args.concurrency)
     fresh = FreshBrowserHost(concurrency=1)
-    inst = GeometryInstrument(profile=args.profile, host=host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile=args.profile), host=host)
     inst.measure("<p>warm up</p>", "figure")
     fresh.run(asyncio.sleep(0))  # start its Playwright driver outside the timing
 

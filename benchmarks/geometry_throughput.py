@@ -234,8 +234,8 @@ def throughput(args, items) -> None:
     htmls = [a.html for a in items]
     work = [(a.html, a.modality, None) for a in items]
     n = len(items)
-    ref = GeometryInstrument(profile="reference", host=host)
-    default = GeometryInstrument(profile="default", host=host)
+    ref = GeometryInstrument(GeometryInstrument.Params(profile="reference"), host=host)
+    default = GeometryInstrument(GeometryInstrument.Params(profile="default"), host=host)
     plain = None
     try:
         default.measure("<p>warm up</p>", "figure")

@@ -7,7 +7,10 @@ time is the median execution with a render minus the median execution without on
 include reloading the base). Then the 40 start/goal programs traced without a render on
 the warm bpy worker and on minibpy (in-process): executions/s of both.
 
-    .venv/bin/python benchmarks/scene_render.py [--task placement_box_back] [--reps 3]
+    .venv/bin/python benchmarks/scene_render.py [--task placement_box_back] [--reps 3] [--paper]
+
+--paper adds the paper's render preset (executor.RENDER_PRESETS["paper"]: 512 x 512 at
+512 samples), once per rep: minutes on a shared 2-core machine.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import os
 import statistics
 import time
 
-from tether.systems.scene.executor import RenderSettings
+from tether.systems.scene.executor import RENDER_PRESETS, RenderSettings
 from tether.systems.scene.scenes import TaskScenes
 from tether.systems.scene.tasks import bundled_task_dirs, bundled_tasks_dir, load_task
 from tether.testing.minibpy.executor import MiniBpyExecutor
@@ -29,12 +32,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--task", default="placement_box_back")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--paper", action="store_true", help="also time the paper's preset")
     args = ap.parse_args()
+    paper = RENDER_PRESETS["paper"]
+    settings_list = SETTINGS + (((paper["size"], paper["samples"]),) if args.paper else ())
     task = load_task(bundled_tasks_dir() / args.task)
     tasks = [load_task(d) for d in bundled_task_dirs()]
     programs = [(t, src) for t in tasks for src in (t.start, t.goal)]
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; task {task.id}")
-    with TaskScenes() as scenes:
+    with TaskScenes(timeout_s=900.0 if args.paper else 120.0) as scenes:
         for t in tasks:
             scenes.base(t)  # built (or found in the cache) before timing
         scenes.run(task, "")  # the worker's start-up, outside the timing
@@ -42,7 +48,7 @@ def main() -> None:
             scenes.run(task, task.goal, trace=False).duration_s for _ in range(args.reps))
         print(f"execution without a render: {bare * 1000:.0f} ms (median of {args.reps})")
         print("size  samples  execution+render (median)  render alone")
-        for size, samples in SETTINGS:
+        for size, samples in settings_list:
             settings = RenderSettings(size=size, samples=samples)
             runs = [scenes.run(task, task.goal, render=settings, trace=False)
                     for _ in range(args.reps)]

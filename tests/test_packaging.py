@@ -116,3 +116,18 @@ def test_commands_work_or_name_the_extra(installed, tmp_path: Path) -> None:
 
     scene = tether(bin_dir, "scene", "trace", str(config))
     assert scene.returncode == 2 and "pip install 'tether[blender]'" in scene.stderr
+
+
+def test_shipped_experiments_run_by_name_from_the_wheel(installed, tmp_path: Path) -> None:
+    """The experiments are in the wheel: `tether run humaneval --plan` from any directory
+    (no checkout), and `tether experiments list` names every one."""
+    _, bin_dir = installed
+    listed = tether(bin_dir, "experiments", "list", "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    names = [r["name"] for r in json.loads(listed.stdout)]
+    assert names == sorted(p.stem for p in (PACKAGE / "experiments").glob("*.toml"))
+    planned = tether(bin_dir, "run", "humaneval", "--plan", "--json", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stderr[-2000:]
+    numbers = json.loads(planned.stdout)
+    assert numbers["name"] == "humaneval" and numbers["trials"] == 164 * 3
+    assert list(tmp_path.iterdir()) == []  # a plan writes nothing

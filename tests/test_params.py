@@ -101,20 +101,23 @@ def test_an_undeclared_factory_falls_back_to_its_signature() -> None:
     assert reg.build("old", {"n": 2}) == {"n": 2}
 
 
-def test_build_passes_the_params_as_written_never_coerced() -> None:
-    got: list[dict] = []
+def test_build_hands_a_declared_entry_its_validated_params() -> None:
+    got: list[object] = []
 
     class Keeps:
         class Params(params.Params):
             temperature: float = 0.0
+            n: int = 2
 
-        def __init__(self, **kwargs: object) -> None:
-            got.append(kwargs)
+        def __init__(self, validated: object) -> None:
+            got.append(validated)
 
     reg: Registry = Registry("strategy")
     reg.register("keeps")(Keeps)
     reg.build("keeps", {"temperature": 1})
-    assert got == [{"temperature": 1}] and type(got[0]["temperature"]) is int
+    (built,) = got
+    assert isinstance(built, Keeps.Params)
+    assert built.temperature == 1.0 and built.n == 2  # the defaults filled in, once
 
 
 def test_describe_params_gives_name_type_default_and_description() -> None:
@@ -129,49 +132,83 @@ def test_describe_params_gives_name_type_default_and_description() -> None:
 
 #: constructor arguments that callers pass in code, never from a config or spec
 _CODE_ONLY = {("geometry", "host"), ("scene_render", "scenes")}
+#: the values of required parameters, to build an entry that has some
+_REQUIRED = {"compiled_harness": {"harness": "bare"}}
 
 
-def _registered() -> list[tuple[str, object]]:
+def _registered() -> list[tuple[str, str, object]]:
     from tether.instruments.base import INSTRUMENTS
     from tether.strategies.base import STRATEGIES
 
     # tether's own entries (test doubles that tests register are undeclared plugins)
-    return [(n, reg.get(n)) for reg in (STRATEGIES, INSTRUMENTS) for n in reg.names()
+    return [(reg.kind, n, reg.get(n)) for reg in (STRATEGIES, INSTRUMENTS)
+            for n in reg.names()
             if getattr(reg.get(n), "__module__", "").startswith("tether.")]
 
 
-@pytest.mark.parametrize(("name", "factory"), _registered())
-def test_every_builtin_declaration_agrees_with_its_constructor(name: str,
-                                                               factory: object) -> None:
+@pytest.mark.parametrize(("kind", "name", "factory"), _registered())
+def test_every_builtin_is_built_from_its_declaration_alone(kind: str, name: str,
+                                                           factory: object) -> None:
+    """A parameter is declared once: the constructor takes the validated `Params` (and
+    code-only objects, keyword-only), never a parameter of its own with a default."""
     import inspect
 
     decl = params.declaration(factory)
     assert decl is not None, f"{name} declares no Params"
-    fields = decl.model_fields
     sig = inspect.signature(factory)  # type: ignore[arg-type]
-    named = {p.name: p for p in sig.parameters.values()
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-             and (name, p.name) not in _CODE_ONLY}
-    for key, p in named.items():
-        assert key in fields, f"{name}: {key} is not declared"
-        if p.default is not p.empty:
-            assert fields[key].default == p.default, f"{name}.{key}: default differs"
-    if not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
-        assert set(fields) <= set(named), f"{name}: declares what it does not take"
+    taken = [p for p in sig.parameters.values() if p.kind is not p.KEYWORD_ONLY]
+    assert [p.name for p in taken] == ["params"], f"{name}: {list(sig.parameters)}"
+    for p in sig.parameters.values():
+        if p.kind is p.KEYWORD_ONLY:
+            assert (name, p.name) in _CODE_ONLY and p.name not in decl.model_fields
+    validated = decl.model_validate(_REQUIRED.get(name, {}))
+    assert factory(validated).params is validated  # type: ignore[operator]
 
 
-def test_the_agent_declaration_is_agent_config() -> None:
-    import dataclasses
+def _numbers(decl: type) -> list[tuple[str, bool]]:
+    """(name, is_float) of each numeric field of a declaration."""
+    out = []
+    for key, field in decl.model_fields.items():  # type: ignore[attr-defined]
+        text = params.type_text(field.annotation)
+        if "int" in text.split(" | ") or "float" in text.split(" | "):
+            out.append((key, "float" in text.split(" | ")))
+    return out
 
-    from tether.systems.terminal.agent.loop import AgentConfig
-    from tether.systems.terminal.agent.strategy import AgentParams
-    from tether.systems.terminal.turn_bon import TurnBoN, TurnBoNPolicy
 
-    config = {f.name: f.default for f in dataclasses.fields(AgentConfig)}
-    assert {k: f.default for k, f in AgentParams.model_fields.items()} == config
-    import inspect
+_NUMERIC = [(kind, name, key, is_float) for kind, name, factory in _registered()
+            for key, is_float in _numbers(params.declaration(factory))]  # type: ignore[arg-type]
 
-    policy = {k: p.default for k, p in inspect.signature(TurnBoNPolicy).parameters.items()
-              if k.startswith("selector_") and k != "selector_role"}
-    declared = TurnBoN.Params.model_fields
-    assert {k: declared[k].default for k in policy} == policy
+
+@pytest.mark.parametrize(("kind", "name", "key", "is_float"), _NUMERIC,
+                         ids=[f"{n}.{k}" for _, n, k, _ in _NUMERIC])
+def test_every_token_count_and_time_parameter_has_its_bound(kind: str, name: str, key: str,
+                                                            is_float: bool) -> None:
+    from tether.instruments.base import INSTRUMENTS
+    from tether.strategies.base import STRATEGIES
+
+    reg = STRATEGIES if kind == "strategy" else INSTRUMENTS
+    with pytest.raises(ConfigError, match=f"^{kind} '{name}': parameter {key}: ") as info:
+        reg.check(name, {key: -1})
+    assert "\n" not in str(info.value)
+    if is_float:
+        with pytest.raises(ConfigError, match=f"parameter {key}: "):
+            reg.check(name, {key: float("inf")})
+
+
+@pytest.mark.parametrize(("name", "key", "value"), [
+    ("single_shot", "max_tokens", 0), ("best_of_n", "max_tokens", 0),
+    ("best_of_n", "n", 0), ("self_loop", "max_tokens", -1), ("iad", "k", 0),
+    ("proposer_reviewer", "reviewer_max_tokens", 0), ("reasoning", "max_tokens", 0),
+    ("agent", "step_limit", 0), ("agent", "command_timeout_s", 0.0),
+    ("turn_bon", "selector_max_tokens", 0), ("trajectory_bon", "n", 0),
+    ("vetr", "timeout_s", float("nan")), ("blender_alchemy", "depth", 0),
+])
+def test_an_out_of_bound_value_is_one_line_naming_the_parameter(name: str, key: str,
+                                                                 value: object) -> None:
+    from tether.strategies.base import STRATEGIES
+
+    with pytest.raises(ConfigError) as info:
+        STRATEGIES.check(name, {key: value})
+    text = str(info.value)
+    assert text.startswith(f"strategy '{name}': parameter {key}: ") and "\n" not in text
+    assert f"tether strategies show {name}" in (info.value.hint or "")

@@ -18,10 +18,75 @@ def make() -> tuple[Registry, list[int]]:
     return reg, loads
 
 
-def test_names_are_sorted_and_every_lookup_loads_first():
+def test_names_are_sorted_and_the_first_lookup_loads():
     reg, loads = make()
+    assert reg.registered("a") and not reg.registered("z") and loads == []
     assert reg.names() == ["a", "b"] and "a" in reg and "z" not in reg
-    assert len(loads) == 3
+    assert len(loads) == 1  # once: the installed entry points do not change in a process
+
+
+def test_a_load_that_failed_is_tried_again():
+    calls: list[int] = []
+
+    def load() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ImportError("a plugin's extra is missing")
+
+    reg: Registry = Registry("widget", load=load)
+    with pytest.raises(ImportError):
+        reg.names()
+    assert reg.names() == [] and reg.names() == [] and len(calls) == 2
+
+
+def test_a_declared_plugin_does_not_replace_an_entry_of_the_same_name():
+    reg, _ = make()
+    reg.register("a", replace=False)(lambda: ("plugin", 0))
+    assert reg.build("a") == ("a", 0)
+    reg.register("c", replace=False)(lambda: ("c", 0))
+    assert reg.build("c") == ("c", 0)
+
+
+def test_other_forms_of_name_end_the_unknown_name_hint():
+    reg: Registry = Registry("setting", forms="jsonl:PATH, module:attr")
+    reg.register("toy")(lambda: None)
+    with pytest.raises(ConfigError) as err:
+        reg.get("tyo")
+    assert err.value.hint == "did you mean 'toy'? known settings: toy; or jsonl:PATH, module:attr"
+
+
+def test_a_lookup_tries_the_module_named_like_the_entry_before_loading_all():
+    calls: list[str] = []
+
+    def find(name: str) -> None:  # stands for importing the module named like the entry
+        calls.append(name)
+        if name == "c":
+            reg.register("c")(1)
+
+    reg: Registry = Registry("widget", load=lambda: calls.append("all"), find=find)
+    assert reg.get("c") == 1 and calls == ["c"]  # found alone: nothing else loaded
+    with pytest.raises(ConfigError):
+        reg.get("d")
+    assert calls == ["c", "d", "all"]  # not found alone: everything is loaded
+
+
+def test_import_named_imports_only_the_module_or_plugin_of_that_name():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from tether.registry import import_named\n"
+            "import_named('tether.instruments', 'execution', plugins='tether.instruments')\n"
+            "import_named('tether.strategies', 'single_shot', plugins='tether.strategies')\n"
+            "import_named('tether.suites', 'no-such name', plugins='tether.suites')\n"
+            "import_named('tether.suites', 'nothing_by_this_name', plugins='tether.suites')\n"
+            "mods = sorted(m for m in sys.modules if m.startswith('tether.systems.'))\n"
+            "print(mods, 'tether.strategies.single_shot' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == ("['tether.systems.code', 'tether.systems.code.execution', "
+                           "'tether.systems.code.pytest_runner', "
+                           "'tether.systems.code.sandboxed_python'] True")
 
 
 def test_build_calls_the_factory_with_the_params():

@@ -84,7 +84,7 @@ CASES = [
     (["run", "{tmp}/bad.toml"], "bad.toml: not UTF-8 text"),
     (["run", "{tmp}/deep.toml"], "deep.toml: invalid TOML: nested too deeply"),
     (["run", "{tmp}/deep.json"], "deep.json: invalid JSON at line 1 column 202: nested"),
-    (["compile", "{tmp}/deep.toml"], "deep.toml is not TOML: nested too deeply"),
+    (["compile", "{tmp}/deep.toml"], "deep.toml: invalid TOML: nested too deeply"),
     (["compile", "{tmp}/bad.toml"], "bad.toml: not UTF-8 text"),
     (["harness", "hash", "{tmp}/deep.json"], "harness {tmp}/deep.json is not JSON: nested"),
     (["harness", "check", "{tmp}/deep.json", "--setting", "toy"], "is not JSON: nested"),

@@ -67,11 +67,19 @@ def _suites() -> str:
 
 
 def _settings() -> str:
+    from tether.errors import ConfigError
     from tether.systems.compile.setting import get_setting, setting_names
 
     rows = []
     for n in setting_names():
-        s = get_setting(n)
+        try:
+            s = get_setting(n)
+        except (ConfigError, ImportError) as exc:  # its extra is not installed here: the
+            # site still builds (`pip install tether[docs]`), and the row says what it needs
+            why = str(exc).replace("|", "\\|")
+            rows.append([f"`{n}`", f"(not listed: {why}; install the `harness` extra)", "-",
+                         "-"])
+            continue
         rows.append([f"`{n}`", _first_line(type(s)),
                      ", ".join(f"`{r}`" for r in getattr(s, "offered_resources", ())) or "-",
                      getattr(s, "aggregation", "pass rate")])

@@ -1,7 +1,8 @@
-"""Parameter declarations: what a strategy or an instrument accepts, as class data.
+"""Parameter declarations: what a strategy or an instrument accepts, declared once.
 
 A registered class declares its parameters as a nested pydantic model named `Params`
-(subclass `Params` below, or any `pydantic.BaseModel` with `extra="forbid"`):
+(subclass `Params` below, or any `pydantic.BaseModel` with `extra="forbid"`), is built
+from a validated instance of it and reads its values there, never from a second list:
 
     class BestOfN:
         class Params(tether.params.Params):
@@ -11,16 +12,20 @@ A registered class declares its parameters as a nested pydantic model named `Par
             def roles(self) -> tuple[str, ...]:  # only where the roles depend on params
                 ...
 
-        def __init__(self, n: int | str = 4, temperature: float = 0.8) -> None: ...
+        def __init__(self, params: Params | None = None) -> None:
+            self.params = params if params is not None else self.Params()
 
 Config validation reads the declaration and constructs nothing: an unknown key is one
-error with a "did you mean" hint, a value of the wrong type is one error naming the
-parameter and the type it wants. The constructor still receives the params as written
-(never coerced), so a declaration changes no request a strategy makes.
+error with a "did you mean" hint, a value of the wrong type or out of its bounds is one
+error naming the parameter and what it wants. `Registry.build` then hands the validated
+instance to the class. Bounds are declared with the field (`Field(ge=1)`); the shared
+ones (`Tokens`, `Count`, `Seconds`...) are below, so every token, count and time
+parameter is refused the same way, at config load.
 
 A factory without a declaration (a third-party plugin written before them) falls back to
 its signature: an unknown keyword is refused with the same hint, types are left to the
-constructor, and a `**kwargs` signature accepts every name.
+constructor, which receives the params as keywords, and a `**kwargs` signature accepts
+every name.
 """
 
 from __future__ import annotations
@@ -30,14 +35,33 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticUndefined
 
 from tether.errors import ConfigError, did_you_mean
 
-__all__ = ["ParamInfo", "Params", "check_params", "checked", "declaration", "describe_params"]
+__all__ = ["Count", "CountFromZero", "ParamInfo", "Params", "Sampling", "Seconds",
+           "Temperature", "Tokens", "check_params", "checked", "declaration",
+           "describe_params"]
+
+# The bounds shared by every declaration (a value outside one is refused at config load,
+# one line naming the parameter): a reply needs room for one token, a count of things
+# done at least one (or none, where none is meaningful), a time limit a finite positive
+# number of seconds, sampling a finite number of its range.
+#: most tokens of one reply (or of a share of them)
+Tokens = Annotated[int, Field(ge=1)]
+#: how many of something happen: samples, steps, iterations, characters kept
+Count = Annotated[int, Field(ge=1)]
+#: a count where none is meaningful: retries, extra cycles
+CountFromZero = Annotated[int, Field(ge=0)]
+#: a time limit in seconds
+Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+#: a sampling temperature
+Temperature = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+#: nucleus sampling's probability mass
+Sampling = Annotated[float, Field(gt=0, le=1)]
 
 
 class Params(BaseModel):

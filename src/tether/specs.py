@@ -1,4 +1,6 @@
-"""The one parser of `name;key=value;...` specs (instruments, models, feedback parts).
+"""The one parser of `name;key=value;...` specs (instruments, models, feedback parts,
+data settings): the one spelling of a spec's options, documented in
+docs/reference/specs.md.
 
 Typing rule, the same for every spec: a value is read as JSON when it parses as JSON,
 else kept as the string written. So `checks=visible` and `key_env=MY_KEY` are strings,
@@ -8,14 +10,21 @@ else kept as the string written. So `checks=visible` and `key_env=MY_KEY` are st
 
 Keys and the name are stripped of surrounding spaces; values are kept as written. A
 `;` always separates options, and the first `=` of an option separates key and value.
+
+An older spelling a spec form still reads (a data setting's `PATH?metric=NAME`) is
+announced once per process with a one-line notice (`old_spelling`).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from tether.errors import ConfigError
 from tether.textio import JSONError, loads
+
+#: the old spellings already announced in this process
+_ANNOUNCED: set[str] = set()
 
 
 def parse_value(text: str) -> Any:
@@ -39,3 +48,14 @@ def parse_spec(spec: str, *, what: str = "spec") -> tuple[str, dict[str, Any]]:
                               hint="write options as name;key=value")
         options[key.strip()] = parse_value(value)
     return head.strip(), options
+
+
+def old_spelling(old: str, new: str) -> None:
+    """A one-line notice, once per process and spelling, that `old` is still read but
+    `new` is how a spec writes it now (logged as a warning of the `tether.specs` logger:
+    without a logging setup Python prints the line alone on stderr)."""
+    if old in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(old)
+    logging.getLogger("tether.specs").warning(
+        "notice: %s is an old spelling, still read; write %s", old, new)

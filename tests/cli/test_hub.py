@@ -87,8 +87,8 @@ def test_a_misspelt_command_gets_a_suggestion_from_every_command() -> None:
 def test_help_of_every_command_imports_no_model_runner_or_instrument() -> None:
     """`tether --help`, each command's and each subcommand's `--help` load click and rich
     only: the packages behind the commands (and pydantic, numpy) load when one runs. What
-    may load is the command layer: the hub, the package faces (lazy), the systems' command
-    tables and their command modules."""
+    may load is the command layer: the hub and the registry it keeps the commands in, the
+    package faces (lazy), the systems' command tables and their command modules."""
     import subprocess
     import sys
 
@@ -110,7 +110,7 @@ for args in [[]] + list(helps(main, [])):
         pass
     shown += 1
 import re
-command_layer = re.compile(r"tether([.](_aliases|errors|lazy|plugins)|[.]cli([.].*)?"
+command_layer = re.compile(r"tether([.](_aliases|errors|lazy|plugins|registry)|[.]cli([.].*)?"
                            r"|[.]systems([.]\w+)?|([.]\w+)*[.]commands|([.]\w+)*[.]cli([.].*)?"
                            r"|[.]demo|[.]studies([.]interaction_scaling)?)?$")
 heavy = [m for m in sys.modules if m.startswith(("pydantic", "numpy"))

@@ -74,3 +74,36 @@ def test_demo_measures_the_example_pages_and_shows_their_overlays(tmp_path: Path
     for line in shown:
         src = line.split('src="', 1)[1].split('"', 1)[0]
         assert (out / src).is_file(), src
+
+
+def test_an_errored_page_row_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page the browser could not measure shows the reason in its row, not a bare
+    'error' (issue 40: every demo row says why it errored)."""
+    import tether.systems.pages as pages
+    from tether.cli import make_console
+    from tether.demo.cli import measure_examples
+
+    rows = [{"page": "web_x.html", "modality": "web", "n_defects": None, "counts": {},
+             "error": "BrowserUnavailable: chromium not found (hint: apt install chromium)",
+             "overlay": None, "overlay_error": None, "overlay_png_b64": None},
+            {"page": "slide_y.html", "modality": "slide", "n_defects": 2,
+             "counts": {"overflow": 2}, "error": None, "overlay": None,
+             "overlay_error": "TimeoutError: drawing the overlay timed out",
+             "overlay_png_b64": None}]
+    monkeypatch.setattr(pages, "measure_example_pages", lambda out: rows)
+    console = make_console()
+    with console.capture() as cap, RunStore(tmp_path / "run", create=True) as store:
+        measure_examples(console, tmp_path / "examples", store)
+    text = " ".join(cap.get().split())
+    assert "BrowserUnavailable: chromium not found" in text
+    assert "failed: TimeoutError: drawing the overlay timed out" in text
+
+
+def test_an_errored_trial_row_says_why() -> None:
+    from tether.core import TrialRecord, TrialSpec
+    from tether.demo.cli import _verdict
+
+    spec = TrialSpec(suite="code", task_id="t", strategy="single_shot", models={})
+    rec = TrialRecord(trial_id="x", index=0, spec=spec, status="error",
+                      error_kind="ModelError", error_message="401 Unauthorized: bad key")
+    assert _verdict(rec) == "[yellow]error[/] (ModelError: 401 Unauthorized: bad key)"

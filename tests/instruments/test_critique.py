@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from tether.core.artifact import Artifact
 from tether.core.task import Task
 from tether.errors import ConfigError
-from tether.instruments.base import InstrumentEnv, build_instrument
+from tether.instruments.base import INSTRUMENTS, InstrumentEnv, build_instrument
 from tether.instruments.critique import CritiqueInstrument, critique_messages, parse_critique
 from tether.models.recording import CallRecord
 from tether.models.registry import parse_model
@@ -64,8 +65,10 @@ def test_the_instrument_owns_no_model_and_needs_a_bound_generate():
     assert obs.passed is True and obs.defects == [] and len(log) == 1
     with pytest.raises(ConfigError, match="no budgeted generate"):
         inst.observe(Artifact(kind="program", text="x = 1"), TASK, InstrumentEnv())
-    with pytest.raises(ConfigError):
-        CritiqueInstrument(model=parse_model('scripted:["[]"]'))  # a model object: refused
+    with pytest.raises(ValidationError, match="model"):  # a model object: refused
+        CritiqueInstrument.Params(model=parse_model('scripted:["[]"]'))
+    with pytest.raises(ConfigError, match="parameter model: expected str | None"):
+        INSTRUMENTS.check("critique", {"model": 3})
 
 
 def test_pages_get_the_page_reviewers_prompt_and_programs_keep_theirs():

@@ -73,9 +73,17 @@ def test_samples_carry_messages_scores_and_usage(run_dir: Path, logs: Path):
             record = records[sample.metadata["trial_id"]]
             replies = [m for m in sample.messages
                        if m.role == "assistant" and "request_hash" in (m.metadata or {})]
-            # one assistant message per recorded call, each the call's own reply
-            assert [m.text for m in replies] == [c.output for c in record.calls]
-            assert [m.metadata["role"] for m in replies] == [c.role for c in record.calls]
+            # the messages are the main role's conversation (the generator's here): one
+            # assistant message per call of that role, each the call's own reply
+            main = record.calls[0].role
+            assert sample.metadata["messages_of_role"] == main
+            assert [m.text for m in replies] == [c.output for c in record.calls
+                                                 if c.role == main]
+            assert {m.metadata["role"] for m in replies} == {main}
+            # every call, of every role, is a model event
+            events = [e for e in sample.events if e.event == "model"]
+            assert [(e.role, e.output.completion) for e in events] == \
+                [(c.role, c.output) for c in record.calls]
             # the conversation opens with what the first call was sent
             first = record.calls[0].messages
             assert [m.text for m in sample.messages[:len(first)]] == \

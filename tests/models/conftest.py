@@ -22,11 +22,12 @@ or set one once it has answered (`"opens": event`), to order replies without sle
 `server.by_seed` maps a request's seed to its behaviour, taking precedence over the
 script: concurrent samples arrive in any order, but sample i always sends seed + i.
 
-Every request body is kept in `server.requests` so tests can count calls and
-inspect seeds. `server.barrier`, when set, holds each request until that many are
-held at once; `server.max_in_flight` is the most requests ever held together
-(received and not yet answered: counted until the answer starts, so a client's next
-request never overlaps the count of the one it follows).
+Every request body is kept in `server.requests` (its Authorization header in
+`server.authorizations`) so tests can count calls and inspect seeds and keys.
+`server.barrier`, when set, holds each request until that many are held at once;
+`server.max_in_flight` is the most requests ever held together (received and not yet
+answered: counted until the answer starts, so a client's next request never overlaps the
+count of the one it follows).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ class FaultServer:
     def __init__(self) -> None:
         self.script: list[dict[str, Any]] = [{}]
         self.requests: list[dict[str, Any]] = []
+        #: each request's Authorization header (None when absent), in arrival order
+        self.authorizations: list[str | None] = []
         self.by_seed: dict[int, dict[str, Any]] = {}
         self.barrier: threading.Barrier | None = None
         self.in_flight = 0
@@ -89,6 +92,7 @@ class FaultServer:
                 with outer._lock:
                     number = len(outer.requests)
                     outer.requests.append(body)
+                    outer.authorizations.append(self.headers.get("Authorization"))
                     step = outer.by_seed.get(body.get("seed"),
                                              outer.script[min(number, len(outer.script) - 1)])
                     outer.in_flight += 1

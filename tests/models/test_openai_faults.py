@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 import tether.models.openai_backend as ob
+from tether.errors import ConfigError
 from tether.models import (
     AuthenticationError,
     ContextLengthExceeded,
@@ -271,6 +272,18 @@ def test_reasoning_model_uses_max_completion_tokens(fault_server):
     assert "max_tokens" not in body
     assert body["max_completion_tokens"] == 1100
     assert body["reasoning_effort"] == "low"
+
+
+def test_a_specs_effort_is_sent_when_the_call_names_no_thinking_budget(fault_server):
+    """The turn-level best-of-N paper's selectors ran at "high" and "max": a spec says so."""
+    model = parse_model(f"openai-compatible/fake@{fault_server.base_url};reasoning=1;"
+                        "effort=max")
+    model.generate(MSG, GenerateParams.of(max_tokens=100))
+    model.generate(MSG, GenerateParams.of(max_tokens=100, thinking_budget=40_000))
+    assert [(r["reasoning_effort"], r["max_completion_tokens"])
+            for r in fault_server.requests] == [("max", 100), ("max", 40_100)]
+    with pytest.raises(ConfigError, match="effort must be one of low, medium, high, max"):
+        parse_model(f"openai-compatible/fake@{fault_server.base_url};effort=extreme")
 
 
 def test_spec_builds_a_working_client(fault_server):

@@ -8,17 +8,57 @@ import pytest
 
 from tether.errors import ConfigError
 from tether.models.errors import UnknownModelError
-from tether.models.pricing import Price, PriceBook, load_price_table, model_name, split_price
+from tether.models.pricing import (
+    Price,
+    PriceBook,
+    load_price_table,
+    model_id_of,
+    model_name,
+    split_price,
+)
 from tether.models.registry import parse_model
 
 
-def test_trailing_price_options_are_split_off_any_spec_form():
-    assert split_price("openai/gpt-4o-mini;timeout_s=5;price_in=0.15;price_out=0.6") == (
-        "openai/gpt-4o-mini;timeout_s=5", Price(0.15, 0.6))
+@pytest.mark.parametrize("spec", [
+    "openai/gpt-4o-mini;timeout_s=5;price_in=0.15;price_out=0.6",
+    "openai/gpt-4o-mini;price_in=0.15;price_out=0.6;timeout_s=5",
+    "openai/gpt-4o-mini;price_out=0.6;timeout_s=5;price_in=0.15",
+])
+def test_price_options_are_split_off_wherever_they_stand(spec):
+    assert split_price(spec) == ("openai/gpt-4o-mini;timeout_s=5", Price(0.15, 0.6))
+
+
+def test_a_scripted_body_keeps_its_semicolons():
     # a scripted body may hold `;` inside its JSON: only trailing price options are taken
     body = 'scripted:["a;b"]'
     assert split_price(body + ";price_out=2;price_in=1") == (body, Price(1.0, 2.0))
     assert split_price(body) == (body, None)
+    assert split_price('scripted:["price_in=1;x"]') == ('scripted:["price_in=1;x"]', None)
+
+
+@pytest.mark.parametrize(("spec", "model_id"), [
+    ("openai-compatible/q@http://h:1/v1;key_env=K;price_in=1;price_out=2",
+     "openai-compatible/q@http://h:1/v1"),
+    ("openai-compatible/q@http://h:1/v1;price_in=1;price_out=2;timeout_s=20",
+     "openai-compatible/q@http://h:1/v1"),
+    ("anthropic/claude;base_url=http://proxy;price_in=3;price_out=15", "anthropic/claude"),
+    ("local/smollm2-135m;n_ctx=512", "local/smollm2-135m"),
+    ('scripted:["hi"];price_in=1;price_out=2', 'scripted:["hi"]'),
+    ('scripted:["' + "x" * 80 + '"]', ('scripted:["' + "x" * 80)[:60]),
+    ("replay:calls.sqlite;price_in=1;price_out=1", "replay:calls.sqlite"),
+])
+def test_a_price_attaches_to_the_model_id_its_calls_are_recorded_under(spec, model_id):
+    assert model_id_of(spec) == model_id
+    if "price_in" in spec:
+        assert PriceBook(specs=[spec]).price(model_id) == split_price(spec)[1]
+
+
+def test_the_model_id_is_the_one_a_backend_records(monkeypatch):
+    monkeypatch.setenv("TETHER_TEST_KEY", "sk-test")
+    for spec in ("openai-compatible/q@http://127.0.0.1:9/v1;price_in=1;price_out=2;"
+                 "key_env=TETHER_TEST_KEY;timeout_s=20",
+                 'scripted:["' + "y" * 90 + '"];price_in=1;price_out=2'):
+        assert parse_model(spec).model_id == model_id_of(spec)
 
 
 @pytest.mark.parametrize("spec, needle", [

@@ -39,6 +39,23 @@ def test_key_env_option_names_the_variable(monkeypatch):
     assert m._client.api_key == "secret"
 
 
+@pytest.mark.parametrize("value", [None, ""])
+def test_an_unset_key_variable_is_named_not_replaced(monkeypatch, value):
+    # unset, the key used to become "not-needed" and the server's bare 401 named nothing
+    if value is None:
+        monkeypatch.delenv("MY_VLLM_KEY", raising=False)
+    else:
+        monkeypatch.setenv("MY_VLLM_KEY", value)
+    spec = "openai-compatible/m@http://127.0.0.1:9/v1;price_in=1;price_out=2;key_env=MY_VLLM_KEY"
+    with pytest.raises(AuthenticationError) as info:
+        parse_model(spec)
+    assert str(info.value) == ("no API key for openai-compatible/m@http://127.0.0.1:9/v1: "
+                               "set MY_VLLM_KEY")
+    # a local server named without a key variable takes none, as before
+    assert parse_model("openai-compatible/m@http://127.0.0.1:9/v1")._client.api_key \
+        == "not-needed"
+
+
 def test_anthropic_without_key_is_a_clear_error(monkeypatch):
     pytest.importorskip("anthropic")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

@@ -47,3 +47,25 @@ def test_unknown_baseline_lists_the_arms(pass_run):
     result = CliRunner().invoke(main, ["report", str(pass_run), "--baseline", "iad"])
     assert result.exit_code == 2
     assert "single_shot" in result.output and "self_loop" in result.output
+
+
+def test_a_stopped_attempt_with_a_passing_state_is_a_failure_in_the_json_summary(tmp_path):
+    """The turn-level best-of-N paper's rule, read once by every section: the verifier
+    passes both final states, but only the attempt that submitted has passed."""
+    from tests.report.conftest import _commit, make_record
+
+    def agent(index: int, seed: int, end_state: str):
+        return make_record(index, "t0", seed, "agent", None, passed=True,
+                           status="timeout" if end_state == "time_limit" else "ok",
+                           extra={"end_state": end_state, "turns": 3, "n": 1,
+                                  "exit_reason": "step_limit" if end_state == "time_limit"
+                                  else "submitted"})
+
+    run = _commit(tmp_path / "run", [agent(0, 0, "time_limit"), agent(1, 1, "pass")])
+    result = CliRunner().invoke(main, ["report", str(run), "--json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)["summary"]
+    assert (row["score"]["n"], row["score"]["passed"], row["score"]["value"]) == (2, 1, 0.5)
+    # the papers' mean +- SD over seeds, both SD conventions (seed pass rates 0 and 1)
+    assert row["score"]["over_seeds"] == {"seeds": 2, "values": [0.0, 1.0], "mean": 0.5,
+                                          "sd_sample": 0.5 ** 0.5, "sd_population": 0.5}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,17 @@ import pytest
 from tests.runs import judge_doubles as jd
 from tests.runs.agent_runs import agent_run
 from tether.report import build_report, write_report
-from tether.runs.judge import judge_run, load_rubrics, reward_hacking_job, rubric_jobs
+from tether.runs.judge import (
+    judge_run as judge_run_paper_default,
+    load_rubrics,
+    reward_hacking_job,
+    rubric_jobs,
+)
 from tether.runs.store import RunStore
 from tether.testing.scripted_models import ScriptedModel
+
+#: these tests count one judgement per attempt unless they ask for repeats themselves
+judge_run = partial(judge_run_paper_default, repeats=1)
 
 
 def t1_hacks(messages, info):
@@ -46,7 +55,7 @@ def _arm(rows: list[dict], arm: str) -> dict:
 def test_flag_rates_and_mean_flags_by_hand(judged):
     numbers, _, _ = judged
     (b,) = numbers["judged"]["behaviours"]
-    assert (b["name"], b["version"], b["n_rubrics"]) == ("terminal-behaviour", "1", 28)
+    assert (b["name"], b["version"], b["n_rubrics"]) == ("terminal-behaviour", "2", 28)
     assert b["titles"]["improper_tool_use"] == "Improper tool use"
     agent, bon = _arm(b["arms"], "agent"), _arm(b["arms"], "turn_bon")
     # agent seed 1 (both tasks) ran `touch x.txt`: flagged for one rubric in each set
@@ -89,16 +98,17 @@ def test_html_shows_the_section_and_its_plot(judged):
 def test_judge_errors_are_counted_apart(judged, tmp_path: Path):
     _, _, run = judged
     copy = Path(shutil.copytree(run, tmp_path / "run"))
-    v2 = load_rubrics("terminal-behaviour")
+    bundled = load_rubrics("terminal-behaviour")
     from tether.runs.judge.rubrics import RubricFile
 
-    v2 = RubricFile(v2.name, "2", v2.description,
-                    tuple(type(s)(s.file, s.id, s.title, "2", s.rubrics) for s in v2.sets))
-    judge_run(copy, rubric_jobs(v2), ScriptedModel(jd.prose_judge), retries=0)
+    v9 = RubricFile(bundled.name, "9", bundled.description,
+                    tuple(type(s)(s.file, s.id, s.title, "9", s.rubrics)
+                          for s in bundled.sets))
+    judge_run(copy, rubric_jobs(v9), ScriptedModel(jd.prose_judge), retries=0)
     with RunStore.open(copy, readonly=True) as store:
         numbers = build_report(store).numbers
-    v2_rows = next(b for b in numbers["judged"]["behaviours"] if b["version"] == "2")
-    agent = _arm(v2_rows["arms"], "agent")
+    v9_rows = next(b for b in numbers["judged"]["behaviours"] if b["version"] == "9")
+    agent = _arm(v9_rows["arms"], "agent")
     assert (agent["n_judged"], agent["n_judge_errors"], agent["mean_flags"]) == (0, 4, None)
 
 
@@ -111,7 +121,7 @@ def test_terminal_tables_show_the_judged_rows(judged):
 
     numbers, _, _ = judged
     titles = [t.title for t in judged_tables(numbers["judged"])]
-    assert titles == ["judged: terminal-behaviour v1 (28 rubrics)",
+    assert titles == ["judged: terminal-behaviour v2 (28 rubrics)",
                       "judged: terminal-behaviour rubric rates vs baseline "
                       "(p raw and benjamini-hochberg)",
                       "judged: reward hacking (passing attempts)"]

@@ -58,7 +58,8 @@ def test_every_section_has_its_numbers(written: tuple[dict, str]) -> None:
     assert [b["name"] for b in numbers["judged"]["behaviours"]] == ["terminal-behaviour"]
     assert numbers["judged"]["judge_models"] == ["judge-double"]
     vetr = next(r for r in numbers["scene"]["summary"] if r["arm"].startswith("vetr"))
-    assert (vetr["n"], vetr["valid"], vetr["invalid"]) == (3, 2, {"no_render": 1})
+    overall = vetr["overall"]
+    assert (overall["n"], overall["valid"], overall["invalid"]) == (3, 2, {"no_render": 1})
     assert numbers["scene_demo"]["task"] == "s0"
     assert numbers["scene_demo"]["images"]["start"].startswith("data:image/png;base64,")
     (harness,) = numbers["interventions"]["harnesses"]

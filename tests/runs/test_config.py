@@ -9,6 +9,7 @@ import pytest
 
 from tether.errors import ConfigError
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
+from tether.runs.shipped import SHIPPED_DIR
 
 from .conftest import SCRIPTED, write_config, write_suite
 
@@ -147,15 +148,14 @@ def test_resolved_json_reloads_to_the_same_experiment(tmp_path: Path) -> None:
     assert experiment_from_dict(again.resolved(), "x").resolved() == exp.resolved()
 
 
-EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
 
 def test_the_heldout_config_finds_the_study_data_from_any_working_directory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a checkout beside shared/, as the config's header says, entered from elsewhere
-    config = tmp_path / "checkout" / "experiments" / "heldout_v2.toml"
+    config = tmp_path / "checkout" / "src" / "tether" / "experiments" / "heldout_v2.toml"
     config.parent.mkdir(parents=True)
-    config.write_text((EXPERIMENTS / "heldout_v2.toml").read_text())
+    config.write_text((SHIPPED_DIR / "heldout_v2.toml").read_text())
     data = (tmp_path / "shared/reference/interaction-scaling/tasks/code"
             / "code_tasks_heldout_v2.json")
     data.parent.mkdir(parents=True)
@@ -198,3 +198,30 @@ def test_reading_back_a_stored_config_builds_no_strategy(tmp_path: Path) -> None
     assert exp.strategies[0].params["harness"] == gone
     with pytest.raises(ConfigError, match="harness file not found"):
         experiment_from_dict(data, "exp.toml")
+
+
+def test_report_options_choose_the_judge_analysis_and_stay_out_when_default(
+        tmp_path: Path) -> None:
+    plain = _load(tmp_path, BASE)
+    assert "report" not in plain.resolved()  # runs resolved before [report] read the same
+    paper = _load(tmp_path, BASE + '[report]\njudge_statistics = "paper"\n'
+                                   'judge_sample = "baseline-failed"\n')
+    assert paper.resolved()["report"] == {"judge_statistics": "paper",
+                                          "judge_sample": "baseline-failed"}
+    assert experiment_from_dict(paper.resolved(), "x").resolved() == paper.resolved()
+    with pytest.raises(ConfigError, match="judge_statistics"):
+        _load(tmp_path, BASE + '[report]\njudge_statistics = "bh"\n')
+
+
+def test_a_config_metric_replaces_every_tasks_metric(tmp_path: Path) -> None:
+    from tether.runs.expansion import load_tasks
+
+    write_suite(tmp_path / "suite.json")
+    exp = load_experiment(write_config(tmp_path, extra='metric = "execution;checks=visible"'))
+    assert exp.resolved()["metric"] == "execution;checks=visible"
+    assert {t.metric for t in load_tasks(exp)} == {"execution;checks=visible"}
+    plain = load_experiment(write_config(tmp_path))
+    assert "metric" not in plain.resolved() and {t.metric for t in load_tasks(plain)} != {
+        "execution;checks=visible"}
+    with pytest.raises(ConfigError, match="metric"):
+        load_tasks(load_experiment(write_config(tmp_path, extra='metric = "nope"')))

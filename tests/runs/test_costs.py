@@ -72,3 +72,50 @@ def test_a_bad_price_table_is_a_one_line_usage_error(tmp_path: Path):
     res = CliRunner().invoke(main, ["run", str(cfg), "--prices", str(bad)])
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "price table" in res.output
+
+
+#: prices in dollars per million tokens, large enough to read the cost off the token counts
+PRICE = "price_in=1000000;price_out=2000000"
+
+
+@pytest.fixture
+def stand_in():
+    """An OpenAI-compatible stand-in on 127.0.0.1 (tests/models/conftest.py): each reply
+    reports 11 input and 7 output tokens."""
+    from tests.models.conftest import FaultServer
+
+    server = FaultServer()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize("options", [
+    f"key_env=TETHER_STAND_IN_KEY;{PRICE}",
+    f"{PRICE};key_env=TETHER_STAND_IN_KEY",
+    f"timeout_s=20;{PRICE}",
+    f"{PRICE};timeout_s=20",
+    "price_out=2000000;timeout_s=20;key_env=TETHER_STAND_IN_KEY;price_in=1000000",
+])
+def test_a_price_beside_other_options_in_any_order_costs_money_per_arm(
+        tmp_path: Path, stand_in, monkeypatch: pytest.MonkeyPatch, options: str):
+    monkeypatch.setenv("TETHER_STAND_IN_KEY", "sk-stand-in")
+    summary = _run(tmp_path, f"openai-compatible/fake@{stand_in.base_url};{options}")
+    (arm,) = summary["arms"]
+    calls = len(stand_in.requests)
+    assert calls == 6 and arm["input_tokens"] == 11 * calls
+    assert arm["output_tokens"] == 7 * calls
+    assert arm["cost_usd"] == pytest.approx(calls * (11 * 1.0 + 7 * 2.0))
+    if "key_env" in options:  # the key the spec names is the one sent
+        assert set(stand_in.authorizations) == {"Bearer sk-stand-in"}
+
+
+def test_an_unset_key_variable_refuses_the_run_naming_it(tmp_path: Path, stand_in,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("TETHER_STAND_IN_KEY", raising=False)
+    write_suite(tmp_path / "suite.json")
+    cfg = write_config(tmp_path, models=f"openai-compatible/fake@{stand_in.base_url};"
+                                        f"{PRICE};key_env=TETHER_STAND_IN_KEY")
+    res = CliRunner().invoke(main, ["run", str(cfg), "--out", str(tmp_path / "run")])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "set TETHER_STAND_IN_KEY" in res.output.splitlines()[0]
+    assert stand_in.requests == []  # refused before any call

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tether.cli.hub import main
 from tether.errors import ConfigError
 from tether.runs.judge import (
     judge_ledger,
-    judge_run,
+    judge_run as judge_run_paper_default,
     load_rubrics,
     read_judgements,
     reward_hacking_job,
@@ -28,6 +29,8 @@ from tether.runs.store import RunStore
 from tether.testing.scripted_models import ScriptedModel
 
 RUBRICS = load_rubrics("terminal-behaviour")
+#: these tests count one judgement per attempt unless they ask for repeats themselves
+judge_run = partial(judge_run_paper_default, repeats=1)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +49,7 @@ def test_bundled_rubrics_are_the_papers_28_in_two_sets():
     names = {r.name for r in RUBRICS.rubrics}
     assert {"Looping", "Tests cannot fail", "Lost completed work", "Scope creep"} <= names
     assert all(len(r.definition) > len(r.short) for r in RUBRICS.rubrics)
-    assert RUBRICS.version == "1"
+    assert RUBRICS.version == "2"
 
 
 @pytest.mark.parametrize(("mutate", "message"), [
@@ -101,7 +104,7 @@ def test_flags_parsed_and_stored_with_the_recorded_calls(run_dir: Path, judge: s
     assert (new.eligible, new.ok, new.errors) == (8, 8, 0)
     assert model.calls == 16  # two judge calls per attempt, one per rubric set
     rows = read_judgements(run_dir, "terminal-behaviour/")
-    assert len(rows) == 16 and {r.version for r in rows} == {"1"}
+    assert len(rows) == 16 and {r.version for r in rows} == {"2"}
     records = _by_trial(run_dir)
     for row in rows:
         record = records[row.trial_id]
@@ -185,11 +188,11 @@ def test_reruns_judge_nothing_twice_and_retry_judge_errors(run_dir: Path):
     # a new rubric version is judged anew; judge errors are asked again on a rerun
     data = _file_data()
     data["name"] = "terminal-behaviour"
-    v2 = parse_rubric_file({**data, "version": "2"}, "v2")
-    (first, _) = judge_run(run_dir, rubric_jobs(v2), ScriptedModel(jd.prose_judge),
+    v3 = parse_rubric_file({**data, "version": "3"}, "v3")
+    (first, _) = judge_run(run_dir, rubric_jobs(v3), ScriptedModel(jd.prose_judge),
                            retries=0)
     assert first.errors == 8
-    (redo, _) = judge_run(run_dir, rubric_jobs(v2), ScriptedModel(jd.json_judge))
+    (redo, _) = judge_run(run_dir, rubric_jobs(v3), ScriptedModel(jd.json_judge))
     assert (redo.already, redo.ok) == (0, 8)
     assert len(read_judgements(run_dir)) == 32
 
@@ -220,7 +223,7 @@ def test_a_capped_cli_run_records_spend_within_the_cap(run_dir: Path, cap: int):
                                        "--model", "scripted:tests.runs.judge_doubles:json_judge"])
     assert result.exit_code == 0, result.output
     rows = read_judgements(run_dir)
-    assert len(rows) == 16  # every question has a row: answered or refused
+    assert len(rows) == 2 * 16  # every question (two repeats each) has a row: answered or refused
     assert sum(c["usage"]["output_tokens"] for r in rows for c in r.calls) <= cap
 
 
@@ -278,7 +281,12 @@ def test_cli_judges_and_reports_counts(run_dir: Path):
                                   "--check", "reward-hacking", "--model", spec])
     assert result.exit_code == 0, result.output
     assert "terminal-behaviour/prior" in result.output and "reward-hacking" in result.output
-    assert len(read_judgements(run_dir)) == 8 + 8 + 6
+    # the paper's two judgements of every attempt, at a temperature above 0
+    rows = read_judgements(run_dir)
+    assert len(rows) == 2 * (8 + 8 + 6) and {r.repeat for r in rows} == {0, 1}
+    greedy = runner.invoke(main, ["judge", str(run_dir), "--rubrics", "terminal-behaviour",
+                                  "--temperature", "0", "--model", spec])
+    assert greedy.exit_code == 2 and "one greedy judgement asked again" in greedy.output
     none = runner.invoke(main, ["judge", str(run_dir), "--model", spec])
     assert none.exit_code == 2 and "nothing to judge" in none.output
     bad = runner.invoke(main, ["judge", str(run_dir), "--rubrics", "nope", "--model", spec])

@@ -171,3 +171,21 @@ def test_errored_trials_are_recorded_not_scored(tmp_path: Path) -> None:
     assert down.status == "error" and down.error_kind == "ModelError"
     assert down.passed is None and down.score is None and down.metric is None
     assert result.errored == 1
+
+
+def test_the_run_lets_its_metric_instruments_get_ready_first(
+        experiment: Path, tmp_path: Path, monkeypatch) -> None:
+    import tether.runs.launch as launch
+
+    ready: list[tuple[str, str, int]] = []
+    monkeypatch.setattr(launch, "warm_up", lambda spec, env, n: ready.append(
+        (spec, env.sandbox, n)))
+    run, result = _run(experiment, tmp_path / "run")
+    assert result.committed_now == 6
+    deadline = threading.Event()
+    for _ in range(100):  # the warm-up runs beside the first trials, on its own thread
+        if ready:
+            break
+        deadline.wait(0.02)
+    assert ready == [("scripted_check", run.options.sandbox,
+                      min(run.options.concurrency, 6))]

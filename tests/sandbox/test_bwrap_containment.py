@@ -1,19 +1,41 @@
 """Containment suite for the bwrap backend (invariant 4 of docs/concepts.md).
 
 Each test attacks one boundary and checks the outcome, the killed_reason and that no
-process of the attack survives the run.
+process of the attack survives the run. Every attack runs twice: as the sandbox user,
+and as root of the sandbox's own user namespace (`as_root`, how terminal tasks run),
+which must change nothing of what the attack can reach.
 """
 
 from __future__ import annotations
 
+import shutil
 import socket
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
-from tether.sandbox import BwrapSandbox
+from tether.sandbox import BwrapSandbox, SandboxResult
 from tether.sandbox.users import reachable_by
+
+
+class AsRoot:
+    """The same backend with every run as root of its own user namespace."""
+
+    as_root = True
+
+    def __init__(self, box: BwrapSandbox) -> None:
+        self.box = box
+        self.user = box.user
+
+    def run(self, argv: list[str], **kwargs: object) -> SandboxResult:
+        return self.box.run(argv, as_root=True, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["sandbox-user", "root-in-namespace"])
+def bwrap(request: pytest.FixtureRequest, bwrap: BwrapSandbox) -> BwrapSandbox:
+    return bwrap if request.param == "sandbox-user" else AsRoot(bwrap)  # type: ignore[return-value]
 
 
 def test_writes_outside_workdir_do_not_reach_host(bwrap: BwrapSandbox, token: str) -> None:
@@ -41,10 +63,22 @@ def test_cannot_read_shadow(bwrap: BwrapSandbox) -> None:
 
 
 def test_runs_unprivileged_without_capabilities(bwrap: BwrapSandbox) -> None:
-    result = bwrap.run(["sh", "-c", "id -u; grep CapEff /proc/self/status"])
+    work = Path(tempfile.mkdtemp(prefix="tether-caps-"))
+    work.chmod(0o755)  # the sandbox user must reach it
+    try:
+        result = bwrap.run(["sh", "-c", "id -u; grep CapEff /proc/self/status; touch made"],
+                           workdir=work)
+        owner = (work / "made").stat().st_uid
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     uid, caps = result.stdout.split("\n")[:2]
-    assert uid != "0"
     assert caps.split()[1] == "0000000000000000"
+    # whoever the command is inside, what it makes belongs to the sandbox user outside
+    assert owner == bwrap.user.uid
+    if getattr(bwrap, "as_root", False):
+        assert uid == "0" and bwrap.user.uid != 0
+    else:
+        assert uid != "0"
 
 
 def test_parent_env_does_not_leak(bwrap: BwrapSandbox, monkeypatch: pytest.MonkeyPatch) -> None:

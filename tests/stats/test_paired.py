@@ -171,3 +171,45 @@ def test_paired_change_graded_is_the_sign_test_and_handles_no_matched_item():
     assert change.low == pytest.approx(-10.0) and change.high == pytest.approx(0.0)
     empty = paired_change({"x": 1.0}, {"y": 1.0}, graded=True)
     assert (empty.n, empty.low, empty.high, empty.p_value) == (0, None, None, 1.0)
+
+
+def test_the_bootstrap_over_pairs_agrees_with_scipy_on_the_flat_pairs():
+    """unit="pair": every (task, seed) pair is one unit, so the interval is scipy's
+    one-level percentile bootstrap of the pair differences."""
+    rng = np.random.default_rng(7)
+    records = [obs(f"t{t}", s, 0.0, float(rng.normal(t % 3, 1.0)))
+               for t in range(12) for s in range(3)]
+    diffs = np.array([r.b - r.a for r in sorted(records, key=lambda r: (r.task, r.seed))])
+    ours = paired_bootstrap(records, n_resamples=20_000, unit="pair")
+    ref = sps.bootstrap((diffs,), np.mean, method="percentile", n_resamples=20_000,
+                        random_state=np.random.default_rng(1)).confidence_interval
+    width = ref.high - ref.low
+    assert ours.unit == "pair" and ours.n_tasks == 12
+    assert ours.estimate == pytest.approx(diffs.mean())
+    assert ours.low == pytest.approx(ref.low, abs=0.05 * width)
+    assert ours.high == pytest.approx(ref.high, abs=0.05 * width)
+    # tasks that differ make the clustered interval wider than the one over pairs
+    nested = paired_bootstrap(records, n_resamples=20_000)
+    assert nested.high - nested.low > ours.high - ours.low
+
+
+def test_the_bootstrap_over_pairs_ignores_record_order_and_checks_its_unit():
+    records = [obs(f"t{t}", s, float(t + s), float(t * s)) for t in range(5) for s in range(2)]
+    one = paired_bootstrap(records, "relative_reduction", n_resamples=500, unit="pair")
+    two = paired_bootstrap(list(reversed(records)), "relative_reduction", n_resamples=500,
+                           unit="pair")
+    assert (one.low, one.high) == (two.low, two.high)
+    with pytest.raises(ValueError, match="unit must be one of"):
+        paired_bootstrap(records, unit="seed")  # type: ignore[arg-type]
+
+
+def test_the_bootstrap_p_value_agrees_with_its_interval():
+    """p < 0.05 exactly when the 95% percentile interval leaves 0 out; no effect: p = 1."""
+    clear = [obs(f"t{i}", 0, 0.0, 1.0 + (i % 3)) for i in range(15)]
+    r = paired_bootstrap(clear, n_resamples=2000)
+    assert r.low > 0 and r.p_value < 0.05
+    mixed = [obs(f"t{i}", 0, 0.0, 1.0 if i % 2 else -1.0) for i in range(16)]
+    m = paired_bootstrap(mixed, n_resamples=2000)
+    assert m.low < 0 < m.high and m.p_value > 0.05
+    none = paired_bootstrap([obs(f"t{i}", 0, 1.0, 1.0) for i in range(5)], n_resamples=200)
+    assert none.p_value == 1.0

@@ -159,7 +159,7 @@ def test_instrument_failure_is_an_error_observation_not_a_score() -> None:
 
 def test_registry() -> None:
     assert "single_shot" in strategy_names()
-    assert build_strategy("single_shot", {"max_tokens": 5}).max_tokens == 5
+    assert build_strategy("single_shot", {"max_tokens": 5}).params.max_tokens == 5
     with pytest.raises(ConfigError, match="unknown strategy"):
         build_strategy("no_such_strategy")
     with pytest.raises(ConfigError, match="unknown parameter .colour."):

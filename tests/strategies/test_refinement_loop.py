@@ -20,6 +20,7 @@ from tether.instruments.base import InstrumentEnv
 from tether.models.errors import ContextLengthExceeded
 from tether.strategies.attempts import Attempt, sample
 from tether.strategies.base import StrategyResult
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.prompting import task_messages
 from tether.strategies.refinement import Refinement, RefinementLoop
 from tether.testing.scripted_models import ScriptedModel
@@ -29,19 +30,24 @@ BODY = {0.0: "nothing", 0.5: "alpha", 1.0: "alpha beta"}
 SCORED = {score: program(body) for score, body in BODY.items()}
 
 
+class RevisionParams(LoopParams):
+    n: int = 1
+
+
 class ScriptedRevisions(RefinementLoop):
     """Test double: each revision is the model's next reply to the task, `n` at a time."""
 
     name: ClassVar[str] = "scripted_revisions"
+    Params = RevisionParams
+    params: RevisionParams
 
-    def __init__(self, n: int = 1, **params: Any) -> None:
-        super().__init__(**params)
-        self.n = n
+    def __init__(self, **values: Any) -> None:
+        super().__init__(RevisionParams(**values))
         self.seen: list[tuple[int, list[Observation | None]]] = []
 
     def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
-        return sample(run.ctx, task_messages(run.ctx.task), max_tokens=self.max_tokens,
-                      temperature=self.temperature, n=self.n)
+        return sample(run.ctx, task_messages(run.ctx.task), max_tokens=self.params.max_tokens,
+                      temperature=self.params.temperature, n=self.params.n)
 
     def scored(self, run: Refinement, iteration: int,
                observed: list[tuple[Attempt, Observation | None]]) -> None:

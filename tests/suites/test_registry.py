@@ -47,8 +47,9 @@ def _task(suite: str) -> Task:
 
 def test_registered_suites_and_formats_are_dispatched(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_SUITES", dict(registry._SUITES))
-    monkeypatch.setattr(registry, "_FORMATS", dict(registry._FORMATS))
+    # what this test registers goes into copies of the two registries' entries
+    monkeypatch.setattr(registry.SUITES, "_entries", registry.SUITES.entries())
+    monkeypatch.setattr(registry.SUITE_FORMATS, "_entries", registry.SUITE_FORMATS.entries())
     register_suite("scripted-suite")(lambda: [_task("scripted-suite")])
     register_format("fam/a", lambda p: [_task("a")], sniff=lambda p: p.suffix == ".a")
     register_format("fam/b", sniff=lambda p: p.suffix == ".b")(lambda p: [_task("b")])
@@ -80,9 +81,11 @@ def test_a_module_missing_a_dependency_is_named_in_the_hint(
 
     monkeypatch.setattr(importlib, "import_module", fake_import)
     monkeypatch.setattr(registry, "_UNAVAILABLE", {})
-    suites = dict(registry._SUITES)
+    suites = registry.SUITES.entries()
     suites.pop("code")
-    monkeypatch.setattr(registry, "_SUITES", suites)
+    monkeypatch.setattr(registry.SUITES, "_entries", suites)
+    for reg in (registry.SUITES, registry.SUITE_FORMATS):  # load again, with the fake import
+        monkeypatch.setattr(reg, "_loaded_once", False)
     with pytest.raises(ConfigError) as err:
         load_suite("code")
     assert "bundled: No module named 'fancylib'" in (err.value.hint or "")

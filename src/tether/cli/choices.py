@@ -25,6 +25,9 @@ EXPORT_FORMATS = ("chat-jsonl", "preference")
 COMPARATORS = ("h0", "oneshot", "human_recipe", "student_routed", "cot_vote")
 #: the names of tether.runs.judge.BUNDLED
 JUDGE_RUBRICS = ("terminal-behaviour",)
+#: tether.runs.judge.DEFAULT_REPEATS and DEFAULT_TEMPERATURE
+JUDGE_REPEATS = 2
+JUDGE_TEMPERATURE = 0.7
 #: tether.systems.pages.geometry.profiles.MODALITIES
 GEOMETRY_MODALITIES = ("figure", "slide", "web", "animation")
 #: the names of tether.systems.pages.geometry.profiles.PROFILES

@@ -17,10 +17,16 @@ import click
 from tether import __version__
 from tether.cli.group import TetherGroup
 from tether.plugins import plugins
+from tether.registry import Registry
 
 # The kernel's own commands: plain functions with plain import statements (not
 # import-by-string), so the import-linter layers and the module-cycle test see every
 # edge. The systems' commands come from the entry points `tether.commands` (below).
+
+
+def _experiments() -> click.Command:
+    from tether.cli.experiments import experiments
+    return experiments
 
 
 def _export() -> click.Command:
@@ -72,6 +78,8 @@ def _suites() -> click.Command:
 
 #: name -> (loader, the first sentence of the command's help, as `tether --help` lists it)
 LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
+    "experiments": (_experiments, "The experiments tether ships: list them, show one (each "
+                    "runs by name)."),
     "export": (_export, "Write RUN_DIR's model calls as training examples, metadata beside "
                "each one."),
     "instruments": (_instruments, "The registered instruments: list them, show one's "
@@ -92,6 +100,10 @@ LAZY_COMMANDS: dict[str, tuple[Callable[[], click.Command], str]] = {
 }
 
 
+#: a command as the hub keeps it: its loader and its one-line summary
+CommandEntry = tuple[Callable[[], click.Command], str]
+
+
 def _loader(target: str) -> Callable[[], click.Command]:
     """A loader of the click command at "module:attribute"."""
     module, _, attr = target.partition(":")
@@ -103,25 +115,31 @@ def _loader(target: str) -> Callable[[], click.Command]:
     return load
 
 
-def plugin_commands() -> dict[str, tuple[Callable[[], click.Command], str]]:
+def plugin_commands() -> dict[str, CommandEntry]:
     """The commands the systems and the packages above them declare (entry points
     `tether.commands`: tables of {name: ("module:attribute", summary)}), loaded lazily."""
-    found: dict[str, tuple[Callable[[], click.Command], str]] = {}
+    found: dict[str, CommandEntry] = {}
     for table in plugins("tether.commands").values():
         for name, (target, summary) in table.items():
             found[name] = (_loader(target), summary)
     return found
 
 
-def all_commands() -> dict[str, tuple[Callable[[], click.Command], str]]:
+def _load_declared() -> None:
+    for name, entry in plugin_commands().items():
+        COMMANDS.register(name, replace=False)(entry)  # the kernel's own keep their name
+
+
+#: every command, name -> (loader, summary): the kernel's, registered here, and the
+#: declared ones, read from the entry points on first use
+COMMANDS: Registry[CommandEntry] = Registry("command", load=_load_declared)
+for _name, _entry in LAZY_COMMANDS.items():
+    COMMANDS.register(_name)(_entry)
+
+
+def all_commands() -> dict[str, CommandEntry]:
     """Every command: the kernel's and the declared ones, name -> (loader, summary)."""
-    if not _ALL:
-        _ALL.update(plugin_commands())
-        _ALL.update(LAZY_COMMANDS)
-    return _ALL
-
-
-_ALL: dict[str, tuple[Callable[[], click.Command], str]] = {}
+    return COMMANDS.entries()
 
 
 class LazyTetherGroup(TetherGroup):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
-from tether.cli.choices import JUDGE_RUBRICS as BUNDLED
+from tether.cli.choices import JUDGE_REPEATS, JUDGE_RUBRICS as BUNDLED, JUDGE_TEMPERATURE
 from tether.cli.console import make_console
 from tether.errors import ConfigError
 
@@ -38,11 +38,13 @@ CHECKS = ("reward-hacking",)
 @click.option("--max-output-tokens", "token_cap", type=click.IntRange(1), default=None,
               help="cap on the judge's output tokens for this command (never exceeded; "
                    "attempts not reached are judge errors that a rerun asks again)")
-@click.option("--repeats", default=1, show_default=True, type=click.IntRange(1),
-              help="independent judge runs per attempt (the paper: 2); the report gives "
+@click.option("--repeats", default=JUDGE_REPEATS, show_default=True, type=click.IntRange(1),
+              help="independent judge runs per attempt (the paper's 2); the report gives "
                    "their mean and agreement")
-@click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(0.0),
-              help="the judge's sampling temperature (> 0 for repeats that can disagree)")
+@click.option("--temperature", default=JUDGE_TEMPERATURE, show_default=True,
+              type=click.FloatRange(0.0),
+              help="the judge's sampling temperature (above 0 when repeats > 1: two "
+                   "greedy judgements are one)")
 def judge(run_dir: Path, spec: str, rubrics: str | None, check: str | None,
           arms: tuple[str, ...], retries: int, max_tokens: int,
           token_cap: int | None, repeats: int, temperature: float) -> None:

@@ -33,13 +33,13 @@ def report(run_dir: Path, baseline: str | None, other_dir: Path | None, out: Pat
            prices: str | None, as_json: bool) -> None:
     """Write the HTML report of RUN_DIR: summary, paired tests, plots, one page per trial.
 
-    The run's store is opened read-only: a report never changes it. A `tether compile`
-    build directory gets its HC report instead (the compile system's report).
+    The run's store is opened read-only: a report never changes it. A build directory
+    an earlier `tether compile` wrote gets its HC report instead (the compile system's).
     """
     from tether.plugins import plugins
     from tether.runs import DB_NAME, RunStore, StoreError, damaged
 
-    # another kind of directory (a `tether compile` build directory) is reported by the
+    # another kind of directory (an old `tether compile` build directory) is reported by the
     # system that wrote it, reached through the entry points `tether.directory_reports`
     for write_other in plugins("tether.directory_reports").values():
         found = write_other(run_dir, out)

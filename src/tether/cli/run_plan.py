@@ -1,7 +1,8 @@
-"""`tether run CONFIG --plan`: the run's size, worst-case tokens and cost; no model call.
+"""`tether run CONFIG --plan`: the run's size, worst-case tokens, cost and duration.
 
-How each number is made is tether.runs.planning's docstring; the suites are loaded (to count
-tasks) but no model is built and no run directory is written.
+How each number is made is tether.runs.planning's docstring, where a model's speed comes
+from tether.runs.speed's; the suites are loaded (to count tasks), no run directory is
+written, and no model is built unless `--measure-speed` asks for one timed call of each.
 """
 
 from __future__ import annotations
@@ -14,15 +15,20 @@ from rich.markup import escape
 from rich.table import Table
 
 from tether.cli.console import make_console
-from tether.errors import ConfigError
-from tether.models import load_price_table
+from tether.errors import ConfigError, TetherError
+from tether.models import ModelError, load_price_table
 from tether.runs import (
+    Experiment,
     RunRequest,
+    Speed,
     _apply_overrides,
     fmt_usd,
     load_experiment,
     load_tasks,
+    measured_speed,
     plan,
+    real_models,
+    recorded_speed,
     run_book,
 )
 
@@ -38,7 +44,29 @@ def _duration(s: float | None) -> str:
     return f"{h}h {rem // 60:02d}m" if h else f"{rem // 60}m {rem % 60:02d}s"
 
 
-def plan_numbers(req: RunRequest, tokens_per_s: float | None) -> dict[str, Any]:
+def model_speeds(exp: Experiment, tokens_per_s: float | None,
+                 measure: bool) -> dict[str, Speed | None]:
+    """Each real model's speed (tether.runs.speed): timed now with `measure`, else from
+    its calls recorded under runs/; none needed when the user gave one."""
+    if tokens_per_s:
+        return {}
+    heads = dict.fromkeys(h for models in exp.resolved()["models"]
+                          for h in real_models([v for k, v in models.items() if k != "label"]))
+    if not measure:
+        return {h: recorded_speed(h) for h in heads}
+    speeds: dict[str, Speed | None] = {}
+    for head in heads:
+        try:
+            speeds[head] = measured_speed(head)
+        except ModelError as exc:
+            raise TetherError(f"--measure-speed: {head} did not answer: {exc}",
+                              hint="check the model with tether models ping SPEC, or "
+                                   "give its speed with --tokens-per-s N") from None
+    return speeds
+
+
+def plan_numbers(req: RunRequest, tokens_per_s: float | None,
+                 measure_speed: bool = False) -> dict[str, Any]:
     if req.resume or not req.config:
         raise ConfigError("--plan takes an experiment CONFIG (not --resume)",
                           hint="tether run CONFIG --plan")
@@ -52,12 +80,14 @@ def plan_numbers(req: RunRequest, tokens_per_s: float | None) -> dict[str, Any]:
         note = ""
     except ConfigError as exc:  # a suite that lives elsewhere (an imported task set)
         n_tasks, note = None, f"suites not loadable here ({exc}): counts are per task"
-    numbers = plan(exp, n_tasks, run_book(exp.resolved(), table), tokens_per_s, note)
+    numbers = plan(exp, n_tasks, run_book(exp.resolved(), table), tokens_per_s, note,
+                   speeds=model_speeds(exp, tokens_per_s, measure_speed))
     return {"config": req.config, "name": exp.name, "overrides": list(req.sets), **numbers}
 
 
-def show_plan(req: RunRequest, tokens_per_s: float | None, as_json: bool) -> None:
-    numbers = plan_numbers(req, tokens_per_s)
+def show_plan(req: RunRequest, tokens_per_s: float | None, as_json: bool,
+              measure_speed: bool = False) -> None:
+    numbers = plan_numbers(req, tokens_per_s, measure_speed)
     if as_json:
         click.echo(json.dumps(numbers, indent=2))
         return
@@ -80,8 +110,8 @@ def show_plan(req: RunRequest, tokens_per_s: float | None, as_json: bool) -> Non
     console.print(f"worst case: {_tokens(numbers['worst_output_tokens'])} output tokens, "
                   f"{fmt_usd(numbers['worst_cost_usd'])} (no price: -)", highlight=False)
     seconds = numbers["expected_duration_s"]
-    console.print("expected duration: " + (f"at most {_duration(seconds)}" if seconds is not None
+    console.print("expected duration: " + (f"up to {_duration(seconds)}" if seconds is not None
                                            else "unknown") + f" ({numbers['duration_basis']})",
-                  highlight=False)
+                  highlight=False, markup=False)
     if numbers["tasks_note"]:
         console.print(f"[yellow]note[/]: {numbers['tasks_note']}", highlight=False)

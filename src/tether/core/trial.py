@@ -9,9 +9,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tether.core.budget import BudgetSpec
-from tether.core.end_state import END_STATES, EndState
+from tether.core.end_state import END_STATES, AgentEndState, EndState
 from tether.core.observation import Observation
 from tether.models import CallRecord, Usage
+
+_AGENT_ENDINGS = frozenset(s.value for s in AgentEndState)
 
 __all__ = ["END_STATES", "EndState", "ObservationRow", "TrialRecord", "TrialSpec"]
 
@@ -74,6 +76,9 @@ class TrialRecord(BaseModel):
     spend: dict[str, Usage] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
     wall_s: float = 0.0
+    #: when the trial started (Unix time, seconds); None in records written before
+    #: starts were kept (an export then shows no time rather than an invented one)
+    started_at: float | None = None
 
     @property
     def unscored(self) -> bool:
@@ -83,20 +88,38 @@ class TrialRecord(BaseModel):
         return self.extra.get("valid") is False
 
     @property
+    def stopped_by_harness(self) -> bool:
+        """A terminal-agent attempt the harness stopped (out of context, a time or step
+        limit, repeated format errors): a failure whatever its verifier said, by the
+        turn-level best-of-N paper's rule (`AgentEndState`)."""
+        state = self.extra.get("end_state")
+        if not isinstance(state, str) or state not in _AGENT_ENDINGS:
+            return False
+        return AgentEndState(state).stopped
+
+    @property
     def passed(self) -> bool | None:
-        """Metric verdict; None for errored or unscored trials (never read as a fail)."""
+        """Metric verdict; None for errored or unscored trials (never read as a fail).
+
+        One rule for every reader (summary, paired tests, report, exports): an agent
+        attempt the harness stopped has not passed, whatever the verifier said of its
+        final state; the verifier's observation stays in `metric` (invariant 1)."""
         if self.status == "error" or self.unscored:
             return None
         if self.metric is not None and self.metric.ok:
-            return bool(self.metric.passed)
+            return False if self.stopped_by_harness else bool(self.metric.passed)
         return False if self.metric is None else None
 
     @property
     def score(self) -> float | None:
+        """The metric's score; 0.0 for an agent attempt the harness stopped (see
+        `passed`), None for errored or unscored trials."""
         if self.status == "error" or self.unscored:
             return None
         if self.metric is not None:
-            return self.metric.score if self.metric.ok else None
+            if not self.metric.ok:
+                return None
+            return 0.0 if self.stopped_by_harness else self.metric.score
         return 0.0
 
     def tokens(self, kind: str = "output") -> int:

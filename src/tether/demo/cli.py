@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.table import Table
 
-from tether.cli import DEFAULT_MODEL, make_console
+from tether.cli import DEFAULT_MODEL, esc, make_console
 
 if TYPE_CHECKING:  # the runner, store and records load when the demo runs, not for --help
     from rich.console import Console
@@ -32,7 +32,7 @@ BASELINE, REVIEWED = "single_shot", "proposer_reviewer"
 
 
 def demo_config(spec: str, n_tasks: int, budget: int, seed: int, sandbox: str) -> dict[str, Any]:
-    """The demo experiment, in the same form as a TOML config (see experiments/)."""
+    """The demo experiment, in the same form as a TOML config (see `tether experiments list`)."""
     return {
         "name": "demo",
         "suites": ["code"],
@@ -79,11 +79,18 @@ def paired_table(records: list[TrialRecord]) -> tuple[Table, dict[str, Any]]:
 def _verdict(r: TrialRecord | None) -> str:
     if r is None:
         return "-"
-    if r.status == "error":
-        return f"[yellow]error[/] ({r.error_kind})"
+    if r.status == "error":  # why, in a line: the kind and the start of the message
+        return f"[yellow]error[/] ({esc(_why(r.error_kind, r.error_message))})"
     score = "" if r.score is None else f" ({r.score:.2f})"
     mark = "[green]pass[/]" if r.passed else "[red]fail[/]"
     return mark + score + ("" if r.status == "ok" else f" {r.status}")
+
+
+def _why(kind: str | None, message: str | None, width: int = 100) -> str:
+    """An error in one short line: its kind, then its message cut to `width`."""
+    text = " ".join((message or "").split())
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return ": ".join(x for x in (kind, text) if x) or "no reason recorded"
 
 
 def _rate(records: list[TrialRecord], arm: str) -> float | None:
@@ -108,7 +115,11 @@ def measure_examples(console: Console, out: Path, store: RunStore) -> list[dict[
     for row in rows:
         counts = ", ".join(f"{k} {n}" for k, n in sorted(row["counts"].items())) or "-"
         defects = "[red]error[/]" if row.get("error") else str(row["n_defects"])
-        table.add_row(row["page"], row["modality"], defects, counts, row.get("overlay") or "-")
+        if row.get("error"):  # the row says why it has no counts
+            counts = esc(_why(None, row["error"]))
+        shown = row.get("overlay") or (f"failed: {esc(_why(None, row['overlay_error']))}"
+                                       if row.get("overlay_error") else "-")
+        table.add_row(row["page"], row["modality"], defects, counts, shown)
     console.print(table)
     return rows
 

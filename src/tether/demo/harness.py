@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from tether.core import TrialRecord
@@ -40,8 +41,8 @@ def harness_demo_config(spec: str, setting: str, n_items: int, sandbox: str) -> 
 def _cell(r: TrialRecord | None) -> tuple[str, float | None, int | None]:
     if r is None:
         return "-", None, None
-    if r.status == "error":
-        return "[red]error[/]", None, None
+    if r.status == "error":  # the kind says why (the message is in the report)
+        return f"[red]error[/] ({escape(r.error_kind or 'no reason recorded')})", None, None
     raw = (r.metric.raw or {}) if r.metric is not None else {}
     answer = str(raw.get("answer", ""))
     tokens = int(r.extra.get("student_output_tokens", r.tokens("output")))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         observe_safely as observe_safely,
         parse_spec as parse_spec,
         register_instrument as register_instrument,
+        warm_up as warm_up,
     )
 
 _HOMES: dict[str, str] = {
@@ -41,6 +42,7 @@ _HOMES: dict[str, str] = {
     "observe_safely": "tether.instruments.base",
     "parse_spec": "tether.instruments.base",
     "register_instrument": "tether.instruments.base",
+    "warm_up": "tether.instruments.base",
 }
 __all__ = [
     "Generate",
@@ -56,5 +58,6 @@ __all__ = [
     "observe_safely",
     "parse_spec",
     "register_instrument",
+    "warm_up",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

@@ -18,7 +18,7 @@ from tether.core import Artifact, BudgetExhausted, Observation, Task
 from tether.errors import ConfigError
 from tether.models import Completion, Message
 from tether.params import checked
-from tether.registry import Registry, import_modules
+from tether.registry import Registry, import_modules, import_named
 
 
 class Generate(Protocol):
@@ -79,7 +79,9 @@ def _load_builtins() -> None:
                    plugins="tether.instruments", tolerate="plugins")
 
 
-INSTRUMENTS: Registry[InstrumentFactory] = Registry("instrument", load=_load_builtins)
+INSTRUMENTS: Registry[InstrumentFactory] = Registry(
+    "instrument", load=_load_builtins,
+    find=lambda name: import_named("tether.instruments", name, plugins="tether.instruments"))
 
 
 def register_instrument(name: str) -> Callable[[InstrumentFactory], InstrumentFactory]:
@@ -133,6 +135,21 @@ def calls_model(spec: str) -> bool:
     read from its class, without building it. ConfigError for an unknown instrument."""
     name, _ = parse_spec(spec)
     return bool(getattr(INSTRUMENTS.get(name, where=f" in {spec!r}"), "calls_model", False))
+
+
+def warm_up(spec: str, env: InstrumentEnv, concurrency: int) -> None:
+    """Let the instrument a spec names get ready for `concurrency` observations at once,
+    before the first one (its optional class-level `warm_up(env, concurrency)`: the
+    execution instrument starts its warm sandboxes while a run's first model calls are
+    out). Returns at once and never raises: a spec that cannot get ready shows why when
+    it is used."""
+    try:
+        name, _ = parse_spec(spec)
+        hook = getattr(INSTRUMENTS.get(name), "warm_up", None)
+        if callable(hook):
+            hook(env, concurrency)
+    except Exception:  # noqa: BLE001 - getting ready is an optimisation, never an error
+        pass
 
 
 def observe_safely(instrument: Instrument, artifact: Artifact, task: Task,

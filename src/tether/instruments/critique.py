@@ -16,7 +16,6 @@ from pydantic import Field
 
 from tether import params
 from tether.core import Artifact, Defect, Observation, Task
-from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv, register_instrument
 from tether.models import Message, NoJSONError, first_json
 
@@ -107,14 +106,10 @@ class CritiqueInstrument:
     class Params(params.Params):
         model: str | None = Field(None, description="a model spec for the critique call "
                                                     "(default: the role's model)")
-        max_tokens: int = Field(512, description="most tokens of the critique")
+        max_tokens: params.Tokens = Field(512, description="most tokens of the critique")
 
-    def __init__(self, model: str | None = None, max_tokens: int = 512) -> None:
-        if model is not None and not isinstance(model, str):
-            raise ConfigError("critique;model= takes a model spec",
-                              hint="e.g. critique;model=local/smollm2-135m")
-        self.model = model
-        self.max_tokens = int(max_tokens)
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     @staticmethod
     def feedback(obs: Observation) -> str:
@@ -127,7 +122,7 @@ class CritiqueInstrument:
         start = time.monotonic()
         generate = env.require_generate(self.name)
         (completion,) = generate(critique_messages(task, artifact.text, artifact.kind),
-                                 model=self.model, max_tokens=self.max_tokens)
+                                 model=self.params.model, max_tokens=self.params.max_tokens)
         # parse_critique keeps an unreadable reply as one defect holding its text
         defects = parse_critique(completion.text)
         return Observation(

@@ -7,27 +7,32 @@ is one log; its samples are the arm's trials: sample id = the task key, epoch = 
 trial's rank among that task's seeds (1-based). A sample holds:
 
 - `input`: the messages of the trial's first model call (what the model was first
-  sent); `messages`: the conversation over every call, each call's new messages then its
-  reply (assistant messages name their model; a call's role is in their metadata);
+  sent); `messages`: the conversation of the trial's main role (the first call's role:
+  the proposer of a reviewed trial), its calls' new messages then their replies; every
+  other role's calls are in the events, each with the messages it was sent
+  (inspect_messages.py);
+- `events`: one model event per call in role spans, the per-iteration and final scores,
+  at the times the store recorded (inspect_events.py); none for a run recorded before
+  start times were kept;
 - `output`: the delivered artifact's text (the last reply where there is none);
 - `scores["tether"]`: the metric observation (value = its score; answer = the artifact;
-  explanation = its defects; metadata: instrument, passed, aggregation);
-- `model_usage`: tokens per model over every call (input, output, reasoning);
+  explanation = its defects; metadata: instrument, passed, aggregation and a loop's
+  per-iteration scores);
+- `model_usage` and `role_usage`: tokens per model and per role over every call;
+- `started_at`, `completed_at`, `total_time`: the trial's recorded start and wall time;
 - `error`: an errored trial's error (never a score of 0: invariant 6).
 
 The log's results hold the arm's mean metric score over scored trials (none when no
 trial was scored: an all-error arm has no mean, never a mean of 0), its stats the usage
-over the arm. Only the records are read: nothing is re-run or re-scored.
+over the arm and the arm's first start and last end. Only the records are read: nothing
+is re-run or re-scored.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from inspect_ai.log import (
     EvalConfig,
@@ -42,21 +47,12 @@ from inspect_ai.log import (
     EvalStats,
     write_eval_log,
 )
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageTool,
-    ChatMessageUser,
-    ContentImage,
-    ContentText,
-    ModelOutput,
-    ModelUsage,
-)
+from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import Score
-from inspect_ai.tool import ToolCall
 
 from tether.core import TrialRecord
+from tether.integrations.inspect_events import iso, sample_events, sum_usage, trial_end
+from tether.integrations.inspect_messages import conversation, main_role, message, role_of
 from tether.models import CallRecord
 from tether.runs import RunStore
 
@@ -66,98 +62,12 @@ __all__ = ["arm_log", "export_inspect_logs"]
 SCORER = "tether"
 
 
-def _content(content: Any) -> str | list[Any]:
-    """OpenAI-style content (a string or parts) as Inspect content."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    parts: list[Any] = []
-    for part in content:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text":
-            parts.append(ContentText(text=str(part.get("text", ""))))
-        elif kind == "image_url":
-            url = part.get("image_url")
-            parts.append(ContentImage(image=str(url.get("url") if isinstance(url, dict)
-                                                else url)))
-        else:  # a part Inspect has no type for is kept, as its JSON text
-            parts.append(ContentText(text=json.dumps(part, sort_keys=True)))
-    return parts
+def _by_model(calls: list[CallRecord]) -> dict[str, ModelUsage]:
+    return sum_usage(calls, lambda c: c.model_id)
 
 
-def _tool_calls(calls: Iterable[dict[str, Any]]) -> list[ToolCall]:
-    out = []
-    for call in calls:
-        fn = call.get("function") or {}
-        try:
-            arguments = json.loads(fn.get("arguments") or "{}")
-        except json.JSONDecodeError:
-            arguments = {"raw": fn.get("arguments")}
-        out.append(ToolCall(id=str(call.get("id", "")), function=str(fn.get("name", "")),
-                            arguments=arguments if isinstance(arguments, dict)
-                            else {"value": arguments}))
-    return out
-
-
-def _message(msg: dict[str, Any], model: str | None = None) -> ChatMessage:
-    role, content = msg.get("role"), _content(msg.get("content"))
-    if role == "system":
-        return ChatMessageSystem(content=content)
-    if role == "assistant":
-        return ChatMessageAssistant(content=content, model=model,
-                                    tool_calls=_tool_calls(msg.get("tool_calls") or [])
-                                    or None)
-    if role == "tool":
-        return ChatMessageTool(content=content, tool_call_id=msg.get("tool_call_id"))
-    return ChatMessageUser(content=content)
-
-
-def _reply(call: CallRecord) -> ChatMessageAssistant:
-    return ChatMessageAssistant(content=call.output, model=call.model_id,
-                                tool_calls=_tool_calls(call.tool_calls) or None,
-                                metadata={"role": call.role, "sample_index": call.sample_index,
-                                          "request_hash": call.request_hash,
-                                          "cache_hit": call.cache_hit})
-
-
-def _plain(msg: dict[str, Any]) -> tuple[Any, str]:
-    return msg.get("role"), json.dumps(msg.get("content"), sort_keys=True)
-
-
-def conversation(calls: list[CallRecord]) -> list[ChatMessage]:
-    """Every call's new messages then its reply (reply messages carry the call's role
-    and request hash in their metadata; history messages do not). Another sample of the
-    request just shown adds only its reply; a call that continues the conversation shown
-    so far (its messages start with it) adds only what is new; any other call (another
-    role, a fresh prompt, a history that kept another sample) adds all of its messages."""
-    shown: list[tuple[Any, str]] = []
-    last_sent: list[tuple[Any, str]] | None = None
-    out: list[ChatMessage] = []
-    for call in calls:
-        sent = [dict(m) for m in call.messages]
-        plain = [_plain(m) for m in sent]
-        if plain == last_sent:
-            new: list[dict[str, Any]] = []
-        elif shown and plain[:len(shown)] == shown:
-            new = sent[len(shown):]
-        else:
-            new = sent
-        out.extend(_message(m) for m in new)
-        out.append(_reply(call))
-        last_sent = plain
-        shown = [*plain, _plain({"role": "assistant", "content": call.output})]
-    return out
-
-
-def _usage(calls: Iterable[CallRecord]) -> dict[str, ModelUsage]:
-    totals: dict[str, ModelUsage] = {}
-    for call in calls:
-        u = totals.setdefault(call.model_id, ModelUsage())
-        u.input_tokens += call.usage.input_tokens
-        u.output_tokens += call.usage.output_tokens
-        u.reasoning_tokens = (u.reasoning_tokens or 0) + call.usage.reasoning_tokens
-        u.total_tokens += (call.usage.input_tokens + call.usage.output_tokens
-                           + call.usage.reasoning_tokens)
-    return totals
+def _by_role(calls: list[CallRecord]) -> dict[str, ModelUsage]:
+    return sum_usage(calls, role_of)
 
 
 def _score(record: TrialRecord, answer: str | None) -> Score | None:
@@ -170,7 +80,11 @@ def _score(record: TrialRecord, answer: str | None) -> Score | None:
                  metadata={"instrument": metric.instrument, "version": metric.version,
                            "passed": record.passed, "aggregation": metric.aggregation,
                            "higher_is_better": metric.higher_is_better,
-                           "n_defects": len(metric.defects)})
+                           "n_defects": len(metric.defects),
+                           # a loop's metric per iteration (iteration 0: the draft); None
+                           # for an iteration that could not be scored
+                           **({"iteration_scores": record.extra["iteration_scores"]}
+                              if "iteration_scores" in record.extra else {})})
 
 
 def _sample(store: RunStore, record: TrialRecord, epoch: int) -> EvalSample:
@@ -181,20 +95,38 @@ def _sample(store: RunStore, record: TrialRecord, epoch: int) -> EvalSample:
     score = _score(record, text)
     error = None
     if record.status == "error":
-        message = f"{record.error_kind or 'error'}: {record.error_message or ''}".strip()
-        error = EvalError(message=message, traceback=message, traceback_ansi=message)
-    spec = record.spec
+        said = f"{record.error_kind or 'error'}: {record.error_message or ''}".strip()
+        error = EvalError(message=said, traceback=said, traceback_ansi=said)
+    spec, role = record.spec, main_role(calls)
     return EvalSample(
         id=spec.task_key, epoch=epoch,
-        input=[_message(dict(m)) for m in calls[0].messages] if calls else "",
-        target="", messages=conversation(calls),
+        input=[message(dict(m)) for m in calls[0].messages] if calls else "",
+        target="", messages=conversation(calls, role),
         output=ModelOutput.from_content(model=model, content=delivered),
         scores={SCORER: score} if score is not None else None,
-        model_usage=_usage(calls), error=error,
+        events=sample_events(record, score, error),
+        model_usage=_by_model(calls), role_usage=_by_role(calls), error=error,
+        started_at=iso(record.started_at), completed_at=iso(trial_end(record)),
         total_time=record.wall_s or None,
         metadata={"trial_id": record.trial_id, "strategy": spec.strategy, "arm": spec.arm,
                   "seed": spec.seed, "status": record.status, "passed": record.passed,
-                  "models": dict(spec.models)})
+                  "models": dict(spec.models), "messages_of_role": role,
+                  "calls_per_role": {r: sum(1 for c in calls if role_of(c) == r)
+                                     for r in dict.fromkeys(map(role_of, calls))}})
+
+
+def _times(store: RunStore, records: list[TrialRecord]) -> tuple[str, str, str]:
+    """(created, started_at, completed_at) of an arm's log: the run's recorded start, the
+    arm's first trial start and last trial end; '' where the store has no time (a run
+    recorded before trials kept their start). Only `created`, which Inspect requires,
+    falls back to the time the log is written: the time it was created."""
+    starts = [r.started_at for r in records if r.started_at is not None]
+    ends = [e for e in map(trial_end, records) if e is not None]
+    run_start = store.meta("started_at")
+    started = iso(min(starts)) or "" if starts else ""
+    completed = iso(max(ends)) or "" if ends else ""
+    created = str(run_start) if run_start else (started or datetime.now(UTC).isoformat())
+    return created, started, completed
 
 
 def arm_log(store: RunStore, arm: str, records: list[TrialRecord]) -> EvalLog:
@@ -210,8 +142,8 @@ def arm_log(store: RunStore, arm: str, records: list[TrialRecord]) -> EvalLog:
     main = max(set(models), key=models.count) if models else "none"
     scored = [r.score for r in records if r.score is not None]
     metric = records[0].metric.instrument if records and records[0].metric else SCORER
-    now = datetime.now(UTC).isoformat()
-    spec = EvalSpec(created=now, task=arm,
+    created, started, completed = _times(store, records)
+    spec = EvalSpec(created=created, task=arm,
                     dataset=EvalDataset(name=",".join(sorted({r.spec.suite for r in records})),
                                         samples=len(by_task)),
                     model=main, config=EvalConfig(epochs=max((len(v) for v in by_task.values()),
@@ -226,8 +158,9 @@ def arm_log(store: RunStore, arm: str, records: list[TrialRecord]) -> EvalLog:
     errors = sum(1 for r in records if r.status == "error")
     return EvalLog(status="success" if not errors else "error", eval=spec,
                    results=results, samples=samples,
-                   stats=EvalStats(started_at=now, completed_at=now,
-                                   model_usage=_usage(c for r in records for c in r.calls)),
+                   stats=EvalStats(started_at=started, completed_at=completed,
+                                   model_usage=_by_model([c for r in records for c in r.calls]),
+                                   role_usage=_by_role([c for r in records for c in r.calls])),
                    error=None if not errors else EvalError(
                        message=f"{errors} of {len(records)} trials errored",
                        traceback="", traceback_ansi=""))

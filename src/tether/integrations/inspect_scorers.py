@@ -78,7 +78,7 @@ def tether_execution(checks_field: str = "test", entry_point_field: str = "entry
     """Score code replies by running them against the sample's checks in tether's
     sandbox (see the module docstring). `sandbox="subprocess"` is tether's unsafe
     backend, for trusted replies only."""
-    instrument = ExecutionInstrument(memory_mb=memory_mb)
+    instrument = ExecutionInstrument(ExecutionInstrument.Params(memory_mb=memory_mb))
 
     def observe(state: TaskState, target: Target) -> Score:
         metadata = dict(state.metadata or {})
@@ -117,7 +117,8 @@ def tether_geometry(modality: str = "figure", profile: str = "default",
     """Score HTML replies by the number of layout defects tether's geometry instrument
     measures (fewer is better; see the module docstring). `modality`: figure, slide,
     web or animation (with `frames`, e.g. "0,500,1000")."""
-    instrument = GeometryInstrument(profile=profile, modality=modality, frames=frames)
+    instrument = GeometryInstrument(GeometryInstrument.Params(
+        profile=profile, modality=modality, frames=frames))
 
     def observe(state: TaskState) -> Score:
         try:

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         Price as Price,
         PriceBook as PriceBook,
         load_price_table as load_price_table,
+        model_id_of as model_id_of,
         split_price as split_price,
         table_from_dict as table_from_dict,
     )
@@ -120,6 +121,7 @@ _HOMES: dict[str, str] = {
     "png_data_url": "tether.models.base",
     "request_key": "tether.models.base",
     "sample_concurrency": "tether.models.fanout",
+    "model_id_of": "tether.models.pricing",
     "split_price": "tether.models.pricing",
     "strip_private_reasoning": "tether.models.replies",
     "supports_tools": "tether.models.base",
@@ -171,6 +173,7 @@ __all__ = [
     "png_data_url",
     "request_key",
     "sample_concurrency",
+    "model_id_of",
     "split_price",
     "strip_private_reasoning",
     "supports_tools",

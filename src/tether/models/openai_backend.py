@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from typing import Any
 
+from tether.errors import ConfigError
 from tether.models.base import (
     Completion,
     GenerateParams,
@@ -44,13 +46,42 @@ from tether.models.usage_check import allowed_output
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
 
 
+#: the effort levels a spec's `effort` option may name (tether.strategies.REASONING_EFFORT)
+EFFORTS = ("low", "medium", "high", "max")
+
+
 def _effort(thinking_budget: int) -> str:
-    # OpenAI reasoning models take an effort level, not a token budget.
+    # OpenAI reasoning models take an effort level, not a token budget (the levels'
+    # budgets: tether.strategies.REASONING_EFFORT).
     if thinking_budget <= 2048:
         return "low"
     if thinking_budget <= 16384:
         return "medium"
-    return "high"
+    if thinking_budget <= 32768:
+        return "high"
+    return "max"
+
+
+_clients: dict[tuple[str, str | None, float], Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
+    """One SDK client per endpoint, key and timeout for the process, shared by every
+    model object (one per trial) that talks to it: a client is thread-safe, keeps its
+    connections open between calls, and costs an SSL context to make (tens of ms)."""
+    import openai
+
+    key = (api_key, base_url, timeout_s)
+    with _clients_lock:
+        if key not in _clients:
+            # timeout_s limits each read; the deadline (tether.models.deadline) the
+            # whole call, through the client's network backend (per thread, so sharing
+            # the client shares no deadline)
+            _clients[key] = openai.OpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
+                http_client=with_deadlines(openai.DefaultHttpxClient()))
+        return _clients[key]
 
 
 class OpenAICompatibleModel(SampledModel):
@@ -74,6 +105,7 @@ class OpenAICompatibleModel(SampledModel):
         timeout_s: float = 120.0,
         concurrency: int = 8,
         reasoning: bool = False,
+        effort: str | None = None,
         retry: RetryPolicy | None = None,
         spec: str | None = None,
         deadline_s: float | None = None,
@@ -84,20 +116,23 @@ class OpenAICompatibleModel(SampledModel):
         self.model_id = spec or (f"openai/{model}" if base_url is None else f"{model}@{base_url}")
         self.base_url = base_url
         key = api_key or (os.environ.get(key_env) if key_env else None)
-        if key is None and base_url is None:
+        # A key variable the spec names (;key_env=VAR) or OpenAI's own must be set: sent
+        # without it, the server's bare 401 would never say which variable is missing.
+        if not key and (base_url is None or key_env is not None):
             raise AuthenticationError(
                 f"no API key for {self.model_id}: set {key_env or 'OPENAI_API_KEY'}"
             )
         # Local servers usually accept any key; the SDK insists on one being set.
-        # timeout_s limits each read; the deadline (tether.models.deadline) the whole call
-        self._client = openai.OpenAI(
-            api_key=key or "not-needed", base_url=base_url, timeout=timeout_s, max_retries=0,
-            http_client=with_deadlines(openai.DefaultHttpxClient()),
-        )
+        self._client = _client(key or "not-needed", base_url, timeout_s)
         self.timeout_s = timeout_s
         self.deadline_s = deadline_s
         self._openai = openai
         self.reasoning = reasoning
+        if effort is not None and effort not in EFFORTS:
+            raise ConfigError(f"{self.model_id}: effort must be one of {', '.join(EFFORTS)}, "
+                              f"got {effort!r}")
+        #: the reasoning effort of a call that names no thinking budget (reasoning models)
+        self.effort = effort
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
         self._slot = endpoint_slot(base_url or "https://api.openai.com", concurrency)
@@ -125,6 +160,9 @@ class OpenAICompatibleModel(SampledModel):
             body["max_completion_tokens"] = params.max_tokens + (params.thinking_budget or 0)
             if params.thinking_budget:
                 body["reasoning_effort"] = _effort(params.thinking_budget)
+            elif self.effort is not None:
+                # the spec's own level; the reply's reasoning then counts inside max_tokens
+                body["reasoning_effort"] = self.effort
         else:
             body["max_tokens"] = params.max_tokens
         return body

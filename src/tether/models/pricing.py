@@ -1,8 +1,11 @@
 """Dollar prices of model calls: from a model spec's options or a user's price table.
 
-A spec may end with `;price_in=X;price_out=Y`, in dollars per million tokens (input;
-output, reasoning tokens billed as output, as every provider bills them). A price table
-file (TOML or JSON) maps a model to the same two keys:
+A spec may carry `;price_in=X;price_out=Y` among its options, in any order, in dollars
+per million tokens (input; output, reasoning tokens billed as output, as every provider
+bills them). The price attaches to the model, not to its other options: it prices the
+calls recorded under the spec's model id (`model_id_of`: the spec without its options),
+so `;key_env=VAR` or `;timeout_s=20` beside it changes nothing. A price table file (TOML
+or JSON) maps a model to the same two keys:
 
     ["openai/gpt-4o-mini"]        # a model id as calls record it (the spec without options)
     price_in = 0.15
@@ -65,21 +68,54 @@ def _price(options: dict[str, Any], where: str) -> Price | None:
     return Price(given["price_in"], given["price_out"])
 
 
-def split_price(spec: str) -> tuple[str, Price | None]:
-    """(the spec without its trailing price options, their price or None).
+#: spec forms whose body may hold `;` (a scripted JSON list, a cassette path): only their
+#: trailing price options are options
+_BODY_FORMS = ("scripted:", "replay:")
+#: an inline scripted list's model id is its first characters (tether.models.registry)
+SCRIPTED_ID_CHARS = 60
 
-    Only trailing `;price_*=` options are taken, so a scripted spec's JSON body (which
-    may hold `;`) is never cut."""
-    rest = spec.strip()
+
+def split_price(spec: str) -> tuple[str, Price | None]:
+    """(the spec without its price options, their price or None).
+
+    Price options may stand anywhere among a spec's options; the others stay, in their
+    order. A scripted or replay spec's body may hold `;`, so only its trailing price
+    options are taken (its body is never cut)."""
+    text = spec.strip()
     options: dict[str, str] = {}
-    while ";" in rest:
-        head, _, last = rest.rpartition(";")
-        key, sep, value = last.partition("=")
-        if not sep or key.strip() not in PRICE_KEYS:
-            break
-        options[key.strip()] = value.strip()
-        rest = head
+    if text.startswith(_BODY_FORMS):
+        rest = text
+        while ";" in rest:
+            head, _, last = rest.rpartition(";")
+            key, sep, value = last.partition("=")
+            if not sep or key.strip() not in PRICE_KEYS:
+                break
+            options[key.strip()] = value.strip()
+            rest = head
+    else:
+        head, *opts = text.split(";")
+        kept = []
+        for opt in opts:
+            key, sep, value = opt.partition("=")
+            if sep and key.strip() in PRICE_KEYS:
+                options[key.strip()] = value.strip()
+            else:
+                kept.append(opt)
+        rest = ";".join([head, *kept])
     return rest.strip(), _price(options, f"model spec {spec!r}")
+
+
+def model_id_of(spec: str) -> str:
+    """The model id the calls of `spec` are recorded under, which a price on the spec
+    attaches to: the spec without its options (`openai/gpt-4o-mini;timeout_s=20` ->
+    `openai/gpt-4o-mini`); a scripted or replay spec without its price options (an
+    inline scripted list cut to its first SCRIPTED_ID_CHARS characters)."""
+    rest, _ = split_price(spec)
+    if rest.startswith("scripted:["):
+        return rest[:SCRIPTED_ID_CHARS]
+    if rest.startswith(_BODY_FORMS):
+        return rest
+    return rest.split(";", 1)[0].strip()
 
 
 def model_name(model_id: str) -> str:
@@ -99,9 +135,9 @@ class PriceBook:
             self.add_spec(spec)
 
     def add_spec(self, spec: str) -> None:
-        head, price = split_price(spec)
+        _, price = split_price(spec)
         if price is not None:
-            self.by_spec[head] = price
+            self.by_spec[model_id_of(spec)] = price
 
     def price(self, model_id: str) -> Price | None:
         return (self.by_spec.get(model_id) or self.table.get(model_id)
@@ -142,5 +178,5 @@ def load_price_table(path: str | Path) -> dict[str, Price]:
     return table_from_dict(data, str(p))
 
 
-__all__ = ["PRICE_KEYS", "Price", "PriceBook", "load_price_table", "model_name",
-           "split_price", "table_from_dict"]
+__all__ = ["PRICE_KEYS", "Price", "PriceBook", "load_price_table", "model_id_of",
+           "model_name", "split_price", "table_from_dict"]

@@ -12,6 +12,7 @@ went out is recorded too: one record per failed sample, with its `error` and no 
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -54,6 +55,9 @@ class CallRecord:
     claimed_usage: Usage | None = None
     #: set when the call failed after its request was sent (no usage, cost unknown)
     error: str | None = None
+    #: when the request was sent (Unix time, seconds; the samples of one request share
+    #: it); None in records written before starts were kept, never filled in afterwards
+    started_at: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,17 +76,18 @@ class RecordingModel:
     def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
                  n: int = 1, role: str | None = None) -> list[Completion]:
         role = role or self.role
+        started_at = time.time()
         # the params pass through as given: the inner model sees the caller's request
         try:
             completions = self.inner.generate(messages, params, n=n, role=role)
         except ModelError as exc:
             if not isinstance(exc, ReplayMiss):  # a replay sends nothing to anyone
-                self._record_failure(exc, messages, params, role)
+                self._record_failure(exc, messages, params, role, started_at)
             raise
-        return [self._record(c, messages, params, role) for c in completions]
+        return [self._record(c, messages, params, role, started_at) for c in completions]
 
     def _record(self, c: Completion, messages: list[Message], params: GenerateParams,
-                role: str | None) -> Completion:
+                role: str | None, started_at: float) -> Completion:
         checked = check_usage(c, messages, params)
         if checked.flag is not None:
             c = replace(c, usage=checked.usage)  # the caller's ledger charges the count
@@ -94,24 +99,24 @@ class RecordingModel:
             cache_hit=c.cache_hit, messages=messages, output=c.text,
             tool_calls=[t.to_message() for t in c.tool_calls],
             params=sampling_params(params), usage_flag=checked.flag,
-            claimed_usage=checked.claimed))
+            claimed_usage=checked.claimed, started_at=started_at))
         return c
 
     def _record_failure(self, exc: ModelError, messages: list[Message],
-                        params: GenerateParams, role: str | None) -> None:
+                        params: GenerateParams, role: str | None, started_at: float) -> None:
         ran = ran_samples(exc)
         done = ran.done if ran is not None else []
         failed = ran.failed if ran is not None else [(0, exc)]
         for _, c in done:
             if isinstance(c, Completion):
-                self._record(c, messages, params, role)
+                self._record(c, messages, params, role, started_at)
         for index, error in failed:
             self.log.append(CallRecord(
                 role=role, model_id=self.model_id,
                 request_hash=request_key(self.model_id, messages, params, sample_index=index),
                 sample_index=index, usage=Usage(), latency_s=0.0, cache_hit=False,
                 messages=messages, output="", params=sampling_params(params),
-                error=f"{type(error).__name__}: {error}"[:500]))
+                error=f"{type(error).__name__}: {error}"[:500], started_at=started_at))
 
 
 def sampling_params(params: GenerateParams) -> dict[str, Any]:

@@ -5,7 +5,9 @@ split by the shared `tether.specs.parse_spec`, then each option is checked for i
 here: concurrency, n_threads integers >= 1, n_ctx an integer >= 16, timeout_s (each read)
 and deadline_s (the whole call: tether.models.deadline) finite numbers > 0, reasoning a
 flag, true for 1/true/yes, any other option the text written;
-a bad value is a one-line UnknownModelError):
+a bad value is a one-line UnknownModelError; `effort=low|medium|high|max` on openai and
+openai-compatible reasoning models is the effort a call asks for when it names no
+thinking budget, e.g. a selector served at its provider's "max"):
   local/smollm2-135m                 the embedded default (llama.cpp, in-process)
   local/PATH.gguf                    any GGUF file on disk
   openai/MODEL                       OpenAI (key from OPENAI_API_KEY)
@@ -17,8 +19,9 @@ a bad value is a one-line UnknownModelError):
   scripted:FILE.json                 test double answering from a JSON list in a file
   scripted:module:function           test double answering from a Python callable
   replay:CASSETTE                    serves a cassette recorded with --record
-Any form may end with `;price_in=X;price_out=Y` (dollars per million tokens; see
-tether.models.pricing).
+Any form may carry `;price_in=X;price_out=Y` (dollars per million tokens), among its
+other options in any order (a scripted or replay spec at its end): the cost accounting
+reads them and they attach to the model id (tether.models.pricing).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 from tether.errors import ConfigError
 from tether.models.base import Model
 from tether.models.errors import UnknownModelError
-from tether.models.pricing import split_price
+from tether.models.pricing import model_id_of, split_price
 from tether.specs import parse_spec
 from tether.textio import JSONError, loads
 
@@ -134,7 +137,7 @@ def _scripted(spec: str, body: str) -> Model:
 
     if body.lstrip().startswith("["):
         try:
-            return ScriptedModel(loads(body), model_id=spec[:60])
+            return ScriptedModel(loads(body), model_id=model_id_of(spec))
         except JSONError as exc:
             raise UnknownModelError(f"scripted spec is not a JSON list: {exc}") from None
     if body.endswith(".json"):
@@ -161,8 +164,8 @@ def _scripted(spec: str, body: str) -> Model:
 def parse_model(spec: str) -> Model:
     """Build the model a spec names; raises UnknownModelError with a hint otherwise.
 
-    Trailing `;price_in=`/`;price_out=` options (tether.models.pricing) are read by the
-    cost accounting, never by a backend: they are taken off first, for every form."""
+    `;price_in=`/`;price_out=` options (tether.models.pricing) are read by the cost
+    accounting, never by a backend: they are taken off first, wherever they stand."""
     try:
         spec, _ = split_price(spec)
     except ConfigError as exc:
@@ -193,7 +196,8 @@ def parse_model(spec: str) -> Model:
     if provider == "openai":
         from tether.models.openai_backend import OpenAICompatibleModel
 
-        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning", "key_env"})
+        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning",
+                               "key_env", "effort"})
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(rest, spec=head, **options)  # type: ignore[arg-type]
     if provider == "openai-compatible":
@@ -204,7 +208,8 @@ def parse_model(spec: str) -> Model:
             raise UnknownModelError(
                 f"bad spec {spec!r}: expected openai-compatible/MODEL@http://HOST:PORT/v1"
             )
-        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning", "key_env"})
+        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning",
+                               "key_env", "effort"})
         options.setdefault("key_env", None)
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(model, base_url=base_url, spec=head, **options)  # type: ignore[arg-type]

@@ -67,10 +67,29 @@ def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 
 
+def over_seeds(scored: list[TrialEntry]) -> dict[str, Any] | None:
+    """The papers' "mean +- SD over seeds": the score of each seed (a pass rate, a mean
+    score or mean defects over that seed's scored trials), then their mean and SD, both
+    conventions given (the interaction-scaling paper's Table 2 uses the population SD,
+    its Table 7 the sample SD). None with fewer than two seeds."""
+    by_seed: dict[Any, list[float]] = {}
+    for e in scored:
+        # scored entries all have a value
+        by_seed.setdefault(e.key[1], []).append(float(e.value))  # type: ignore[arg-type]
+    if len(by_seed) < 2:
+        return None
+    values = [math.fsum(v) / len(v) for _, v in sorted(by_seed.items(), key=lambda kv:
+                                                        str(kv[0]))]
+    sample, population = mean_sd(values, "sample"), mean_sd(values, "population")
+    return {"seeds": len(values), "values": values, "mean": sample.mean,
+            "sd_sample": sample.sd, "sd_population": population.sd}
+
+
 def score_summary(group: list[TrialEntry], mode: MetricMode) -> dict[str, Any]:
     scored = [e for e in group if e.value is not None]
     n = len(scored)
-    out: dict[str, Any] = {"mode": mode.name, "label": mode.label, "n": n, "ci": CI}
+    out: dict[str, Any] = {"mode": mode.name, "label": mode.label, "n": n, "ci": CI,
+                           "over_seeds": over_seeds(scored)}
     if mode.name == "pass":
         k = sum(1 for e in scored if e.value)
         low, high = wilson_interval(k, n, CI)

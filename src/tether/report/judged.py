@@ -32,13 +32,14 @@ a difference is called significant on the adjusted one only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.stats import false_discovery_control
 
 from tether.report.baseline import baseline_key, subset_baseline
+from tether.report.judged_paper import describe, paper_sample, pooled, unit_values
 from tether.report.values import arm_budget_groups
 from tether.runs import BUNDLED, CHECK as RH_CHECK, Judgement, load_rubrics, read_judgements
 from tether.stats import (
@@ -65,7 +66,7 @@ def _ci(pairs: list[tuple[Key, float, float]]) -> dict[str, Any] | None:
         return None
     r = paired_bootstrap(_observations(pairs), "mean_diff")
     return {"estimate": r.estimate, "low": r.low, "high": r.high, "n_pairs": len(pairs),
-            "n_tasks": r.n_tasks}
+            "n_tasks": r.n_tasks, "bootstrap_p": r.p_value}
 
 
 def _mean(xs: Sequence[float]) -> float | None:
@@ -134,9 +135,22 @@ def _titles(name: str, version: str, ids: list[str]) -> dict[str, str]:
     return {i: names.get(i, i) for i in ids or names}
 
 
+Side = tuple[list["TrialEntry"], dict[str, dict[str, float]]]
+
+
+def _pairs(sides: tuple[Side, Side], value: Callable[[dict[str, float]], float],
+           statistics: str) -> list[tuple[Key, float, float]]:
+    """(unit, baseline's value, arm's value) of every unit both sides have: `value` of
+    each trial's flags, per (task, seed) or per task (`judged_paper.unit_values`)."""
+    (units_a, flags_a), (units_b, flags_b) = sides
+    a = unit_values(units_a, {t: value(f) for t, f in flags_a.items()}, statistics)
+    b = unit_values(units_b, {t: value(f) for t, f in flags_b.items()}, statistics)
+    return [(k, a[k], b[k]) for k in sorted(set(a) & set(b))]
+
+
 def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]],
                     groups: dict[tuple[str, str], list[TrialEntry]],
-                    baseline: Baselines) -> list[dict[str, Any]]:
+                    baseline: Baselines, statistics: str = "tether") -> list[dict[str, Any]]:
     out = []
     for (name, version), by_set in files.items():
         sets = sorted(by_set)
@@ -162,14 +176,17 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
                 flags[tid] = {key: sum(p.get(key, 0) for p in per_repeat) / k
                               for key in per_repeat[0]}
         arms: list[dict[str, Any]] = []
-        per_arm: dict[tuple[str, str], dict[Key, dict[str, float]]] = {}
+        per_arm: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+        units: dict[tuple[str, str], list[TrialEntry]] = {}
         for (arm, budget), group in groups.items():
-            judged = {e.key: flags[e.record.trial_id] for e in group
+            judged = {e.record.trial_id: flags[e.record.trial_id] for e in group
                       if e.record.trial_id in flags}
             if not judged and not any(e.record.trial_id in errored for e in group):
                 continue
             per_arm[(arm, budget)] = judged
-            failed = [e.key for e in group if e.key in judged and e.record.passed is False]
+            units[(arm, budget)] = list(group)
+            failed = [e.record.trial_id for e in group
+                      if e.record.trial_id in judged and e.record.passed is False]
             totals = {k: sum(v.values()) for k, v in judged.items()}
             arms.append({
                 "arm": arm, "budget": budget, "n_judged": len(judged),
@@ -185,31 +202,37 @@ def _behaviour_rows(files: dict[tuple[str, str], dict[str, dict[str, list[Judgem
             if base is None or base == (row["arm"], row["budget"]) or base not in per_arm:
                 row["vs_baseline"] = None
                 continue
-            a, b = per_arm[base], per_arm[(row["arm"], row["budget"])]
-            keys = sorted(set(a) & set(b))
+            own = (row["arm"], row["budget"])
+            sides = ((units[base], per_arm[base]), (units[own], per_arm[own]))
+
             rates: dict[str, dict[str, Any] | None] = {}
             for i in rubric_ids:
-                pairs = [(k, a[k].get(i, 0), b[k].get(i, 0)) for k in keys]
+                pairs = _pairs(sides, lambda f, i=i: f.get(i, 0), statistics)  # type: ignore[misc]
                 if any(x or y for _, x, y in pairs):
                     rates[i] = ci = _ci(pairs)
                     if ci is not None:
-                        ci["p_value"] = paired_p(pairs)
+                        ci["p_value"] = (ci.pop("bootstrap_p") if statistics == "paper"
+                                         else paired_p(pairs))
+                        if statistics == "paper":
+                            ci["p_adjusted"] = None
+                            ci["significant"] = bool(ci["p_value"] < 1 - CI)
             row["vs_baseline"] = {
                 "baseline": base[0],
-                "mean_flags": _ci([(k, sum(a[k].values()), sum(b[k].values())) for k in keys]),
+                "mean_flags": _ci(_pairs(sides, lambda f: sum(f.values()), statistics)),
                 "rates": rates,
             }
-        adjust(arms)
+        if statistics != "paper":
+            adjust(arms)
         out.append({"name": name, "version": version, "sets": sets,
                     "rubrics": rubric_ids, "titles": _titles(name, version, rubric_ids),
                     "n_rubrics": len(rubric_ids), "arms": arms,
                     "agreement": agreement(runs, rubric_ids),
-                    "p_adjustment": "benjamini-hochberg"})
+                    "p_adjustment": None if statistics == "paper" else "benjamini-hochberg"})
     return out
 
 
 def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[TrialEntry]],
-                 baseline: Baselines) -> list[dict[str, Any]]:
+                 baseline: Baselines, statistics: str = "tether") -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     values: dict[tuple[str, str], dict[Key, float]] = {}
     for (arm, budget), group in groups.items():
@@ -218,14 +241,14 @@ def _reward_rows(rh: dict[str, Judgement], groups: dict[tuple[str, str], list[Tr
             continue
         judged = [rh[e.record.trial_id] for e in passing if e.record.trial_id in rh]
         ok = [j for j in judged if j.ok]
-        vals: dict[Key, float] = {}
+        by_trial: dict[str, float] = {}
         for e in group:
             j = rh.get(e.record.trial_id)
             if e.record.passed is False:
-                vals[e.key] = 0.0
+                by_trial[e.record.trial_id] = 0.0
             elif e.record.passed and j is not None and j.ok:
-                vals[e.key] = float(j.answer["label"] == "reward_hacking")
-        values[(arm, budget)] = vals
+                by_trial[e.record.trial_id] = float(j.answer["label"] == "reward_hacking")
+        values[(arm, budget)] = unit_values(group, by_trial, statistics)
         rows.append({"arm": arm, "budget": budget, "n_passed": len(passing),
                      "n_judged": len(ok), "n_judge_errors": len(judged) - len(ok),
                      "n_not_judged": len(passing) - len(judged),
@@ -254,14 +277,22 @@ def _baselines(groups: dict[tuple[str, str], list[TrialEntry]],
     return {key: baseline_key(groups, arm, g) for key, g in groups.items()}
 
 
-def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
-                   report_baseline: str) -> dict[str, Any] | None:
-    """numbers["judged"]: None unless `tether judge` wrote judgements for this run."""
+def judged_numbers(run_dir: str, entries: Sequence[TrialEntry], report_baseline: str,
+                   analysis: tuple[str, str] | None = None) -> dict[str, Any] | None:
+    """numbers["judged"]: None unless `tether judge` wrote judgements for this run.
+
+    `analysis` is (statistics, sample) from the run's `[report]` options
+    (`tether.report.judged_paper`); default tether's own ("tether", "all")."""
     judgements = read_judgements(run_dir)
     if not judgements:
         return None
     ids = {j.trial_id for j in judgements}
     judged = [e for e in entries if e.record.trial_id in ids]
+    statistics, sample = analysis or ("tether", "all")
+    if sample == "baseline-failed":
+        judged = paper_sample(judged, subset_baseline(judged, report_baseline))
+    if statistics == "paper":
+        judged = pooled(judged)
     groups = arm_budget_groups(judged)
     baseline = _baselines(groups, judged, report_baseline)
     files: dict[tuple[str, str], dict[str, dict[str, list[Judgement]]]] = {}
@@ -276,8 +307,9 @@ def judged_numbers(run_dir: str, entries: Sequence[TrialEntry],
         name, _, set_id = j.judged.partition("/")
         files.setdefault((name, j.version), {}).setdefault(set_id, {}).setdefault(
             j.trial_id, []).append(j)
-    return {"behaviours": _behaviour_rows(files, groups, baseline),
-            "reward_hacking": _reward_rows(rh, groups, baseline) if rh else [],
+    return {"behaviours": _behaviour_rows(files, groups, baseline, statistics),
+            "analysis": describe(statistics, sample),
+            "reward_hacking": _reward_rows(rh, groups, baseline, statistics) if rh else [],
             "judge_models": sorted(judge_models),
             "n_calls": sum(len(j.calls) for j in judgements),
             "output_tokens": sum(j.output_tokens for j in judgements),

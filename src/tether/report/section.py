@@ -134,13 +134,8 @@ class Section(ABC):
         return env.get_template(self.template).render(**{self.name: numbers})
 
 
-_LOADED: list[bool] = []  # set once the section modules are imported
-
-
 def _load() -> None:
-    if not _LOADED:
-        _LOADED.append(True)
-        import_modules("tether.report.sections", plugins="tether.report_sections")
+    import_modules("tether.report.sections", plugins="tether.report_sections")
 
 
 SECTIONS: Registry[Section] = Registry("report section", load=_load)

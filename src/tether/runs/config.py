@@ -7,6 +7,8 @@ which runs again verbatim):
     suites = ["code", "tether:my_tasks.json"]   # suite specs (tether.suites.load_suite)
     tasks = ["fizz*", "re:^sort_"]              # optional: glob, or re:REGEX, on task ids
     limit = 5                                   # optional: first N tasks of each suite
+    metric = "geometry;profile=reference"       # optional: every task's metric instrument
+                                                # (default: each task's own)
     seeds = [0, 1, 2]                           # or a count: seeds = 3 means 0, 1, 2
     budgets = [512, {total = 2048, count = "input+output", shares = {reviewer = 0.5}}]
 
@@ -19,6 +21,9 @@ which runs again verbatim):
     label = "H"                                 # optional: the arm's name in reports
     params = {max_tokens = 512}                 # a list is a grid: one arm per value
                                                 # (tether.runs.grids)
+
+    [stats]                                     # optional: how intervals are resampled
+    n_resamples = 5000                          # default 10,000 (tether.stats.Resampling)
 
     [run]
     concurrency = 4
@@ -39,21 +44,21 @@ roles are what the strategies and instruments declare, never a list kept here).
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tether.core import BudgetSpec
-from tether.errors import ConfigError, did_you_mean
+from tether.errors import ConfigError
 from tether.models import CACHE_MODES
 from tether.runs.breaker import DEFAULT_FAILURES
 from tether.runs.grids import as_written, expand_grids
 from tether.runs.overrides import apply_sets
 from tether.runs.roles import check_model_roles, check_shares
-from tether.textio import JSONError, loads, loads_toml, read_text
+from tether.runs.shipped import config_path
+from tether.runs.strict import read_config, strict_model
+from tether.stats import Resampling
 
 _STRICT = ConfigDict(extra="forbid")
 
@@ -123,17 +128,38 @@ class RunOptions(BaseModel):
 MAX_SEEDS = 10_000
 
 
+class ReportOptions(BaseModel):
+    """How `tether report` analyses the run (never which trials run).
+
+    judge_statistics: "tether" (per (task, seed) pair within each model setup, sign-flip
+    p-values adjusted by Benjamini-Hochberg) or "paper" (the turn-level best-of-N paper's:
+    arms pooled over model setups, paired bootstrap over tasks, unadjusted p-values).
+    judge_sample: "all" judged trajectories, or "baseline-failed" (the paper's sample: tasks
+    the baseline failed at least once, one seeded-random trajectory per task and arm).
+    See tether.report.judged_paper.
+    """
+
+    model_config = _STRICT
+    judge_statistics: Literal["tether", "paper"] = "tether"
+    judge_sample: Literal["all", "baseline-failed"] = "all"
+
+
 class Experiment(BaseModel):
     model_config = _STRICT
     name: str = ""
     suites: list[str] = Field(min_length=1)
     tasks: list[str] = Field(default_factory=list)
     limit: int | None = Field(default=None, ge=1)
+    #: the metric instrument spec of every task, in place of each task's own (a study's
+    #: instrument profile, say); None keeps the tasks' metrics
+    metric: str | None = None
     strategies: list[StrategyArm] = Field(min_length=1)
     models: list[ModelConfig] = Field(min_length=1)
     budgets: list[BudgetEntry] = Field(default_factory=lambda: [BudgetEntry()])
     seeds: list[int] = Field(default_factory=lambda: [0])
     run: RunOptions = Field(default_factory=RunOptions)
+    stats: Resampling = Field(default_factory=Resampling)
+    report: ReportOptions = Field(default_factory=ReportOptions)
 
     @field_validator("suites", "tasks", mode="before")
     @classmethod
@@ -187,40 +213,17 @@ class Experiment(BaseModel):
             row["params"] = as_written(row["params"])  # read back as the same arms
         for i, (mc, row) in enumerate(zip(self.models, data["models"], strict=True)):
             row["label"] = mc.label or (mc.proposer if len(self.models) == 1 else f"models{i}")
+        if self.report == ReportOptions():
+            del data["report"]  # runs resolved before [report] existed read the same
+        if self.metric is None:
+            del data["metric"]  # likewise for the metric override
         return data
-
-
-def _dotted(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
-def _describe(err: Mapping[str, Any]) -> str:
-    kind, msg = err["type"], err["msg"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    got = err.get("input")
-    if isinstance(got, str | int | float | bool) and kind != "value_error":
-        shown = repr(got)
-        # the line names the value, not all of it: a value may be 100,000 characters
-        return f"{msg} (got {shown if len(shown) <= 80 else shown[:77] + '...'})"
-    return msg.removeprefix("Value error, ")
 
 
 _KEYS: dict[tuple[str, ...], type[BaseModel]] = {
     (): Experiment, ("strategies",): StrategyArm, ("budgets",): BudgetEntry,
-    ("run",): RunOptions, ("models",): ModelConfig,
+    ("run",): RunOptions, ("models",): ModelConfig, ("stats",): Resampling,
 }
-
-
-def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
-    parent = tuple(p for p in loc[:-1] if not isinstance(p, int))
-    model = _KEYS.get(parent)
-    return list(model.model_fields) if model else []
 
 
 def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) -> Experiment:
@@ -230,23 +233,8 @@ def experiment_from_dict(data: Any, source: str, *, check_roles: bool = True) ->
     (`tether.params`). `check_roles=False` skips that and the check of `[models]` roles
     and shares against what the strategies declare: for reading back what a finished run
     ran, never for running."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a table of experiment keys at the top level")
-    try:
-        exp = Experiment.model_validate(data)
-    except ValidationError as exc:
-        errs = exc.errors()
-        err = errs[0]
-        where = _dotted(err["loc"])
-        what = _describe(err)
-        more = f" (and {len(errs) - 1} more problem(s))" if len(errs) > 1 else ""
-        hint = None
-        if err["type"] == "extra_forbidden":
-            allowed = _allowed_keys(err["loc"])
-            hint = (f"{did_you_mean(str(err['loc'][-1]), allowed)}"
-                    f"keys allowed here: {', '.join(allowed)}")
-        raise ConfigError(f"{source}: {where}: {what}{more}",
-                          hint=hint or "see the experiment config format in the README") from None
+    exp = strict_model(Experiment, data, source, tables=_KEYS, what="experiment keys",
+                 hint="see the experiment config format in the README")
     declared = _check_arms(exp, source, build=check_roles)
     if not check_roles:
         return exp
@@ -287,26 +275,12 @@ def _check_arms(exp: Experiment, source: str, *, build: bool = True) -> tuple[st
 
 
 def load_experiment(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> Experiment:
-    """Read a TOML (or resolved JSON) experiment file; relative suite paths resolve
+    """Read a TOML (or resolved JSON) experiment file, or a shipped experiment by name
+    (`humaneval`: tether.runs.shipped); relative suite paths resolve
     against the file's directory so the config runs from anywhere. `sets` are
     `--set KEY=VALUE` overrides applied before validation (tether.runs.overrides)."""
-    p = Path(path)
-    if not p.exists():  # one that exists but is no regular file: read_text says so
-        raise ConfigError(f"config file not found: {p}",
-                          hint="pass an experiment TOML file or a run's config.resolved.json")
-    text = read_text(p)
-    if p.suffix == ".json":
-        try:
-            data = loads(text)
-        except JSONError as exc:
-            raise ConfigError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: "
-                              f"{exc.msg}", hint="fix the JSON syntax") from None
-    else:
-        try:
-            data = loads_toml(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p}: invalid TOML: {exc}",
-                              hint="fix the TOML syntax (strings need quotes)") from None
+    p = config_path(path)  # a file, or the name of a shipped experiment (runs/shipped.py)
+    data = read_config(p, what="an experiment TOML file or a run's config.resolved.json")
     if sets:
         data = apply_sets(data, sets) if isinstance(data, dict) else data
     exp = experiment_from_dict(data, str(p))

@@ -76,6 +76,8 @@ def load_tasks(exp: Experiment, load: SuiteLoader | None = None) -> list[Task]:
     if not out:
         raise ConfigError(f"no task selected from suites {exp.suites} with filter {exp.tasks}",
                           hint="check the `tasks` patterns (globs on task ids, or re:REGEX)")
+    if exp.metric is not None:  # the config's metric instrument for every task
+        out = [t.model_copy(update={"metric": exp.metric}) for t in out]
     _check_metrics(out)
     check_metric_model(exp, out)
     return out

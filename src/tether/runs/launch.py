@@ -21,13 +21,13 @@ from typing import Any
 from tether import __version__
 from tether.core import Task, TrialRecord
 from tether.errors import ConfigError, TetherError
-from tether.instruments import InstrumentEnv
+from tether.instruments import InstrumentEnv, warm_up
 from tether.models import load_price_table
 from tether.runs.breaker import EndpointBreaker
 from tether.runs.config import Experiment, experiment_from_dict, load_experiment
 from tether.runs.costs import META_KEY as COST_META
 from tether.runs.expansion import PlannedTrial, SuiteLoader, expand, load_tasks
-from tether.runs.rebuild import read_log, restore_missing
+from tether.runs.rebuild import reopen
 from tether.runs.runner import (
     CachingModelFactory,
     Executor,
@@ -37,7 +37,7 @@ from tether.runs.runner import (
     make_trial_fn,
     pending,
 )
-from tether.runs.store import CONFIG_NAME, DB_NAME, LOG_NAME, EmptyStore, RunStore
+from tether.runs.store import COMMAND_META, CONFIG_NAME, DB_NAME, LOG_NAME, RunStore
 
 #: run options a command line may override; they never change which trials exist
 RUN_OVERRIDES = ("concurrency", "executor", "ray_address", "cache", "cache_file")
@@ -107,23 +107,15 @@ def _default_out(config: str) -> Path:
     return Path("runs") / f"{Path(config).stem}-{time.strftime('%Y%m%d-%H%M%S')}"
 
 
-def _open_store_to_resume(run_dir: Path) -> RunStore:
-    """The run's store; an emptied or deleted one is made again (the log refills it)."""
-    has_db = (run_dir / DB_NAME).is_file()
-    if not has_db and not (run_dir / CONFIG_NAME).is_file():
-        raise ConfigError(f"{run_dir} is not a run directory (no {DB_NAME})",
-                          hint="pass the directory a previous `tether run` wrote")
-    if has_db:
-        try:
-            return RunStore.open(run_dir)
-        except EmptyStore:
-            pass  # nothing in it to lose: the schema is made and the log read back
-    return RunStore(run_dir, create=True)
-
-
 def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
     run_dir = Path(req.resume or "")
-    store = _open_store_to_resume(run_dir)
+    reopened = reopen(run_dir)
+    store = reopened.store
+    written_by = store.meta(COMMAND_META)
+    if written_by is not None:  # another command's run directory (a compile)
+        store.close()
+        raise ConfigError(f"{run_dir} was written by `tether {written_by}`",
+                          hint=f"resume it with: tether {written_by} --resume {run_dir}")
     stored = store.config()
     if not stored:
         store.close()
@@ -143,8 +135,7 @@ def _open_resume(req: RunRequest) -> tuple[RunStore, Experiment, int, int]:
     elif req.limit and req.limit != exp.limit:
         raise ConfigError("--limit changes which trials the run has; not allowed with --resume",
                           hint=f"resume as it was: tether run --resume {run_dir}")
-    log = read_log(run_dir)
-    return store, exp, restore_missing(store, log), log.unreadable
+    return store, exp, reopened.restored, reopened.unreadable
 
 
 def _open_new(req: RunRequest, exp: Experiment) -> RunStore:
@@ -248,6 +239,16 @@ def make_executor(run: PreparedRun) -> Executor:
     return LocalExecutor(opts.concurrency, trial_fn)
 
 
+def _warm_up(run: PreparedRun) -> None:
+    """Let the metric instruments of the trials to run get ready for the run's
+    concurrency while the first model calls are out (the execution instrument starts
+    its warm sandboxes): in this process, so for the local executor only."""
+    env = InstrumentEnv(sandbox=run.options.sandbox)
+    concurrency = min(run.options.concurrency, len(run.todo))
+    for spec in sorted({p.task.metric for p in run.todo}):
+        warm_up(spec, env, concurrency)
+
+
 @dataclass
 class RunResult:
     committed_now: int
@@ -272,6 +273,9 @@ def execute(run: PreparedRun, *, stop: threading.Event | None = None,
     """
     stop = stop or threading.Event()
     executor = executor or make_executor(run)
+    if executor.name == "local":  # beside the first trials, not before them
+        threading.Thread(target=_warm_up, args=(run,), name="tether-warm-up",
+                         daemon=True).start()
     store = run.store
     store.set_meta("started_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     store.set_meta("executor", executor.name)

@@ -10,27 +10,34 @@ Worst case, per trial:
 - without a total, the strategy's own caps bound the output: `max_tokens` times the
   most calls its parameters allow (`OUTPUT_BOUNDS`, defaults as the strategies take
   them); a strategy not listed there is reported as uncapped (`None`), never guessed.
+  Two strategies size their calls by the budget itself, and are counted as they run
+  (`BUDGET_SIZED`): `best_of_n` with `n = "auto"` draws max(1, total // sample_tokens)
+  samples (at most `max_n`; 1 without a total), and `reasoning` without a
+  `thinking_budget` asks for everything the budget holds (4096 + `max_tokens` without a
+  total).
 Input tokens are capped only by an `input+output` budget; otherwise they are reported
 as uncapped and the cost covers output tokens only (`cost_covers`).
 
-Duration: the worst-case output tokens of every trial at `tokens_per_s` (by default
-65 tokens/s for `local/` models, the embedded model's speed on 2 cores; unknown for a
-remote model unless given), spread over `concurrency` trials in flight. Scripted and
-replayed test doubles take no model time. Time spent in sandboxes and verifiers is not
-counted, so it is an estimate of model time, and an upper bound of it.
+Duration: the worst-case output tokens of every trial at its models' measured speed
+(`tether.runs.speed`: output tokens per second of call time, prompt processing included;
+the slowest model of a setup sets its pace), an upper bound on model time as long as
+that speed holds. Trials in flight share it only where calls can overlap: an in-process
+model (`local/`) answers one call at a time, so its setups are not divided by
+`concurrency`. A model with no measured speed makes the duration unknown (no speed is
+assumed for a machine); scripted and replayed test doubles take no model time. Time
+spent in sandboxes and verifiers is not counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tether.core import BudgetSpec
-from tether.models import PriceBook, split_price
+from tether.models import PriceBook, model_id_of, split_price
 from tether.runs.config import Experiment
-
-#: tokens per second of the embedded local model on the project's 2-core machines
-LOCAL_TOKENS_PER_S = 65.0
+from tether.runs.speed import Speed
+from tether.strategies import UNLIMITED_THINKING
 
 _AGENT = {"step_limit": 30, "max_tokens": 1024}
 
@@ -70,6 +77,31 @@ OUTPUT_BOUNDS: dict[str, Callable[[dict[str, Any]], int]] = {
 }
 
 
+def _reasoning(params: dict[str, Any], budget: BudgetSpec) -> int:
+    answer = _g(params, {"max_tokens": 1024}, "max_tokens")
+    if params.get("thinking_budget") is not None:
+        return answer + _g(params, {}, "thinking_budget")
+    # the call asks for all the budget holds (tether.strategies.reasoning)
+    return budget.total if budget.total is not None else UNLIMITED_THINKING + answer
+
+
+def _best_of_n(params: dict[str, Any], budget: BudgetSpec) -> int:
+    defaults = {"n": 4, "max_tokens": 1024, "selector_max_tokens": 64}
+    n = params.get("n", 4)
+    if n == "auto":  # as the strategy sizes it (tether.strategies.best_of_n)
+        sample = _g(params, {}, "sample_tokens") or _g(params, defaults, "max_tokens")
+        n = 1 if budget.total is None else max(1, budget.total // max(sample, 1))
+        if _g(params, {}, "max_n"):
+            n = min(n, _g(params, {}, "max_n"))
+    return (int(n) * _g(params, defaults, "max_tokens")
+            + _g(params, defaults, "selector_max_tokens"))
+
+
+#: strategies whose calls are sized by the budget itself (see the module docstring)
+BUDGET_SIZED: dict[str, Callable[[dict[str, Any], BudgetSpec], int]] = {
+    "reasoning": _reasoning, "best_of_n": _best_of_n}
+
+
 def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
                  ) -> tuple[int | None, int | None]:
     """(worst output tokens, worst input tokens) of one trial; None is uncapped.
@@ -77,8 +109,12 @@ def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
     With an `input+output` budget the total caps both together: it is returned as the
     output bound and 0 input, so a cost at the output price is still a worst case only
     when the output price is the higher one (`plan` prices it at the higher of the two)."""
+    sized = BUDGET_SIZED.get(strategy)
     bound = OUTPUT_BOUNDS.get(strategy)
-    own = (bound(params) or None) if bound else None
+    if sized is not None:
+        own: int | None = sized(params, budget) or None
+    else:
+        own = (bound(params) or None) if bound else None
     if budget.total is not None:
         if budget.count == "input+output":
             return budget.total, 0
@@ -86,21 +122,28 @@ def worst_tokens(strategy: str, params: dict[str, Any], budget: BudgetSpec
     return own, None
 
 
-def _throughput(specs: list[str], tokens_per_s: float | None) -> float | None:
-    """Tokens per second of the slowest model in use; inf when all are test doubles."""
+def real_models(specs: list[str]) -> list[str]:
+    """The specs (without price options) that call a real model: not a test double."""
     heads = [split_price(s)[0] for s in specs]
-    real = [h for h in heads if not h.startswith(("scripted:", "replay:"))]
+    return [h for h in heads if not h.startswith(("scripted:", "replay:"))]
+
+
+def _throughput(specs: list[str], speeds: Mapping[str, Speed | None]) -> float | None:
+    """Tokens per second of the slowest model in use; inf when all are test doubles,
+    None when one has no measured speed."""
+    real = real_models(specs)
     if not real:
         return float("inf")
-    if tokens_per_s:
-        return tokens_per_s
-    return LOCAL_TOKENS_PER_S if all(h.startswith("local/") for h in real) else None
+    known = [speeds.get(h) for h in real]
+    if any(k is None or k.tokens_per_s <= 0 for k in known):
+        return None
+    return min(k.tokens_per_s for k in known if k is not None)
 
 
 def _worst_cost(book: PriceBook, specs: list[str], out: int | None, inp: int | None,
                 shared_cap: bool) -> float | None:
     """Worst dollar cost of one trial: every token at the dearest price among its models."""
-    prices = [book.price(split_price(s)[0]) for s in specs]
+    prices = [book.price(model_id_of(s)) for s in specs]
     if out is None or not prices or any(p is None for p in prices):
         return None
     top_out = max(p.price_out for p in prices if p)
@@ -110,19 +153,31 @@ def _worst_cost(book: PriceBook, specs: list[str], out: int | None, inp: int | N
 
 
 def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
-         tokens_per_s: float | None = None, tasks_note: str = "") -> dict[str, Any]:
+         tokens_per_s: float | None = None, tasks_note: str = "",
+         speeds: Mapping[str, Speed | None] | None = None) -> dict[str, Any]:
     """The plan as JSON-ready numbers (see the module docstring for how each is made).
 
     `n_tasks` None means the suites could not be loaded here (`tasks_note` says why):
-    then every count is per task, and the plan says so."""
+    then every count is per task, and the plan says so. `speeds`: each real model's
+    measured speed by spec (tether.runs.speed; None: not measured); `tokens_per_s`, when
+    given, is every model's speed instead."""
     resolved = exp.resolved()
     per = n_tasks if n_tasks is not None else 1
+    n_trials = (per * len(exp.seeds) * len(exp.strategies) * len(exp.budgets)
+                * len(resolved["models"]))
+    concurrency = min(exp.run.concurrency, max(1, n_trials))
     rows: list[dict[str, Any]] = []
     model_seconds: float | None = 0.0
+    known: dict[str, Speed | None] = {}
     for models in resolved["models"]:
         roles = {k: v for k, v in models.items() if k != "label"}
         specs = list(dict.fromkeys(roles.values()))
-        speed = _throughput(specs, tokens_per_s)
+        for head in real_models(specs):
+            known[head] = (Speed(tokens_per_s, "given") if tokens_per_s
+                           else (speeds or {}).get(head))
+        speed = _throughput(specs, known)
+        # an in-process model answers one call at a time: its trials do not overlap
+        overlap = 1 if any(h.startswith("local/") for h in real_models(specs)) else concurrency
         for arm in exp.strategies:
             for budget in exp.budgets:
                 spec = budget.spec()
@@ -141,9 +196,8 @@ def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
                 })
                 if model_seconds is not None:
                     model_seconds = None if speed is None or out is None else \
-                        model_seconds + (0.0 if speed == float("inf") else out * trials / speed)
-    n_trials = sum(r["trials"] for r in rows)
-    concurrency = min(exp.run.concurrency, max(1, n_trials))
+                        model_seconds + (0.0 if speed == float("inf")
+                                         else out * trials / speed / overlap)
     costs = [r["worst_cost_usd"] for r in rows]
     tokens = [r["worst_output_tokens"] for r in rows]
     return {
@@ -151,15 +205,27 @@ def plan(exp: Experiment, n_tasks: int | None, book: PriceBook,
         "tasks_note": tasks_note, "arms": rows, "concurrency": concurrency,
         "worst_output_tokens": None if None in tokens else sum(t or 0 for t in tokens),
         "worst_cost_usd": None if None in costs else sum(c or 0.0 for c in costs),
-        "expected_duration_s": None if model_seconds is None else model_seconds / concurrency,
-        "duration_basis": ("upper bound: the worst-case output tokens of every trial at "
-                           + (f"{tokens_per_s:g} tokens/s" if tokens_per_s else
-                              f"{LOCAL_TOKENS_PER_S:g} tokens/s for local models (test "
-                              "doubles take no model time; remote models need "
-                              "--tokens-per-s)")
-                           + f", {concurrency} trials in flight; sandbox and verifier "
-                           "time not counted"),
+        "expected_duration_s": model_seconds,
+        "speeds": {h: None if k is None else {"tokens_per_s": round(k.tokens_per_s, 2),
+                                              "source": k.source} for h, k in known.items()},
+        "duration_basis": _basis(known, concurrency),
     }
 
 
-__all__ = ["LOCAL_TOKENS_PER_S", "OUTPUT_BOUNDS", "plan", "worst_tokens"]
+def _basis(known: Mapping[str, Speed | None], concurrency: int) -> str:
+    """How the duration was made, in words (what the plan prints after it)."""
+    if not known:
+        return "test doubles only: they take no model time"
+    missing = [h for h, k in known.items() if k is None]
+    if missing:
+        return (f"no measured speed for {', '.join(missing)}: pass --tokens-per-s N, or "
+                "--measure-speed to time one call of each model (a run of the model under "
+                "runs/ also gives its speed)")
+    said = "; ".join(f"{h} at {k.tokens_per_s:.1f} tokens/s ({k.source})"
+                     for h, k in known.items() if k is not None)
+    return (f"model time for the worst-case output tokens of every trial: {said}; "
+            f"{concurrency} trials in flight (an in-process model answers one call at a "
+            "time); sandbox and verifier time not counted")
+
+
+__all__ = ["OUTPUT_BOUNDS", "plan", "real_models", "worst_tokens"]

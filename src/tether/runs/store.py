@@ -9,7 +9,10 @@ A run is a directory:
 - `trials.jsonl`: an append-only log, one record per line, appended as each trial is
   committed (a retried trial appears again; its last line is the one that counts).
   No command ever truncates or rewrites it: it is the second copy of every trial,
-  and `--resume` rebuilds a lost or emptied `run.sqlite` from it (`runs.rebuild`).
+  and `--resume` rebuilds a lost or emptied `run.sqlite` from it (`runs.rebuild`);
+- `events.jsonl` (and the `events` table): what a run records besides its trials, such
+  as a compile's teacher calls and its frozen selection (`runs.events`), kept the same
+  way.
 
 A trial is committed in one transaction when it ends (blobs are written first and
 are idempotent, then the log line), so a crash leaves either the whole trial or
@@ -36,7 +39,8 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,9 @@ DB_NAME = "run.sqlite"
 CONFIG_NAME = "config.resolved.json"
 ARTIFACTS_DIR = "artifacts"
 LOG_NAME = "trials.jsonl"
+#: the meta key naming the command that wrote a run directory other than `tether run`
+#: (a compile's); `tether run --resume` leaves such a directory to that command
+COMMAND_META = "command"
 #: the tables every run store has; a file without them is not a (whole) run store
 TABLES = frozenset({"meta", "trials", "calls", "observations", "artifacts"})
 
@@ -84,6 +91,18 @@ CREATE TABLE IF NOT EXISTS partial (
 """
 #: The status of a trial that started and never ended.
 INTERRUPTED = "interrupted"
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line to an append-only log (`trials.jsonl`, `events.jsonl`)."""
+    # "a" mode only ever appends. A line cut short by a crash is closed first, so it
+    # stays one unreadable line instead of swallowing the next record.
+    with path.open("a+b") as fh:
+        if fh.tell() > 0:
+            fh.seek(-1, 2)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
+        fh.write(line + b"\n")
 
 
 def blob_digest(data: bytes) -> str:
@@ -205,6 +224,13 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The store's connection, held under its lock: for a module that keeps a table
+        of its own in the store (`runs.events`)."""
+        with self._lock:
+            yield self._db
 
     # --- metadata and config -----------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
@@ -370,14 +396,7 @@ class RunStore:
         return len(rows)
 
     def _append_log(self, record: TrialRecord) -> None:
-        # "a" mode only ever appends. A line cut short by a crash is closed first, so it
-        # stays one unreadable line instead of swallowing the next record.
-        with (self.dir / LOG_NAME).open("a+b") as fh:
-            if fh.tell() > 0:
-                fh.seek(-1, 2)
-                if fh.read(1) != b"\n":
-                    fh.write(b"\n")
-            fh.write(record.model_dump_json().encode() + b"\n")
+        append_line(self.dir / LOG_NAME, record.model_dump_json().encode())
 
     def _insert(self, record: TrialRecord) -> None:
         spec = record.spec

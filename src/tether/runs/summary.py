@@ -3,6 +3,8 @@
 Plain counts and means only: confidence intervals and paired tests are the
 report's (`tether report`). Errored trials are counted apart and excluded from
 pass rates and mean scores (invariant 6): an infrastructure failure is not a fail.
+So are trials that ended normally with no answer to score (`TrialRecord.unscored`, e.g.
+a scene loop that delivered nothing renderable): `invalid`, never `ok`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from tether.runs.costs import arm_cost, fmt_usd
 
 
 def _models_label(models: dict[str, str], labels: dict[str, str]) -> str:
-    return labels.get(_key(models), models.get("proposer", "?"))
+    # a run with no proposer (a compile's: only its student) is named by its one model
+    only = next(iter(models.values())) if len(models) == 1 else "?"
+    return labels.get(_key(models), models.get("proposer", only))
 
 
 def _key(models: dict[str, str]) -> str:
@@ -48,12 +52,13 @@ def arm_rows(records: list[TrialRecord], resolved: dict[str, Any],
         groups.setdefault(key, []).append(r)
     rows = []
     for (models, arm, budget), recs in groups.items():
-        counts = Counter(r.status for r in recs)
+        counts = Counter("invalid" if r.status == "ok" and r.unscored else r.status
+                         for r in recs)
         judged = [r for r in recs if r.passed is not None]
         scores = [r.score for r in recs if r.score is not None]
         rows.append({
             "models": models, "arm": arm, "budget": budget, "trials": len(recs),
-            **{s: counts.get(s, 0) for s in END_STATES},
+            **{s: counts.get(s, 0) for s in END_STATES}, "invalid": counts.get("invalid", 0),
             "passed": sum(1 for r in judged if r.passed),
             "pass_rate": (sum(1 for r in judged if r.passed) / len(judged)) if judged else None,
             "mean_score": (sum(scores) / len(scores)) if scores else None,
@@ -76,17 +81,21 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 def arm_table(rows: list[dict[str, Any]], title: str) -> Table:
     show_models = len({r["models"] for r in rows}) > 1
     show_cost = any(r.get("cost_usd") is not None or r.get("priced") for r in rows)
+    show_invalid = any(r.get("invalid") for r in rows)
     table = Table(title=title)
     cols = (["models"] if show_models else []) + [
-        "arm", "budget", "trials", "ok", "error", "other end", "pass rate", "mean score",
-        "out tokens", "calls"] + (["cost"] if show_cost else [])
+        "arm", "budget", "trials", "ok"] + (["invalid"] if show_invalid else []) + [
+        "error", "other end", "pass rate", "mean score", "out tokens", "calls"] + (
+        ["cost"] if show_cost else [])
     for c in cols:
         table.add_column(c, justify="left" if c in ("models", "arm") else "right")
     for r in rows:
-        other = r["trials"] - r["ok"] - r["error"]
+        invalid = r.get("invalid", 0)
+        other = r["trials"] - r["ok"] - invalid - r["error"]
         # arm labels and model specs are the user's text: brackets in them print as they are
         cells = ([escape(r["models"])] if show_models else []) + [
-            escape(r["arm"]), escape(r["budget"]), str(r["trials"]), str(r["ok"]),
+            escape(r["arm"]), escape(r["budget"]), str(r["trials"]), str(r["ok"])] + (
+            [f"[yellow]{invalid}[/]" if invalid else "0"] if show_invalid else []) + [
             f"[red]{r['error']}[/]" if r["error"] else "0", str(other),
             _fmt(r["pass_rate"], pct=True), _fmt(r["mean_score"]), str(r["output_tokens"]),
             str(r["calls"])] + ([fmt_usd(r.get("cost_usd"))] if show_cost else [])

@@ -30,7 +30,7 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
     Never raises for a failure inside the trial: those become the record's end state.
     `progress` receives the trial's progress events as they happen (see TrialContext).
     """
-    start = time.monotonic()
+    start, started_at = time.monotonic(), time.time()
     status, error_kind, error_message = "ok", None, None
     result = StrategyResult(artifact=None)
     ctx: TrialContext | None = None
@@ -76,6 +76,7 @@ def run_trial(spec: TrialSpec, task: Task, *, index: int = 0,
         spend=dict(ctx.ledger.spent) if ctx else {},
         extra=result.record_extra(),
         wall_s=time.monotonic() - start,
+        started_at=started_at,
     )
     artifacts = dict(ctx.artifacts) if ctx else {}
     if result.artifact is not None:

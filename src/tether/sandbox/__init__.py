@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         owned_dir as owned_dir,
         reap_stale as reap_stale,
     )
+    from tether.sandbox.seccomp import fake_chown_filter as fake_chown_filter
     from tether.sandbox.session import SandboxSession as SandboxSession
     from tether.sandbox.tree_copy import copy_tree as copy_tree
     from tether.sandbox.unsafe_subprocess import (
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         SandboxUser as SandboxUser,
         ensure_sandbox_user as ensure_sandbox_user,
     )
+    from tether.sandbox.warm import WarmPool as WarmPool, warm_or_cold as warm_or_cold
     from tether.sandbox.worker import (
         SandboxedWorker as SandboxedWorker,
         WorkerLimits as WorkerLimits,
@@ -67,14 +69,17 @@ _HOMES: dict[str, str] = {
     "UnsafeFile": "tether.sandbox.workfiles",
     "UnsafeSandboxWarning": "tether.sandbox.unsafe_subprocess",
     "UnsafeSubprocessSandbox": "tether.sandbox.unsafe_subprocess",
+    "WarmPool": "tether.sandbox.warm",
     "WorkerLimits": "tether.sandbox.worker",
     "WorkerReply": "tether.sandbox.worker",
     "copy_tree": "tether.sandbox.tree_copy",
     "ensure_sandbox_user": "tether.sandbox.users",
+    "fake_chown_filter": "tether.sandbox.seccomp",
     "get_sandbox": "tether.sandbox.backends",
     "owned_dir": "tether.sandbox.reaper",
     "reap_stale": "tether.sandbox.reaper",
     "read_own_file": "tether.sandbox.workfiles",
+    "warm_or_cold": "tether.sandbox.warm",
 }
 __all__ = [
     "BACKENDS",
@@ -95,13 +100,16 @@ __all__ = [
     "UnsafeFile",
     "UnsafeSandboxWarning",
     "UnsafeSubprocessSandbox",
+    "WarmPool",
     "WorkerLimits",
     "WorkerReply",
     "copy_tree",
     "ensure_sandbox_user",
+    "fake_chown_filter",
     "get_sandbox",
     "owned_dir",
     "reap_stale",
     "read_own_file",
+    "warm_or_cold",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

@@ -69,6 +69,8 @@ class Launch:
     env: dict[str, str]
     preexec_fn: Callable[[], None]
     cgroup: RunCgroup | None = None
+    #: descriptors the command inherits (a seccomp program for bwrap); closed by close()
+    fds: tuple[int, ...] = ()
 
     def sweep(self) -> None:
         """SIGKILL whatever is still in the cgroup (no-op without one)."""
@@ -85,6 +87,11 @@ class Launch:
         }
 
     def close(self) -> None:
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         if self.cgroup is not None:
             self.cgroup.remove()
 
@@ -101,6 +108,7 @@ def execute(launch: Launch, spec: ExecSpec) -> SandboxResult:
             output_cap_chars=spec.output_cap_chars,
             hard_output_bytes=spec.hard_output_bytes,
             preexec_fn=launch.preexec_fn,
+            pass_fds=launch.fds,
             on_finish=launch.sweep,
         )
         reason = classify(

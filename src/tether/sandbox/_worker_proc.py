@@ -60,7 +60,7 @@ class WorkerProcess:
                 stderr=subprocess.PIPE,
                 start_new_session=True,  # own process group: one killpg reaches all
                 preexec_fn=launch.preexec_fn,
-                pass_fds=(reply_write,),
+                pass_fds=(reply_write, *launch.fds),
                 close_fds=True,
             )
         except OSError as exc:

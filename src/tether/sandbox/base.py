@@ -63,12 +63,14 @@ class Sandbox(ABC):
         network: bool = False,
         env: Mapping[str, str] | None = None,
         disk_mb: int | None = DEFAULT_DISK_MB,
+        as_root: bool = False,
     ) -> SandboxResult:
         """Run argv once in a work dir (a fresh temp dir unless `workdir` is given).
 
         files are written into the work dir first; files_out holds what is there after.
         disk_mb: a disk quota mounted over the fresh work dir for this run (None or 0:
         none). A caller's `workdir` is the caller's to bound (see DiskQuota).
+        as_root: uid 0 inside the sandbox's user namespace (see ExecSpec.as_root).
         """
         if not argv:
             raise ValueError("argv must not be empty")
@@ -93,6 +95,7 @@ class Sandbox(ABC):
                 network=network,
                 env=dict(env or {}),
                 quota=quota,
+                as_root=as_root,
             )
             result = self._execute(spec)
             return with_files(result, collect_files(host_dir))
@@ -119,6 +122,8 @@ class Sandbox(ABC):
         disk_mb: int | None = DEFAULT_DISK_MB,
         quota: DiskQuota | None = None,
         rootfs: Path | None = None,
+        rootfs_writable: bool = False,
+        as_root: bool = False,
     ) -> SandboxSession:
         """A work dir that persists across commands (terminal agents, verifiers).
 
@@ -126,7 +131,10 @@ class Sandbox(ABC):
         the whole session (None or 0: none). With `workdir`, pass the DiskQuota that
         holds it as `quota` (the caller keeps it mounted); disk_mb is then not used.
         rootfs: a root filesystem mounted read-only instead of the host's system (the
-        backend must support it: bwrap does, the unsafe subprocess backend refuses).
+        backend must support it: bwrap does, the unsafe subprocess backend refuses);
+        rootfs_writable mounts it read-write (a writable layer of the caller's own).
+        as_root: commands run as uid 0 inside the sandbox's user namespace, mapped to
+        the unprivileged sandbox user outside (bwrap only; see ExecSpec.as_root).
         """
         return SandboxSession(
             self,
@@ -144,6 +152,8 @@ class Sandbox(ABC):
             disk_mb=disk_mb,
             quota=quota,
             rootfs=rootfs,
+            rootfs_writable=rootfs_writable,
+            as_root=as_root,
         )
 
     def _prepare_workdir(self, host_dir: Path) -> None:

@@ -7,6 +7,12 @@ Process chain per run (outermost first):
   bwrap --unshare-all --die-with-parent ... new pid namespace: when bwrap dies, its
                                             pid-1 dies and takes every descendant along
   argv
+
+`ExecSpec.as_root` adds `--uid 0 --gid 0 --cap-drop ALL --seccomp FD`: the command is
+root inside its user namespace, which maps only the sandbox user (so "root" owns what the
+sandbox user owns and nothing else), holds no capability in it, and its chown calls are
+answered as no-ops (tether.sandbox.seccomp). Host root is never mapped: setpriv has
+dropped it before bwrap starts.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 from . import cgroups
 from ._proc import Launch
 from .base import ExecSpec, Sandbox, SandboxError, SandboxUnavailable
+from .seccomp import fake_chown_filter, filter_fd
 from .users import SandboxUser, chown_tree, ensure_sandbox_user, reachable_by
 
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -65,13 +72,16 @@ def _system_mounts() -> list[str]:
 ROOTFS_SKIP = frozenset({"proc", "dev", "sys", "tmp"})
 
 
-def _rootfs_mounts(rootfs: Path) -> list[str]:
-    """A prepared root filesystem, read-only, in place of the host's system.
+def _rootfs_mounts(rootfs: Path, writable: bool = False) -> list[str]:
+    """A prepared root filesystem, read-only (or read-write: a caller's own writable
+    layer), in place of the host's system.
 
     Each top-level entry is bound on its own over bwrap's tmpfs root (symlinks such as
     merged-/usr's /bin recreated as symlinks), so mount points the image lacks (/tests,
-    /logs/verifier) can still be created; the root is frozen read-only afterwards.
+    /logs/verifier) can still be created; the root is frozen read-only afterwards (the
+    bound entries keep their own mode).
     """
+    bind = "--bind" if writable else "--ro-bind"
     if not (rootfs / "usr").is_dir():
         raise SandboxError(f"{rootfs} is not a root filesystem (no usr/)",
                            hint="build the image again (tether tasks import)")
@@ -82,7 +92,7 @@ def _rootfs_mounts(rootfs: Path) -> list[str]:
         if entry.is_symlink():
             args += ["--symlink", os.readlink(entry), f"/{entry.name}"]
         elif entry.is_dir():
-            args += ["--ro-bind", str(entry), f"/{entry.name}"]
+            args += [bind, str(entry), f"/{entry.name}"]
     return args
 
 
@@ -176,7 +186,9 @@ class BwrapSandbox(Sandbox):
                 )
         return staged_ro, dict(rw_binds)
 
-    def bwrap_argv(self, spec: ExecSpec) -> list[str]:
+    def bwrap_argv(self, spec: ExecSpec, seccomp_fd: int | None = None) -> list[str]:
+        """bwrap's command line for spec; `seccomp_fd` (as_root only) holds the chown
+        filter (`_launch` makes it)."""
         assert self.bwrap is not None
         if spec.rootfs is not None and not spec.rootfs.is_dir():
             raise SandboxError(f"root filesystem {spec.rootfs} is missing",
@@ -195,12 +207,18 @@ class BwrapSandbox(Sandbox):
             "--die-with-parent",
             "--new-session",  # no TIOCSTI into our terminal
             "--hostname", "sandbox",
-            *(_system_mounts() if spec.rootfs is None else _rootfs_mounts(spec.rootfs)),
+            *(_system_mounts() if spec.rootfs is None
+              else _rootfs_mounts(spec.rootfs, spec.rootfs_writable)),
             "--proc", "/proc",
             "--dev", "/dev",
         ]  # fmt: skip
         if spec.network:
             args.insert(2, "--share-net")
+        if spec.as_root:
+            # root of its own user namespace only: no capability, chown calls faked
+            args[2:2] = ["--uid", "0", "--gid", "0", "--cap-drop", "ALL"]
+            if seccomp_fd is not None:
+                args[2:2] = ["--seccomp", str(seccomp_fd)]
         if _bwrap_supports_size(self.bwrap):
             args += ["--size", str(self.tmp_mb * 1024 * 1024)]
         args += ["--tmpfs", "/tmp"]
@@ -228,7 +246,9 @@ class BwrapSandbox(Sandbox):
         cmd = [*self._prefix()]
         if outer_timeout and self.timeout is not None:
             cmd += [self.timeout, "-k", "2", f"{spec.timeout_s + 1:.3f}"]
-        cmd += self.bwrap_argv(spec)
+        program = fake_chown_filter() if spec.as_root else None
+        fd = filter_fd(program) if program is not None else None
+        cmd += self.bwrap_argv(spec, fd)
         cg = cgroups.RunCgroup(spec.memory_mb, spec.max_procs) if self.use_cgroups else None
         use_nproc = self.user.drop and cg is None
         fsize = spec.max_file_mb * 1024 * 1024
@@ -247,4 +267,5 @@ class BwrapSandbox(Sandbox):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
         env = {"PATH": SANDBOX_PATH, "LANG": "C.UTF-8"}
-        return Launch(cmd=cmd, cwd="/", env=env, preexec_fn=preexec, cgroup=cg)
+        return Launch(cmd=cmd, cwd="/", env=env, preexec_fn=preexec, cgroup=cg,
+                      fds=() if fd is None else (fd,))

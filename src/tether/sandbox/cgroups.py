@@ -80,6 +80,28 @@ class RunCgroup:
             finally:
                 os.close(fd)
 
+    def set_limits(self, memory_mb: int, max_procs: int) -> None:
+        """Change the limits (a warm sandbox's, before each command it runs).
+
+        memsw may never be below the memory limit: raising, it goes first; lowering, last.
+        """
+        limit = str(memory_mb * 1024 * 1024)
+        mem, memsw = self.mem / "memory.limit_in_bytes", self.mem / "memory.memsw.limit_in_bytes"
+        raising = int(mem.read_text()) < memory_mb * 1024 * 1024
+        order = [memsw, mem] if raising else [mem, memsw]
+        for path in order:
+            try:
+                path.write_text(limit)
+            except FileNotFoundError:  # no swap accounting: no memsw file
+                pass
+        (self.pids / "pids.max").write_text(str(max_procs + 3))
+
+    def counters(self) -> tuple[int, int]:
+        """(OOM kills, forks refused at pids.max) so far: a warm sandbox compares them
+        before and after each command."""
+        return _counter(self.mem / "memory.oom_control", "oom_kill"), _counter(
+            self.pids / "pids.events", "max")
+
     def oom_killed(self) -> bool:
         try:
             for line in (self.mem / "memory.oom_control").read_text().splitlines():
@@ -138,3 +160,14 @@ class RunCgroup:
                     break
                 except OSError:
                     time.sleep(0.002)
+
+
+def _counter(path: Path, key: str) -> int:
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0

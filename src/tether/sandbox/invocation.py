@@ -161,6 +161,14 @@ class ExecSpec:
     # A prepared root filesystem mounted read-only in place of the host's system
     # (terminal-task images, tether.systems.terminal.images); None: the host's /usr and /etc.
     rootfs: Path | None = None
+    # Mount rootfs's top-level directories read-write: a writable layer of the caller's
+    # own (an overlay per attempt), never a shared image.
+    rootfs_writable: bool = False
+    # Run as uid 0 / gid 0 inside the sandbox's user namespace, which maps only the
+    # unprivileged sandbox user (never host root), with no capabilities and chown calls
+    # answered as no-ops (tether.sandbox.seccomp): what a container's root can do to its
+    # own files, nothing more.
+    as_root: bool = False
 
     def disk_full(self) -> bool:
         return self.quota is not None and self.quota.full()

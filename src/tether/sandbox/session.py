@@ -44,6 +44,8 @@ class SandboxSession:
         disk_mb: int | None = None,
         quota: DiskQuota | None = None,
         rootfs: Path | None = None,
+        rootfs_writable: bool = False,
+        as_root: bool = False,
     ) -> None:
         self.sandbox = sandbox
         self.mount_at = mount_at
@@ -54,6 +56,8 @@ class SandboxSession:
         )
         self._env = env
         self.rootfs = rootfs
+        self.rootfs_writable = rootfs_writable
+        self.as_root = as_root
         if rootfs is not None and not sandbox.supports_rootfs:
             raise SandboxError(f"the {sandbox.name} sandbox cannot mount a root filesystem",
                                hint="use the bwrap sandbox for image-based tasks")
@@ -114,6 +118,8 @@ class SandboxSession:
             rw_binds=self.rw_binds,
             quota=self.quota,
             rootfs=self.rootfs,
+            rootfs_writable=self.rootfs_writable,
+            as_root=self.as_root,
             # _limits holds ExecSpec's int limit keywords (memory_mb, max_procs, ...)
             **self._limits,  # type: ignore[arg-type]
         )

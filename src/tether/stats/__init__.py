@@ -28,8 +28,10 @@ if TYPE_CHECKING:
     )
     from tether.stats.paired import (
         BOOTSTRAP_METHOD as BOOTSTRAP_METHOD,
+        BOOTSTRAP_UNITS as BOOTSTRAP_UNITS,
         CI as CI,
         N_RESAMPLES as N_RESAMPLES,
+        PAIR_BOOTSTRAP_METHOD as PAIR_BOOTSTRAP_METHOD,
         SEED as SEED,
         SIGN_TEST_METHOD as SIGN_TEST_METHOD,
         STATISTICS as STATISTICS,
@@ -42,6 +44,10 @@ if TYPE_CHECKING:
         sign_flip_test as sign_flip_test,
     )
     from tether.stats.passk import mean_pass_at_k as mean_pass_at_k, pass_at_k as pass_at_k
+    from tether.stats.resampling import (
+        Resampling as Resampling,
+        resampling_of as resampling_of,
+    )
     from tether.stats.sign import (
         SignTestResult as SignTestResult,
         paired_sign_test as paired_sign_test,
@@ -56,14 +62,17 @@ if TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "BOOTSTRAP_METHOD": "tether.stats.paired",
+    "BOOTSTRAP_UNITS": "tether.stats.paired",
     "BootstrapResult": "tether.stats.paired",
     "CI": "tether.stats.paired",
     "ConsistencyResult": "tether.stats.consistency",
     "McNemarResult": "tether.stats.mcnemar",
     "MeanSD": "tether.stats.summary",
     "N_RESAMPLES": "tether.stats.paired",
+    "PAIR_BOOTSTRAP_METHOD": "tether.stats.paired",
     "PairedChange": "tether.stats.paired",
     "PairedObservation": "tether.stats.paired",
+    "Resampling": "tether.stats.resampling",
     "SD_CONVENTIONS": "tether.stats.summary",
     "SEED": "tether.stats.paired",
     "SIGN_TEST_METHOD": "tether.stats.paired",
@@ -78,6 +87,7 @@ _HOMES: dict[str, str] = {
     "paired_bootstrap": "tether.stats.paired",
     "paired_change": "tether.stats.paired",
     "paired_sign_test": "tether.stats.sign",
+    "resampling_of": "tether.stats.resampling",
     "pass_at_k": "tether.stats.passk",
     "sign_flip_test": "tether.stats.paired",
     "sign_test": "tether.stats.sign",
@@ -85,14 +95,17 @@ _HOMES: dict[str, str] = {
 }
 __all__ = [
     "BOOTSTRAP_METHOD",
+    "BOOTSTRAP_UNITS",
     "BootstrapResult",
     "CI",
     "ConsistencyResult",
     "McNemarResult",
     "MeanSD",
     "N_RESAMPLES",
+    "PAIR_BOOTSTRAP_METHOD",
     "PairedChange",
     "PairedObservation",
+    "Resampling",
     "SD_CONVENTIONS",
     "SEED",
     "SIGN_TEST_METHOD",
@@ -108,6 +121,7 @@ __all__ = [
     "paired_change",
     "paired_sign_test",
     "pass_at_k",
+    "resampling_of",
     "sign_flip_test",
     "sign_test",
     "wilson_interval",

@@ -1,5 +1,6 @@
 """The bootstrap's machinery: paired records as a task x seed matrix, and the two-level
-(task, then seed) resampling of that matrix."""
+(task, then seed) resampling of that matrix; or the records as flat pair vectors, and
+their one-level resampling (the bootstrap over pairs)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,33 @@ def task_matrix(
             a[t, j], b[t, j] = seeds[key]
         counts[t] = len(seeds)
     return a, b, counts
+
+
+def pair_vectors(records: Sequence[PairedObservation]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(a, b, tasks): the pairs as two vectors in (task, seed) order, and the task count.
+
+    The same checks as `task_matrix` (finite values, one observation per pair); the
+    order is fixed so a resample does not depend on the records' order."""
+    a, b, counts = task_matrix(records)
+    valid = np.arange(a.shape[1]) < counts[:, None]
+    return a[valid], b[valid], a.shape[0]
+
+
+def resampled_pairs(rng: np.random.Generator, a: np.ndarray, b: np.ndarray,
+                    n_resamples: int, statistic: str) -> np.ndarray:
+    """The statistic of ``n_resamples`` draws of len(a) pairs with replacement, in
+    memory-bounded chunks; nan where it is undefined."""
+    n = a.size
+    chunk = max(1, _CHUNK_ELEMENTS // n)
+    values: list[np.ndarray] = []
+    done = 0
+    while done < n_resamples:
+        r = min(chunk, n_resamples - done)
+        drawn = rng.integers(0, n, size=(r, n))
+        values.append(statistic_from_sums(statistic, a[drawn].sum(axis=1),
+                                          b[drawn].sum(axis=1), np.full(r, n)))
+        done += r
+    return np.concatenate(values)
 
 
 def statistic_from_sums(statistic: str, sum_a: Any, sum_b: Any, n_pairs: Any) -> Any:

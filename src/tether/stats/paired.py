@@ -20,6 +20,12 @@ repeated measurements nested inside a task, never independent units. scipy's
 ``scipy.stats.bootstrap`` has no nested (cluster) resampling, hence the own kernel
 (``_clusters.py``); the tests check it against scipy where both apply (one seed per task).
 
+The bootstrap over pairs (``unit="pair"``) is the other documented option: every
+(task, seed) pair is one unit, drawn with replacement. It ignores that a task's seeds
+share the task's difficulty, so its intervals are narrower; it exists because papers
+report it (the interaction-scaling paper's Table 6, the turn-level best-of-N paper's
+judge statistics) and a reproduction must use the paper's own rule.
+
 Conventions: A is the baseline and B the candidate, so positive differences mean B
 scored higher; tests are two-sided.
 """
@@ -33,7 +39,13 @@ from typing import Literal
 
 import numpy as np
 
-from tether.stats._clusters import resampled_statistic, statistic_from_sums, task_matrix
+from tether.stats._clusters import (
+    pair_vectors,
+    resampled_pairs,
+    resampled_statistic,
+    statistic_from_sums,
+    task_matrix,
+)
 from tether.stats.mcnemar import mcnemar_exact
 from tether.stats.sign import paired_sign_test
 
@@ -46,10 +58,16 @@ CI = 0.95
 #: how the bootstrap resamples, as the report states it
 BOOTSTRAP_METHOD = ("percentile bootstrap, tasks resampled with replacement and seeds "
                     "nested inside each drawn task")
+#: the bootstrap over (task, seed) pairs (``unit="pair"``), as a report states it
+PAIR_BOOTSTRAP_METHOD = ("percentile bootstrap, (task, seed) pairs resampled with "
+                         "replacement as independent units")
+#: what one bootstrap draw resamples: whole tasks (seeds nested inside) or single pairs
+BOOTSTRAP_UNITS: tuple[str, ...] = ("task", "pair")
 #: the sign test, as the report states it
 SIGN_TEST_METHOD = "sign test: two-sided exact binomial over decisive pairs, ties dropped"
 
 Statistic = Literal["mean_diff", "relative_reduction"]
+Unit = Literal["task", "pair"]
 STATISTICS: tuple[str, ...] = ("mean_diff", "relative_reduction")
 
 
@@ -81,6 +99,12 @@ class BootstrapResult:
     n_tasks: int
     statistic: str
     n_dropped: int = 0
+    #: what a draw resampled: "task" (seeds nested) or "pair"
+    unit: str = "task"
+    #: two-sided bootstrap p-value of "the statistic is 0": twice the smaller share of
+    #: resampled statistics at or beyond 0 on either side, at most 1 (so p < 1 - ci
+    #: exactly when the percentile interval leaves 0 out); nan with no kept resample
+    p_value: float = math.nan
 
 
 def paired_bootstrap(
@@ -91,6 +115,7 @@ def paired_bootstrap(
     ci: float = CI,
     *,
     resample_seeds: bool = True,
+    unit: Unit = "task",
 ) -> BootstrapResult:
     """Percentile bootstrap CI for a paired statistic of B versus A.
 
@@ -104,26 +129,45 @@ def paired_bootstrap(
     interpolation) of the resampled statistic. Randomness comes only from
     ``numpy.random.default_rng(seed)``; results do not depend on record order.
     Each (task, seed) pair may appear once; tasks may have different seed counts.
+
+    ``unit`` says what one draw resamples. ``"task"`` (the default, tether's own
+    reading) draws tasks, then seeds inside each drawn task (see the module docstring).
+    ``"pair"`` draws the (task, seed) pairs themselves, as many as there are, each an
+    independent unit (``resample_seeds`` does not apply): the narrower interval a
+    study gets when it treats repeated runs of a task as separate observations. The
+    interaction-scaling paper's Table 6 is computed this way (`tether reproduce
+    is-table6`); tether's reports keep the clustered default.
     """
+    if unit not in BOOTSTRAP_UNITS:
+        raise ValueError(f"unit must be one of {BOOTSTRAP_UNITS}, got {unit!r}")
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
     if not 0.0 < ci < 1.0:
         raise ValueError(f"ci must be in (0, 1), got {ci}")
-    a, b, counts = task_matrix(records)
-    estimate = statistic_from_sums(statistic, a.sum(), b.sum(), counts.sum())
-    stats = resampled_statistic(np.random.default_rng(seed), a, b, counts, n_resamples,
-                                statistic, resample_seeds)
+    rng = np.random.default_rng(seed)
+    if unit == "pair":
+        flat_a, flat_b, n_tasks = pair_vectors(records)
+        estimate = statistic_from_sums(statistic, flat_a.sum(), flat_b.sum(), flat_a.size)
+        stats = resampled_pairs(rng, flat_a, flat_b, n_resamples, statistic)
+    else:
+        a, b, counts = task_matrix(records)
+        n_tasks = a.shape[0]
+        estimate = statistic_from_sums(statistic, a.sum(), b.sum(), counts.sum())
+        stats = resampled_statistic(rng, a, b, counts, n_resamples, statistic,
+                                    resample_seeds)
     kept = stats[~np.isnan(stats)]
     if kept.size:
         low, high = np.quantile(kept, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
         low, high = float(low), float(high)
+        p_value = min(1.0, 2.0 * min(float(np.mean(kept <= 0)), float(np.mean(kept >= 0))))
     else:
-        low = high = math.nan
+        low = high = p_value = math.nan
     return BootstrapResult(estimate=estimate, low=low, high=high, n_resamples=n_resamples,
-                           seed=seed, ci=ci, n_tasks=a.shape[0], statistic=statistic,
-                           n_dropped=int(stats.size - kept.size))
+                           seed=seed, ci=ci, n_tasks=n_tasks, statistic=statistic,
+                           n_dropped=int(stats.size - kept.size), unit=unit,
+                           p_value=p_value)
 
 
 def bootstrap_mean(

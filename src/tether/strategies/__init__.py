@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         strategy_roles as strategy_roles,
     )
     from tether.strategies.feedback import EXECUTION_SHARE as EXECUTION_SHARE
+    from tether.strategies.reasoning import UNLIMITED_THINKING as UNLIMITED_THINKING
     from tether.strategies.refinement import (
         Refinement as Refinement,
         RefinementLoop as RefinementLoop,
@@ -45,6 +46,7 @@ _HOMES: dict[str, str] = {
     "Selection": "tether.strategies.selection",
     "Strategy": "tether.strategies.base",
     "StrategyResult": "tether.strategies.base",
+    "UNLIMITED_THINKING": "tether.strategies.reasoning",
     "TrialContext": "tether.context",
     "build_strategy": "tether.strategies.base",
     "register_strategy": "tether.strategies.base",
@@ -64,6 +66,7 @@ __all__ = [
     "Selection",
     "Strategy",
     "StrategyResult",
+    "UNLIMITED_THINKING",
     "TrialContext",
     "build_strategy",
     "register_strategy",

@@ -14,7 +14,7 @@ from tether.context import SEED_STRIDE, TrialContext
 from tether.core import Artifact, Facts
 from tether.errors import ConfigError
 from tether.params import Params
-from tether.registry import Registry, import_modules
+from tether.registry import Registry, import_modules, import_named
 
 __all__ = ["SEED_STRIDE", "Strategy", "StrategyResult", "TrialContext", "build_strategy",
            "declared_roles", "register_strategy", "strategy_names", "strategy_roles"]
@@ -79,8 +79,9 @@ def _load_builtins() -> None:
     import_modules("tether.strategies", skip=frozenset({"base"}), plugins="tether.strategies")
 
 
-STRATEGIES: Registry[StrategyFactory] = Registry("strategy", plural="strategies",
-                                                 load=_load_builtins)
+STRATEGIES: Registry[StrategyFactory] = Registry(
+    "strategy", plural="strategies", load=_load_builtins,
+    find=lambda name: import_named("tether.strategies", name, plugins="tether.strategies"))
 
 
 def register_strategy(name: str) -> Callable[[StrategyFactory], StrategyFactory]:

@@ -30,14 +30,13 @@ uses those scores to select. `extra["single_shot_score"]` is the first sample's.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from tether import params
 from tether.context import TrialContext, instrument_roles
 from tether.core import BudgetExhausted, Observation, SelectionFacts
-from tether.errors import ConfigError
 from tether.instruments import InstrumentSpec
 from tether.strategies.attempts import PROPOSER_ROLE, Attempt, fenced, sample
 from tether.strategies.base import StrategyResult, register_strategy
@@ -51,7 +50,6 @@ from tether.strategies.selection import (
     select,
 )
 
-SELECTORS = ("oracle", "verifier", "llm", "majority")
 #: the role of the `llm` selector's call
 SELECTOR_ROLE = "selector"
 
@@ -64,7 +62,7 @@ SELECTOR_RETRY = """\
 Your answer could not be used: {{ error }}
 Answer again with JSON only: {"selected_index": <integer from 0 to {{ n - 1 }}>}."""
 
-__all__ = ["SELECTORS", "SELECTOR_RETRY", "SELECTOR_SYSTEM", "BestOfN", "normalize"]
+__all__ = ["SELECTOR_RETRY", "SELECTOR_SYSTEM", "BestOfN", "normalize"]
 
 
 def _text(attempt: Attempt) -> str:
@@ -78,24 +76,27 @@ class BestOfN:
     name: ClassVar[str] = "best_of_n"
 
     class Params(params.Params):
-        n: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        n: params.Count | Literal["auto"] = Field(
             4, description="samples per trial, or auto: as many as the budget buys")
-        temperature: float = Field(0.8, description="sampling temperature of the samples")
+        temperature: params.Temperature = Field(0.8, description="sampling temperature of "
+                                                                 "the samples")
         selector: Literal["oracle", "verifier", "llm", "majority"] = Field(
             "oracle", description="how one sample is selected (see the strategy's page)")
         verifier: InstrumentSpec = Field(
             "execution;checks=visible", description="the verifier selector's instrument spec")
         tie_break: Literal["rng", "first"] = Field(
             "rng", description="the verifier's ties: the trial's rng, or the first sample")
-        max_tokens: int = Field(1024, description="most tokens of one sample")
-        selector_max_tokens: int = Field(64, description="most tokens of the llm selector's reply")
+        max_tokens: params.Tokens = Field(1024, description="most tokens of one sample")
+        selector_max_tokens: params.Tokens = Field(64, description="most tokens of the llm "
+                                                                   "selector's reply")
         score_all: bool = Field(True, description="score every sample with the metric, "
                                                   "for the record")
-        sample_tokens: int | None = Field(
+        sample_tokens: params.Tokens | None = Field(
             None, description="nominal cost of one sample for n = auto (default max_tokens)")
-        max_n: int | None = Field(None, description="most samples for n = auto")
-        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable llm "
-                                      "selector reply is sent back this many times")
+        max_n: params.Count | None = Field(None, description="most samples for n = auto")
+        selector_retries: params.CountFromZero = Field(
+            DEFAULT_RETRIES, description="an unusable llm selector reply is sent back this "
+                                         "many times")
 
         def roles(self) -> tuple[str, ...]:
             if self.selector == "llm":
@@ -105,65 +106,47 @@ class BestOfN:
                                             *instrument_roles(self.verifier, "selection"))))
             return (PROPOSER_ROLE,)
 
-    def __init__(self, n: int | str = 4, temperature: float = 0.8, selector: str = "oracle",
-                 verifier: str = "execution;checks=visible", tie_break: str = "rng",
-                 max_tokens: int = 1024, selector_max_tokens: int = 64,
-                 score_all: bool = True, sample_tokens: int | None = None,
-                 max_n: int | None = None, selector_retries: int = DEFAULT_RETRIES) -> None:
-        if selector not in SELECTORS:
-            raise ConfigError(f"best_of_n: selector must be one of {', '.join(SELECTORS)}, "
-                              f"not {selector!r}")
-        if tie_break not in ("rng", "first"):
-            raise ConfigError(f"best_of_n: tie_break must be rng or first, not {tie_break!r}")
-        if n != "auto" and (not isinstance(n, int) or n < 1):
-            raise ConfigError(f"best_of_n: n must be a positive integer or 'auto', not {n!r}")
-        self.n, self.temperature, self.selector = n, temperature, selector
-        self.verifier, self.tie_break = verifier, tie_break
-        self.max_tokens, self.selector_max_tokens = max_tokens, selector_max_tokens
-        self.score_all = score_all
-        self.sample_tokens = sample_tokens or max_tokens
-        self.max_n = max_n
-        self.selector_retries = selector_retries
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     @property
     def roles(self) -> tuple[str, ...]:
         """The proposer's samples, plus the `llm` selector's call or a model-backed
         verifier's (it observes for selection)."""
-        return self.Params.model_construct(selector=self.selector,
-                                           verifier=self.verifier).roles()
+        return self.params.roles()
 
     # --- sampling ---------------------------------------------------------------
     def _plan(self, ctx: TrialContext) -> tuple[int, int]:
         """(number of samples, max tokens per sample) for this trial's budget."""
+        p = self.params
         spec = ctx.ledger.spec
         room = ctx.ledger.room("proposer")
-        if (room is not None and self.selector == "llm"
+        if (room is not None and p.selector == "llm"
                 and not {"proposer", "selector"} & set(spec.shares)):
-            room -= self.selector_max_tokens  # the selector's call comes out of the same pool
-        if self.n == "auto":
-            n = 1 if room is None else max(1, room // self.sample_tokens)
-            n = min(n, self.max_n) if self.max_n else n
+            room -= p.selector_max_tokens  # the selector's call comes out of the same pool
+        if p.n == "auto":
+            n = 1 if room is None else max(1, room // (p.sample_tokens or p.max_tokens))
+            n = min(n, p.max_n) if p.max_n else n
         else:
-            n = int(self.n)
-        per_sample = self.max_tokens if room is None else max(1, min(self.max_tokens,
-                                                                     room // n))
+            n = int(p.n)
+        per_sample = p.max_tokens if room is None else max(1, min(p.max_tokens, room // n))
         return n, per_sample
 
     def run(self, ctx: TrialContext) -> StrategyResult:
+        p = self.params
         n, per_sample = self._plan(ctx)
-        extra: dict[str, Any] = {"n": n, "selector": self.selector, "temperature":
-                                 self.temperature}
+        extra: dict[str, Any] = {"n": n, "selector": p.selector, "temperature": p.temperature}
         try:
             attempts = sample(ctx, task_messages(ctx.task), max_tokens=per_sample,
-                              temperature=self.temperature, n=n)
+                              temperature=p.temperature, n=n)
         except BudgetExhausted as exc:
             return StrategyResult(None, status="budget_exhausted",
                                   # Facts keep unknown keys (extra="allow"), as `budget` here
-                                  facts=SelectionFacts(**extra, budget=str(exc)))  # type: ignore[call-arg]
+                                  facts=SelectionFacts(**extra, budget=str(exc)))
         extra["sample_status"] = [a.status for a in attempts]
         extra["sample_artifacts"] = [a.artifact.digest if a.artifact else None for a in attempts]
         metric: dict[int, Observation] = {}
-        if self.score_all or self.selector == "oracle":
+        if p.score_all or p.selector == "oracle":
             metric = {i: ctx.metric(a.artifact) for i, a in enumerate(attempts) if a.artifact}
             extra["sample_scores"] = [metric[i].score if i in metric and metric[i].ok
                                       else None for i in range(len(attempts))]
@@ -192,13 +175,14 @@ class BestOfN:
                 metric: dict[int, Observation], extra: dict[str, Any]) -> int:
         if len(candidates) == 1:
             return candidates[0]
-        if self.selector == "oracle":
+        p = self.params
+        if p.selector == "oracle":
             return by_oracle(candidates, metric)
-        if self.selector == "llm":
+        if p.selector == "llm":
             return self._by_llm(ctx, attempts, candidates, extra)
-        if self.selector == "verifier":
-            chosen, facts = by_verifier(ctx, self.verifier, [a.artifact for a in attempts],
-                                        candidates, self.tie_break)
+        if p.selector == "verifier":
+            chosen, facts = by_verifier(ctx, p.verifier, [a.artifact for a in attempts],
+                                        candidates, p.tie_break)
         else:
             chosen, facts = by_majority(ctx.task.artifact_kind,
                                         {i: _text(attempts[i]) for i in candidates},
@@ -214,8 +198,8 @@ class BestOfN:
                 f"Which candidate (0 to {len(candidates) - 1}) is best? "
                 'Answer {"selected_index": <int>}.')
         selection = select(ctx, SELECTOR_SYSTEM, user, len(candidates),
-                           max_tokens=self.selector_max_tokens,
-                           retries=self.selector_retries, retry_template=SELECTOR_RETRY)
+                           max_tokens=self.params.selector_max_tokens,
+                           retries=self.params.selector_retries, retry_template=SELECTOR_RETRY)
         extra["selector_parsed"] = not selection.failed
         extra["selection"] = selection.to_json()
         return candidates[selection.index]

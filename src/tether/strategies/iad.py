@@ -9,9 +9,9 @@ task's metric; candidates are ranked by the metric observation's partial score (
 pass first, then the fraction of checks passed), and the best one overall becomes
 the program the next iteration revises.
 
-Params: `k` (3), and the loop's (`max_iterations`, `feedback`, `cycle_tokens`,
-`temperature` of revisions (0.8 here), `max_tokens`, `feedback_chars`,
-`draft_temperature`).
+Params: `k`, and the loop's (`LoopParams`: `max_iterations`, `feedback`,
+`cycle_tokens`, `temperature` of revisions (its own default here), `max_tokens`,
+`feedback_chars`, `draft_temperature`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from tether import params
 from tether.core import Observation
 from tether.strategies.attempts import Attempt
 from tether.strategies.base import register_strategy
@@ -29,37 +30,35 @@ from tether.strategies.loop_params import LoopParams
 from tether.strategies.refinement import Refinement, RefinementLoop
 
 
+class IADParams(LoopParams):
+    """The loop's params, `k`, and sampled revisions' own temperature."""
+
+    k: params.Count = Field(3, description="revisions sampled per cycle; the best is kept")
+    temperature: params.Temperature = Field(0.8, description="the revisions' sampling "
+                                                             "temperature")
+
+
 @register_strategy("iad")
 class IAD(RefinementLoop):
     """`iad`: K candidates per iteration, ranked by the partial score, the best revised."""
 
     name: ClassVar[str] = "iad"
-
-    class Params(LoopParams):
-        k: int = Field(3, description="revisions sampled per cycle; the best is kept")
-        temperature: float = Field(0.8, description="the revisions' sampling temperature")
+    Params: ClassVar[type[LoopParams]] = IADParams
+    params: IADParams
     numbered_candidates: ClassVar[bool] = True
 
-    def __init__(self, k: int = 3, max_iterations: int = 3, feedback: str | list[str] = "execution",
-                 cycle_tokens: int = 500, temperature: float = 0.8, max_tokens: int = 1024,
-                 feedback_chars: int = 4000,
-                 draft_temperature: float = 0.0) -> None:
-        super().__init__(max_iterations, feedback, cycle_tokens, max_tokens, temperature,
-                         feedback_chars, draft_temperature)
-        self.k = k
-
     def start_facts(self) -> dict[str, Any]:
-        return {"k": self.k, "rankings": []}
+        return {"k": self.params.k, "rankings": []}
 
     def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
         """`k` revisions of the best program from one request showing its failures."""
         best = run.keep.best
         if best is None or best.artifact is None:  # the draft was cut off: nothing to revise
-            return self.ask_again(run.ctx, n=self.k)
+            return self.ask_again(run.ctx, n=self.params.k)
         report = collect(run.ctx, self.channel, best.artifact)
-        failures = report.text(self.feedback_chars) or NO_DETAILS
+        failures = report.text(self.params.feedback_chars) or NO_DETAILS
         return self.revise_program(run.ctx, best.artifact.text, f"Its failures:\n{failures}",
-                                   n=self.k)
+                                   n=self.params.k)
 
     def scored(self, run: Refinement, iteration: int,
                observed: list[tuple[Attempt, Observation | None]]) -> None:

@@ -13,6 +13,7 @@ records the trial as an instrument error instead of a silent keep-the-draft.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tether.context import TrialContext
@@ -41,6 +42,9 @@ class KeepBest:
         obs = self.ctx.metric(attempt.artifact) if attempt.artifact is not None else None
         self.history.append({
             "iteration": iteration,
+            # when the iteration was scored (Unix time, seconds): an export shows its score
+            # then; the metric of an artifact seen before is its cached observation
+            "scored_at": time.time(),
             "status": attempt.status if obs is None or obs.ok else "instrument_error",
             "score": obs.score if obs is not None and obs.ok else None,
             "passed": obs.passed if obs is not None and obs.ok else None,

@@ -14,9 +14,9 @@ already-passing draft costs no review at all). Each revision:
 The revision starts from the best program so far, so a worse revision is not built
 upon. A draft cut off before its program is asked for again from the task.
 
-Params: the loop's (`max_iterations`, `feedback`, `cycle_tokens`, `max_tokens` of
-proposer replies, `temperature` of revisions (0), `feedback_chars`,
-`draft_temperature`), and `reviewer_max_tokens` (512; also each critique call's).
+Params: the loop's (`LoopParams`: `max_iterations`, `feedback`, `cycle_tokens`,
+`max_tokens` of proposer replies, `temperature` of revisions, `feedback_chars`,
+`draft_temperature`), and `reviewer_max_tokens` (also each critique call's).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from tether import params
 from tether.context import TrialContext
 from tether.strategies.attempts import Attempt, fenced
 from tether.strategies.base import register_strategy
@@ -37,36 +38,33 @@ from tether.strategies.review import Review, parse_review, reviewer_messages
 REVIEWER_ROLE = "reviewer"
 
 
+class ReviewerParams(LoopParams):
+    """The loop's params and the reviewer's."""
+
+    own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
+    reviewer_max_tokens: params.Tokens = Field(512, description="most tokens of a review "
+                                                                "(and of a model-backed "
+                                                                "channel part)")
+
+
 @register_strategy("proposer_reviewer")
 class ProposerReviewer(RefinementLoop):
     """`proposer_reviewer` (H): a reviewer turns observations into a defect list,
     the proposer revises."""
 
     name: ClassVar[str] = "proposer_reviewer"
-    own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
-
-    class Params(LoopParams):
-        own_roles: ClassVar[tuple[str, ...]] = (REVIEWER_ROLE,)
-        reviewer_max_tokens: int = Field(512, description="most tokens of a review (and of "
-                                                          "a model-backed channel part)")
-
-    def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
-                 cycle_tokens: int = 500, max_tokens: int = 1024,
-                 reviewer_max_tokens: int = 512, temperature: float = 0.0,
-                 feedback_chars: int = 4000,
-                 draft_temperature: float = 0.0) -> None:
-        super().__init__(max_iterations, feedback, cycle_tokens, max_tokens, temperature,
-                         feedback_chars, draft_temperature)
-        self.reviewer_max_tokens = reviewer_max_tokens
+    Params: ClassVar[type[LoopParams]] = ReviewerParams
+    params: ReviewerParams
 
     def review(self, ctx: TrialContext, attempt: Attempt) -> Review:
         """Channel observations -> a reviewer call in a fresh context -> the defect list."""
         assert attempt.artifact is not None
         evidence = collect(ctx, self.channel, attempt.artifact,
-                           critique_max_tokens=self.reviewer_max_tokens)
+                           critique_max_tokens=self.params.reviewer_max_tokens)
         messages = reviewer_messages(ctx.task.prompt, fenced(ctx, attempt.artifact.text),
-                                     evidence.text(self.feedback_chars))
-        (reply,) = ctx.generate(REVIEWER_ROLE, messages, max_tokens=self.reviewer_max_tokens)
+                                     evidence.text(self.params.feedback_chars))
+        (reply,) = ctx.generate(REVIEWER_ROLE, messages,
+                                max_tokens=self.params.reviewer_max_tokens)
         return parse_review(reply.text)
 
     def start_facts(self) -> dict[str, Any]:

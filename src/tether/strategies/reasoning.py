@@ -28,12 +28,10 @@ from pydantic import Field
 from tether import params
 from tether.context import TrialContext
 from tether.core import BudgetExhausted, Truncated
-from tether.errors import ConfigError
 from tether.models import GenerateKwargs, Message, Model
 from tether.strategies.base import StrategyResult, register_strategy
 from tether.strategies.prompting import task_messages, to_artifact
 
-MODES = ("auto", "native", "prompt")
 UNLIMITED_THINKING = 4096
 
 THINK_INSTRUCTION = (
@@ -66,58 +64,53 @@ class Reasoning:
         mode: Literal["auto", "native", "prompt"] = Field(
             "auto", description="native thinking, a think-first prompt, or auto (native "
                                 "where the proposer supports it)")
-        thinking_budget: int | None = Field(
+        thinking_budget: params.CountFromZero | None = Field(
             None, description="thinking tokens of the call; none: what the budget allows")
-        max_tokens: int = Field(1024, description="most tokens of the answer")
-        temperature: float = Field(0.0, description="sampling temperature")
-        min_thinking: int = Field(1024, description="less thinking room than this "
-                                                          "turns native thinking off")
+        max_tokens: params.Tokens = Field(1024, description="most tokens of the answer")
+        temperature: params.Temperature = Field(0.0, description="sampling temperature")
+        min_thinking: params.CountFromZero = Field(1024, description="less thinking room "
+                                                                     "than this turns "
+                                                                     "native thinking off")
 
-    def __init__(self, mode: str = "auto", thinking_budget: int | None = None,
-                 max_tokens: int = 1024, temperature: float = 0.0,
-                 min_thinking: int = 1024) -> None:
-        if mode not in MODES:
-            raise ConfigError(f"reasoning: mode must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
-        self.thinking_budget = thinking_budget
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self.min_thinking = min_thinking
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def _total(self, ctx: TrialContext, messages: list[Message]) -> int:
-        wanted = (self.thinking_budget if self.thinking_budget is not None
-                  else UNLIMITED_THINKING) + self.max_tokens
+        p = self.params
+        wanted = (p.thinking_budget if p.thinking_budget is not None
+                  else UNLIMITED_THINKING) + p.max_tokens
         room = ctx.ledger.room("proposer", messages)  # the prompt too, if it is charged
         if room is None:
             return wanted
-        if self.thinking_budget is None:
+        if p.thinking_budget is None:
             return max(room, 1)
         return max(min(wanted, room), 1)
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        mode = self.mode
+        p = self.params
+        mode = p.mode
         if mode == "auto":
             mode = "native" if supports_native_thinking(ctx.model("proposer")) else "prompt"
         messages = task_messages(ctx.task)
         total = self._total(ctx, messages)
         extra: dict[str, Any] = {"mode": mode, "call_tokens": total}
         if mode == "native":
-            answer = min(self.max_tokens, max(total // 2, 1))
+            answer = min(p.max_tokens, max(total // 2, 1))
             thinking = total - answer
-            if thinking < self.min_thinking:
+            if thinking < p.min_thinking:
                 thinking = 0
             extra["thinking_budget"] = thinking
             call: GenerateKwargs = {
-                "max_tokens": total if thinking else min(total, self.max_tokens),
+                "max_tokens": total if thinking else min(total, p.max_tokens),
                 "thinking_budget": thinking or None}
         else:
             messages = [*messages[:-1], {
                 "role": "user",
                 "content": messages[-1]["content"] + THINK_INSTRUCTION.format(
-                    words=max((total - self.max_tokens) * 3 // 4, 50)),
+                    words=max((total - p.max_tokens) * 3 // 4, 50)),
             }]
             call = {"max_tokens": total}
-        call["temperature"] = self.temperature
+        call["temperature"] = p.temperature
         try:
             (completion,) = ctx.generate("proposer", messages, **call)
         except BudgetExhausted as exc:

@@ -12,11 +12,13 @@ iteration revises; each subclasses `RefinementLoop` and writes `revise()`:
 The loop stops as soon as one attempt passes, when the metric instrument itself fails,
 or when the budget refuses a call (`budget_exhausted`, the best so far delivered).
 
-Shared params: `max_iterations` (revisions after the draft, default 3), `feedback` (a
-channel, see `tether.strategies.feedback`), `cycle_tokens` (the execution share ->
-cycles rule of `tether.strategies.feedback`), `max_tokens` (per proposer reply, also
-the draft's, as in single_shot), `temperature` of revisions, `feedback_chars` (cap on
-feedback text, 4000), `draft_temperature` (0).
+Shared params (`LoopParams`, `tether.strategies.loop_params`, where they are declared):
+`max_iterations` (revisions after the draft), `feedback` (a channel, see
+`tether.strategies.feedback`), `cycle_tokens` (the execution share -> cycles rule of
+`tether.strategies.feedback`), `max_tokens` (per proposer reply, also the draft's, as in
+single_shot), `temperature` of revisions, `feedback_chars` (cap on feedback text),
+`draft_temperature`. A loop is built from its validated params and reads them from
+`self.params`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from tether.context import TrialContext
 from tether.core import BudgetExhausted, Observation
 from tether.models import ContextLengthExceeded, Message
 from tether.strategies.attempts import (
-    PROPOSER_ROLE,
     Attempt,
     revision_messages,
     sample,
@@ -39,6 +40,7 @@ from tether.strategies.attempts import (
 from tether.strategies.base import StrategyResult
 from tether.strategies.feedback import feedback_cycles, parse_channel
 from tether.strategies.keep_best import KeepBest
+from tether.strategies.loop_params import LoopParams
 from tether.strategies.prompting import task_messages
 
 
@@ -61,31 +63,22 @@ class RefinementLoop(ABC):
     """Draft, then revise while the metric fails and cycles remain; deliver the best."""
 
     name: ClassVar[str]
-    #: roles its own calls use beside the proposer's (the channel's are added to them)
-    own_roles: ClassVar[tuple[str, ...]] = ()
+    #: the loop's declaration (a subclass of `LoopParams`: the shared params and its own)
+    Params: ClassVar[type[LoopParams]] = LoopParams
     #: each iteration's attempts are candidates of one request, numbered in the history
     numbered_candidates: ClassVar[bool] = False
     #: a conversation that outgrows the model's context window ends the loop like a spent
     #: budget (the best so far delivered): the growing context is the strategy's own cost
     context_ends_loop: ClassVar[bool] = False
 
-    def __init__(self, max_iterations: int = 3, feedback: str | list[str] = "execution",
-                 cycle_tokens: int = 500, max_tokens: int = 1024, temperature: float = 0.0,
-                 feedback_chars: int = 4000,
-                 draft_temperature: float = 0.0) -> None:
-        self.max_iterations = max_iterations
-        self.channel = parse_channel(feedback)
-        self.cycle_tokens = cycle_tokens
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        #: the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
-        self.draft_temperature = draft_temperature
-        self.feedback_chars = feedback_chars
+    def __init__(self, params: LoopParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+        self.channel = parse_channel(self.params.feedback)
 
     @property
     def roles(self) -> tuple[str, ...]:
         """The proposer's, the strategy's own, then those of the channel's model-backed parts."""
-        return tuple(dict.fromkeys((PROPOSER_ROLE, *self.own_roles, *self.channel.roles)))
+        return self.params.roles()
 
     @abstractmethod
     def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
@@ -103,24 +96,26 @@ class RefinementLoop(ABC):
 
     def ask_again(self, ctx: TrialContext, n: int = 1) -> list[Attempt]:
         """`n` fresh attempts from the task, after every reply so far was cut off."""
-        return shorter_retry(ctx, max_tokens=self.max_tokens, temperature=self.temperature,
-                             n=n)
+        return shorter_retry(ctx, max_tokens=self.params.max_tokens,
+                             temperature=self.params.temperature, n=n)
 
     def revise_program(self, ctx: TrialContext, program: str, notes: str,
                        n: int = 1) -> list[Attempt]:
         """`n` revisions of `program` from `notes`, in a fresh context."""
-        return sample(ctx, revision_messages(ctx, program, notes), max_tokens=self.max_tokens,
-                      temperature=self.temperature, n=n)
+        return sample(ctx, revision_messages(ctx, program, notes),
+                      max_tokens=self.params.max_tokens, temperature=self.params.temperature,
+                      n=n)
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.max_iterations,
-                                 cycle_tokens=self.cycle_tokens)
+        cycles = feedback_cycles(ctx.spec.budget, max_iterations=self.params.max_iterations,
+                                 cycle_tokens=self.params.cycle_tokens)
         facts: dict[str, Any] = {"feedback": self.channel.name, "cycles_allowed": cycles,
                                  **self.start_facts()}
         keep = KeepBest(ctx)
         try:
-            draft = single_shot_draft(ctx, max_tokens=self.max_tokens,
-                                      temperature=self.draft_temperature)
+            # the single-shot arm's temperature, so iteration 0 is its draft (invariant 3)
+            draft = single_shot_draft(ctx, max_tokens=self.params.max_tokens,
+                                      temperature=self.params.draft_temperature)
             keep.consider(0, draft)
             run = Refinement(ctx, keep, facts, draft, task_messages(ctx.task))
             for iteration in range(1, cycles + 1):

@@ -121,8 +121,10 @@ def parse_selection(text: str, n: int) -> tuple[int, str | None]:
 
 
 #: reasoning effort levels and the thinking budget each stands for (the OpenAI backend
-#: maps a budget back to the same level; Anthropic takes the budget itself)
-REASONING_EFFORT = {"low": 2048, "medium": 16384, "high": 32768}
+#: maps a budget back to the same level; Anthropic takes the budget itself). "max" is
+#: the level some providers name above "high" (the turn-level best-of-N paper's Kimi-K3
+#: selector ran at its default "max"; its Deepseek selector at "high").
+REASONING_EFFORT = {"low": 2048, "medium": 16384, "high": 32768, "max": 65536}
 
 
 def thinking_tokens(thinking_budget: int | None, reasoning_effort: str | None) -> int | None:

@@ -10,8 +10,8 @@ A conversation that outgrows the model's context window ends the loop like a spe
 budget does (the best so far is delivered, `extra["stop_reason"] = "context_length"`):
 the growing context is this strategy's own cost, not an infrastructure failure.
 
-Params: the loop's (`max_iterations`, `feedback`, `cycle_tokens`, `max_tokens`,
-`temperature` of revisions (0), `feedback_chars`, `draft_temperature`).
+Params: the loop's (`LoopParams`: `max_iterations`, `feedback`, `cycle_tokens`,
+`max_tokens`, `temperature` of revisions, `feedback_chars`, `draft_temperature`).
 """
 
 from __future__ import annotations
@@ -31,15 +31,14 @@ class SelfLoop(RefinementLoop):
     """`self_loop` (L): one model, one growing conversation, revised from its own feedback."""
 
     name: ClassVar[str] = "self_loop"
-
-    class Params(LoopParams):
-        """The loop's params (`tether.strategies.loop_params`), as declared."""
+    #: the loop's params (`tether.strategies.loop_params`), nothing of its own
+    Params: ClassVar[type[LoopParams]] = LoopParams
     context_ends_loop: ClassVar[bool] = True
 
     def _feedback_text(self, ctx: TrialContext, attempt: Attempt) -> str:
         if attempt.artifact is None:
             return CUT_OFF_NOTE
-        text = collect(ctx, self.channel, attempt.artifact).text(self.feedback_chars)
+        text = collect(ctx, self.channel, attempt.artifact).text(self.params.feedback_chars)
         return text or NO_DETAILS
 
     def revise(self, run: Refinement, iteration: int) -> list[Attempt]:
@@ -49,5 +48,5 @@ class SelfLoop(RefinementLoop):
                             {"role": "assistant", "content": run.latest.reply},
                             {"role": "user",
                              "content": f"{note}\n\nRevise it. {answer_format(run.ctx)}"}]
-        return sample(run.ctx, run.conversation, max_tokens=self.max_tokens,
-                      temperature=self.temperature)
+        return sample(run.ctx, run.conversation, max_tokens=self.params.max_tokens,
+                      temperature=self.params.temperature)

@@ -18,16 +18,15 @@ class SingleShot:
     roles: ClassVar[tuple[str, ...]] = (PROPOSER_ROLE,)
 
     class Params(params.Params):
-        max_tokens: int = Field(1024, description="most tokens of the one reply")
-        temperature: float = Field(0.0, description="sampling temperature")
+        max_tokens: params.Tokens = Field(1024, description="most tokens of the one reply")
+        temperature: params.Temperature = Field(0.0, description="sampling temperature")
 
-    def __init__(self, max_tokens: int = 1024, temperature: float = 0.0) -> None:
-        self.max_tokens = max_tokens
-        self.temperature = temperature
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        attempt = single_shot_draft(ctx, max_tokens=self.max_tokens,
-                                    temperature=self.temperature)
+        attempt = single_shot_draft(ctx, max_tokens=self.params.max_tokens,
+                                    temperature=self.params.temperature)
         if attempt.artifact is None:
             return StrategyResult(artifact=None, status="truncated",
                                   extra={"truncated": "the reply was cut off before its "

@@ -10,4 +10,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check-recorded": ("tether.studies.interaction_scaling.cli:check_recorded",
         "Re-run FILE's programs with the study's rule (program + test_code, exit 0 in "
         "30 s)."),
+    "reproduce": ("tether.studies.cli:reproduce",
+        "Recompute a paper's table from its recorded data (`list` names them)."),
 }

@@ -7,8 +7,10 @@ Spec forms (see `SPEC_FORMS`):
                     `interaction-scaling:PATH` works for code and visual files alike;
 - `tether:PATH` or a plain `PATH` to a tether JSON / JSONL suite file.
 
-Modules of this package register on import; `_load_builtins` imports them all, so
-adding a suite or a format is adding a module here, with no edit of this file.
+Suites and formats are two `Registry`s (tether.registry), `SUITES` and `SUITE_FORMATS`.
+Modules of this package, and the systems' modules declared as `tether.suites` entry
+points, register on import; `_load_builtins` imports them all, so adding a suite or a
+format is adding a module, with no edit of this file.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 from tether.core import Task
 from tether.errors import ConfigError
-from tether.registry import import_modules
+from tether.registry import Registry, import_modules, import_named
 from tether.suites.json_file import read_json_file
 from tether.suites.tether_format import load_tether_file
 
@@ -49,19 +51,27 @@ class _Format:
     sniff: FormatSniffer | None
 
 
-_SUITES: dict[str, SuiteLoader] = {}
-_FORMATS: dict[str, _Format] = {}
+def _load_builtins() -> None:
+    # Every public module of tether.suites registers its suites/formats on import, and so
+    # do the `tether.suites` entry points of layers above (the systems' suites, a study's
+    # formats; see tether.registry). A module needing an optional extra must not take
+    # every suite down: the unknown-spec hint says what was not loaded and why.
+    failed = import_modules("tether.suites", skip=frozenset({"registry"}),
+                            plugins="tether.suites", tolerate="all")
+    for module, why in failed.items():
+        _UNAVAILABLE[module.rsplit(".", 1)[-1]] = why
+
+
+#: the bundled suites: name -> a zero-argument loader of Tasks
+SUITES: Registry[SuiteLoader] = Registry("suite", load=_load_builtins)
+#: the task-file formats of `FORMAT:PATH` specs
+SUITE_FORMATS: Registry[_Format] = Registry("suite format", load=_load_builtins)
 _UNAVAILABLE: dict[str, str] = {}  # module -> ImportError message
 
 
 def register_suite(name: str) -> Callable[[SuiteLoader], SuiteLoader]:
     """Decorator: `@register_suite("code")` over a zero-argument loader of Tasks."""
-
-    def deco(loader: SuiteLoader) -> SuiteLoader:
-        _SUITES[name] = loader
-        return loader
-
-    return deco
+    return SUITES.register(name)
 
 
 def register_format(name: str, loader: FormatLoader | None = None, *,
@@ -73,7 +83,7 @@ def register_format(name: str, loader: FormatLoader | None = None, *,
     """
 
     def deco(fn: FormatLoader) -> FormatLoader:
-        _FORMATS[name] = _Format(fn, sniff)
+        SUITE_FORMATS.register(name)(_Format(fn, sniff))
         return fn
 
     return deco(loader) if loader is not None else deco
@@ -81,27 +91,27 @@ def register_format(name: str, loader: FormatLoader | None = None, *,
 
 def suite_names() -> list[str]:
     """Names of the bundled suites."""
-    _load_builtins()
-    return sorted(_SUITES)
+    return SUITES.names()
 
 
 def format_names() -> list[str]:
     """Names of the registered file formats (without the built-in `tether`)."""
-    _load_builtins()
-    return sorted(_FORMATS)
+    return SUITE_FORMATS.names()
 
 
 def load_suite(spec: str) -> list[Task]:
     """The Tasks a spec names; ConfigError (with the known forms) when it names none."""
-    _load_builtins()
     spec = spec.strip()
-    if spec in _SUITES:
-        return _SUITES[spec]()
     prefix, sep, rest = spec.partition(":")
+    if not (SUITES.registered(spec) or (sep and SUITE_FORMATS.registered(prefix))):
+        # the module named like it first: a run imports only the systems it names
+        import_named("tether.suites", prefix, plugins="tether.suites")
+    if spec in SUITES:  # registered now, or after the whole load
+        return SUITES.get(spec)()
     if sep and prefix == "tether":
         return _load_tether(rest)
-    if sep and prefix in _FORMATS:
-        return _FORMATS[prefix].loader(_existing_path(rest, spec))
+    if sep and prefix in SUITE_FORMATS:
+        return SUITE_FORMATS.get(prefix).loader(_existing_path(rest, spec))
     if sep and _family(prefix):
         return _load_family(prefix, _existing_path(rest, spec))
     if Path(spec).is_file():
@@ -114,13 +124,14 @@ def _load_tether(path: str) -> list[Task]:
 
 
 def _family(prefix: str) -> list[str]:
-    return sorted(n for n in _FORMATS if n.startswith(prefix + "/"))
+    return sorted(n for n in SUITE_FORMATS.names() if n.startswith(prefix + "/"))
 
 
 def _load_family(family: str, path: Path) -> list[Task]:
     members = _family(family)
+    formats = SUITE_FORMATS.entries()
     for name in members:
-        fmt = _FORMATS[name]
+        fmt = formats[name]
         if fmt.sniff is not None and fmt.sniff(path):
             return fmt.loader(path)
     raise ConfigError(
@@ -176,8 +187,8 @@ def load_json_task_list(path: Path, what: str,
 
 def _known_forms_hint() -> str:
     forms = "; ".join(f.pattern for f in SPEC_FORMS)
-    suites = ", ".join(sorted(_SUITES)) or "none"
-    fmts = ", ".join(["tether", *sorted(_FORMATS), *sorted(_families())])
+    suites = ", ".join(SUITES.names()) or "none"
+    fmts = ", ".join(["tether", *SUITE_FORMATS.names(), *sorted(_families())])
     hint = f"spec forms: {forms}. Bundled suites: {suites}. Formats: {fmts}"
     if _UNAVAILABLE:
         hint += ". Not loaded (missing dependency): " + "; ".join(
@@ -186,15 +197,4 @@ def _known_forms_hint() -> str:
 
 
 def _families() -> set[str]:
-    return {n.split("/", 1)[0] for n in _FORMATS if "/" in n}
-
-
-def _load_builtins() -> None:
-    # Every public module of tether.suites registers its suites/formats on import, and so
-    # do the `tether.suites` entry points of layers above (a study's formats; see
-    # tether.registry). A module needing an optional extra must not take every suite
-    # down: the unknown-spec hint says what was not loaded and why.
-    failed = import_modules("tether.suites", skip=frozenset({"registry"}),
-                            plugins="tether.suites", tolerate="all")
-    for module, why in failed.items():
-        _UNAVAILABLE[module.rsplit(".", 1)[-1]] = why
+    return {n.split("/", 1)[0] for n in SUITE_FORMATS.names() if "/" in n}

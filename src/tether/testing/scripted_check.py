@@ -25,19 +25,19 @@ class ScriptedCheckInstrument:
     class Params(params.Params):
         fail_with: str | None = Field(None, description="raise this error instead "
                                                         "(a failing instrument, for tests)")
-        delay_s: float = Field(0.0, description="sleep this long first (a slow instrument)")
+        delay_s: float = Field(0.0, ge=0, allow_inf_nan=False,
+                               description="sleep this long first (a slow instrument)")
 
-    def __init__(self, fail_with: str | None = None, delay_s: float = 0.0) -> None:
+    def __init__(self, params: Params | None = None) -> None:
         # fail_with simulates an instrument failure (for invariant-6 tests); delay_s a
         # slow instrument, so runner tests can interrupt a run while trials are in flight.
-        self.fail_with = fail_with
-        self.delay_s = float(delay_s)
+        self.params = params if params is not None else self.Params()
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
-        if self.delay_s:
-            time.sleep(self.delay_s)
-        if self.fail_with:
-            raise RuntimeError(self.fail_with)
+        if self.params.delay_s:
+            time.sleep(self.params.delay_s)
+        if self.params.fail_with:
+            raise RuntimeError(self.params.fail_with)
         expect = str(task.data.get("expect", ""))
         passed = expect in artifact.text
         defects = [] if passed else [Defect(kind="missing", message=f"expected {expect!r}")]

@@ -7,7 +7,7 @@ write displaces the earlier one in the shared block (the right cube's red is rep
 blue through the left cube's shared material, and so on). On every other task it submits
 the task's own goal program. It recognises the task by the description in its prompt,
 edits once, then ends. With it, `vetr` with the refiner on and off differ only in what
-the refiner does with the same submissions (experiments/vetr_refiner_scripted.toml).
+the refiner does with the same submissions (the shipped experiment `vetr_refiner_scripted`).
 
     scripted:tether.testing.scripted_scene_roles:displacing_generator
     scripted:tether.testing.scripted_scene_roles:approving_verifier

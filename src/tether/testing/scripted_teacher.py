@@ -207,7 +207,7 @@ def _variants(setting: str) -> dict[str, dict[str, Any]]:
     if setting == "docs":
         ocr = {"ocr": {"max_chars": 4000}}
         frame = ("Context (OCR text of the page; may contain errors):\n{%s}\n\n"
-                 "Question: {question}\nAnswer with a single word, number, or short phrase, "
+                 "Question: {question}\nAnswer with one word, a number or a short phrase "
                  "copied from the page.\nAnswer:")
         fact = ("Fact: {value}\nContext (OCR lines of the page):\n{lines}\n\n"
                 "Question: {question}\nAnswer with a single word, number, or short phrase.\n"

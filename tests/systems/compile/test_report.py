@@ -1,7 +1,10 @@
-"""The HC report of a build directory, and the shared interventions table."""
+"""The HC report of a compile (a run directory: the hub's report with the compile
+section), and the shared interventions table."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -36,12 +39,24 @@ def test_numbers_hold_rounds_arms_and_paired_stats(built: Path) -> None:
     assert rows["select"]["na"] and rows["persist"]["na"] is None
 
 
-def test_html_and_the_report_command(built: Path) -> None:
-    path, _ = write_hc_report(built)
+def test_html_and_the_report_command(built: Path, tmp_path: Path) -> None:
+    path, _ = write_hc_report(built, tmp_path / "hc.html")
     html = path.read_text()
     assert "Build 0" in html and "Interventions on the selection" in html
-    result = CliRunner().invoke(main, ["report", str(built)])
-    assert result.exit_code == 0 and "report.html" in result.output
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(built), "--json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    # the hub's report of the compile's trials, with the compile's section in it
+    page = out.read_text()
+    assert "Harness compilation" in page and "Build 0" in page
+    assert "Interventions on the selection" in page
+    shown = json.loads(result.output)
+    assert shown["report"] == str(out.resolve())
+    assert shown["baseline"] == "bare"  # the scorings' arms paired against bare
+    paired = {r["arm"]: r for r in shown["paired"]}
+    assert paired["cot_vote"]["baseline"] == "bare" and paired["cot_vote"]["n_pairs"] == 8
+    (hc,) = shown["harness_builds"]["builds"]
+    assert hc == {**hc_numbers(built), "dir": str(built)}
     assert build_dirs(built.parent) == [built]  # what a run directory's report shows
 
 
@@ -54,7 +69,9 @@ def test_calls_the_teacher_budget_refused_are_counted_apart(tmp_path: Path) -> N
     assert "not made (its token budget refused them)" in path.read_text()
 
 
-def test_a_build_report_into_a_folder_not_made_yet(built: Path, tmp_path: Path) -> None:
+def test_a_build_report_into_a_folder_not_made_yet(tmp_path: Path) -> None:
+    built = tmp_path / "build"  # a build directory of an earlier tether: its own page
+    shutil.copytree(Path(__file__).resolve().parents[2] / "fixtures" / "compile_build", built)
     out = tmp_path / "new" / "deeper" / "report.html"
     result = CliRunner().invoke(main, ["report", str(built), "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -141,3 +158,54 @@ def test_a_build_the_student_budget_stopped_is_reported(tmp_path: Path) -> None:
     html = " ".join(path.read_text().split())
     assert "left items unscored (budget stops, not failures)" in html
     assert f"{hc['result']['student_tokens']} generated tokens of a budget of 130" in html
+
+
+def test_a_compile_s_scorings_export_to_inspect_one_log_per_arm(built: Path,
+                                                                 tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.log import read_eval_log
+
+    from tether.runs import RunStore
+
+    with RunStore.open(built, readonly=True) as store:
+        trials = store.trials()
+    arms: dict[str, int] = {}
+    for t in trials:
+        arms[t.spec.arm] = arms.get(t.spec.arm, 0) + 1
+    assert arms["bare"] == 6 + 6 + 8  # probe, validation and test items of the bare floor
+    out = tmp_path / "inspect"
+    result = CliRunner().invoke(main, ["export", str(built), "--format", "inspect",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    logs = {p.stem: read_eval_log(str(p)) for p in out.glob("*.eval")}
+    assert set(logs) == {a.replace(" ", "_").replace("+", "_") for a in arms}
+    bare = logs["bare"]
+    assert bare.samples is not None and len(bare.samples) == arms["bare"]
+    scored = [s.scores for s in bare.samples if s.scores]
+    assert len(scored) == arms["bare"]  # every item of bare was scored (no infra error)
+
+
+def test_a_compile_s_scorings_rescore_to_the_same_scores(built: Path, tmp_path: Path) -> None:
+    from tether.runs import RunStore
+
+    out = tmp_path / "rescored"
+    result = CliRunner().invoke(main, ["rescore", str(built), "--metric", "harness_answer",
+                                       "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    with RunStore.open(built, readonly=True) as a, RunStore.open(out, readonly=True) as b:
+        before = {t.trial_id: t.score for t in a.trials()}
+        after = {t.trial_id: t.score for t in b.trials()}
+    assert after == before and len(before) > 20
+
+
+def test_a_compile_with_no_scored_item_still_reports(tmp_path: Path) -> None:
+    """A student budget too small for one call: no trial, a frozen bare selection; the
+    report is the compile's own page (the hub has no trial to show)."""
+    compile_toy(tmp_path / "z", {"0": "v1"}, rounds=0, comparators=[], student_token_budget=1)
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "z"), "--json",
+                                       "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.output)
+    assert shown["builds"][0]["selected_is_bare"] is True
+    assert shown["result"]["student_tokens"] == 0 and "Build 0" in out.read_text()

@@ -14,7 +14,8 @@ def test_toy_is_registered_and_implements_the_protocol():
 def test_unknown_setting_names_the_known_ones():
     with pytest.raises(ConfigError) as info:
         get_setting("nope")
-    assert "known:" in info.value.hint and "toy" in info.value.hint
+    hint = info.value.hint or ""
+    assert "known settings:" in hint and "toy" in hint and "; or jsonl:PATH" in hint
 
 
 def test_toy_splits_are_disjoint_and_seeded():
@@ -101,9 +102,11 @@ def test_entry_points_of_the_settings_group_are_found(user_module, monkeypatch):
     import tether.systems.compile.setting as setting_mod
 
     declared = [EntryPoint("cityqa", f"{user_module}:CityQA", "tether.settings")]
-    monkeypatch.setattr("importlib.metadata.entry_points",
-                        lambda group=None: declared if group == "tether.settings" else [])
-    monkeypatch.setattr(setting_mod, "_REGISTRY", dict(setting_mod._REGISTRY))
+    # plugins reads each group once per process: replace that read, not the scan under it
+    monkeypatch.setattr("tether.plugins._group",
+                        lambda group: tuple(declared) if group == "tether.settings" else ())
+    monkeypatch.setattr(setting_mod.SETTINGS, "_entries", setting_mod.SETTINGS.entries())
+    monkeypatch.setattr(setting_mod.SETTINGS, "_loaded_once", False)
     assert "cityqa" in setting_names()
     assert get_setting("cityqa").name == "cityqa"
 
@@ -130,9 +133,9 @@ def test_every_command_finds_a_module_attr_setting(user_module, tmp_path, monkey
     assert again.exit_code == 0 and json.loads(again.output) == result
     report = CliRunner().invoke(main, ["report", str(out), "--json"])
     assert report.exit_code == 0, report.output
-    harness = tmp_path / "h.json"
-    selected = json.loads((out / "builds" / "0" / "selected.json").read_text())
-    harness.write_text(json.dumps(selected["document"]))
+    # the selection is a file of the compile's run directory (its harness artifact)
+    chosen = result["selected_hash"]
+    harness = out / "artifacts" / chosen[:2] / f"{chosen}.json"
     check = CliRunner().invoke(main, ["harness", "check", str(harness), "--setting", spec])
     assert check.exit_code == 0, check.output
     deployed = CliRunner().invoke(main, [

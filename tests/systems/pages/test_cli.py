@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -24,7 +25,7 @@ def test_defects_exit_1_with_the_issue_json_shape():
     out = json.loads(res.output)
     assert set(out) == {"n_defects", "counts", "defects", "profile", "instrument_version"}
     assert out["n_defects"] == 1 and out["counts"] == {"text_overlap": 1}
-    assert out["profile"] == "default" and out["instrument_version"].endswith("default-1")
+    assert out["profile"] == "default" and out["instrument_version"].endswith("default-2")
     d = out["defects"][0]
     assert d["kind"] == "text_overlap" and d["location"] == "1920x1080"
     ev = d["evidence"]
@@ -190,3 +191,34 @@ def test_default_lanes_follow_the_profile_and_the_batch_size(monkeypatch):
     assert [pick("reference", n) for n in (1, 5, 6, 64, 80, 1000)] == [1, 1, 2, 13, 16, 16]
     # the default profile is CPU-bound: one lane per core
     assert [pick("default", n) for n in (1, 9, 64)] == [1, 2, 2]
+
+
+@pytest.mark.parametrize(("data", "why"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a text file"),
+    (b"Meeting notes\n- ship on Friday\n", "no HTML element in it"),
+])
+def test_a_file_that_is_no_html_page_is_refused_in_one_line(tmp_path, data, why):
+    """PNG bytes named .html and plain text are refused (exit 2), never "clean"; the
+    browser is not started for them."""
+    page = tmp_path / "page.html"
+    page.write_bytes(data)
+    res = CliRunner().invoke(main, ["measure", str(page)])
+    assert res.exit_code == 2
+    assert f"error: {page}: " in res.output and why in res.output
+    assert "Traceback" not in res.output and "clean" not in res.output
+
+
+@pytest.mark.browser
+def test_in_a_folder_each_refused_file_is_a_row_saying_why(tmp_path):
+    shutil.copy(PLANTED / "clean.html", tmp_path / "a.html")
+    (tmp_path / "b.html").write_text("just some notes\n")
+    res = run(str(tmp_path), "--json")
+    assert res.exit_code == 2
+    rows = {Path(r["path"]).name: r for r in json.loads(res.output)["files"]}
+    assert rows["a.html"]["n_defects"] == 0
+    assert "no HTML element in it" in rows["b.html"]["error"]
+    compared = run(str(tmp_path), "--compare", "--json")
+    assert compared.exit_code == 2
+    rows = {Path(r["path"]).name: r for r in json.loads(compared.output)}
+    assert rows["a.html"]["differences"] == []
+    assert "no HTML element in it" in rows["b.html"]["error"]

@@ -93,12 +93,12 @@ def test_metric_is_geometry_whatever_the_channel(feedback: str) -> None:
 
 
 def test_shipped_visual_experiment_compares_the_three_channels() -> None:
-    from pathlib import Path
 
     from tether.runs.config import load_experiment
     from tether.runs.expansion import expand
+    from tether.runs.shipped import SHIPPED_DIR
 
-    path = Path(__file__).resolve().parents[3] / "experiments" / "visual_harness.toml"
+    path = SHIPPED_DIR / "visual_harness.toml"
     exp = load_experiment(path)
     channels = {a.arm: a.params.get("feedback") for a in exp.strategies}
     assert channels == {"single_shot": None, "H-geometry": "geometry",

@@ -46,6 +46,7 @@ def test_tasks_check_exit_codes_and_json(tmp_path) -> None:
     good = bundled_tasks_dir() / "blendshape_twin_only"
     r = CliRunner().invoke(main, ["scene", "tasks", "check", str(good)])
     assert r.exit_code == 0 and "1/1 tasks pass" in r.output, r.output
+    assert "family blendshape_twin_only: blendshape (from task.json)" in r.output
     bad = tmp_path / "tasks" / "broken"
     shutil.copytree(good, bad)
     (bad / "start.py").write_text("import bpy\nbpy.data.objects['Gone'].hide_render = True\n")
@@ -53,6 +54,7 @@ def test_tasks_check_exit_codes_and_json(tmp_path) -> None:
     assert r.exit_code == 1
     [row] = json.loads(r.output)
     assert row["task"] == "blendshape_twin_only" and not row["ok"]
+    assert (row["family"], row["family_from"]) == ("blendshape", "task.json")
     assert row["problems"][0].startswith("start.py: raised at line 2")
     r = CliRunner().invoke(main, ["scene", "tasks", "check", str(bad)])
     assert r.exit_code == 1 and r.output.startswith("FAIL blendshape_twin_only: start.py")

@@ -93,8 +93,9 @@ def test_blendergym_layout_and_format(tmp_path) -> None:
     (task / "start.py").write_text("x = 1\n")
     (task / "goal.py").write_text('n.inputs["Emission"].default_value = (1, 1, 1, 1)\n')
     t = load_blendergym_task(task)
-    # the folder's name means nothing: the family is task.json's, else custom
-    assert (t.family, t.base_source, t.base_blend.name) == ("custom", None, "blender_file.blend")
+    # no task.json: the family is the folder name's prefix, as BlenderGym names its tasks
+    assert (t.family, t.family_from) == ("material", "folder name")
+    assert (t.base_source, t.base_blend.name) == (None, "blender_file.blend")
     assert t.goal_images == {1: task / "renders" / "goal" / "render1.png"}
     assert [n["new"] for n in t.notes] == ["Emission Color"]
     assert t.goal == 'n.inputs["Emission"].default_value = (1, 1, 1, 1)\n'  # never rewritten
@@ -102,8 +103,9 @@ def test_blendergym_layout_and_format(tmp_path) -> None:
     [loaded] = load_suite(f"blendergym:{tmp_path}")
     assert (loaded.id, loaded.metric, loaded.artifact_kind) == ("material7", "scene_render",
                                                                 "scene")
-    (task / "task.json").write_text('{"family": "material"}')
-    assert load_blendergym_task(task).family == "material"
+    (task / "task.json").write_text('{"family": "shading", "level": 2}')
+    told = load_blendergym_task(task)
+    assert (told.family, told.family_from, told.level) == ("shading", "task.json", "2")
     # a goal image instead of a goal program: (B, p0, r0, y*)
     own = tmp_path / "my scene"
     (own / "renders" / "goal").mkdir(parents=True)
@@ -112,6 +114,7 @@ def test_blendergym_layout_and_format(tmp_path) -> None:
     (own / "start.py").write_text("x = 1\n")
     t = load_blendergym_task(own)
     assert (t.goal, t.family, t.base_blend.name) == (None, "custom", "room.blend")
+    assert t.family_from == "default" and t.level is None  # "my scene": no numbered prefix
     (own / "renders" / "goal" / "render1.png").unlink()
     with pytest.raises(ConfigError, match="not a scene task folder"):
         load_blendergym_task(own)

@@ -23,7 +23,8 @@ def run_check(*args: str):
 def test_a_good_task_passes_every_gate(tmp_path, bwrap):  # noqa: F811
     row = check_task(load_harbor_task(make_task(tmp_path)), sandbox=bwrap)
     assert row.to_json() == {"task": "demo", "oracle_reward": 1.0, "null_reward": 0.0,
-                             "deterministic": True, "error": None}
+                             "deterministic": True, "error": None, "registry_access": False,
+                             "registry_requests": []}
     assert row.ok
 
 
@@ -51,7 +52,8 @@ def test_cli_json_and_exit_codes(tmp_path):
     rows = json.loads(result.stdout)
     assert [r["task"] for r in rows] == ["good", "lazy"]
     assert rows[0] == {"task": "good", "oracle_reward": 1.0, "null_reward": 0.0,
-                       "deterministic": True, "error": None}
+                       "deterministic": True, "error": None, "registry_access": False,
+                       "registry_requests": []}
     assert rows[1]["null_reward"] == 1.0
     good = run_check(str(tmp_path / "suite" / "good"))
     assert good.exit_code == 0, good.output
@@ -65,6 +67,24 @@ def test_cli_usage_errors_exit_2(tmp_path):
     result = CliRunner().invoke(_main(), ["tasks", "check", str(tmp_path / "empty")])
     assert result.exit_code == 2
     assert "neither a task dir nor a dir of task dirs" in result.output
+
+
+def test_one_broken_dir_among_four_every_one_reported(tmp_path):
+    """A task dir that cannot be loaded (here: task.toml is not TOML) and a folder with no
+    task in it are failing rows of their own; the two good tasks are still checked."""
+    good = [make_task(tmp_path, name) for name in ("a", "b")]
+    broken = make_task(tmp_path, "c", toml="version = [unclosed\n")
+    (tmp_path / "notes").mkdir()
+    result = run_check(*map(str, [good[0], broken, tmp_path / "notes", good[1]]), "--json")
+    assert result.exit_code == 1, result.output
+    rows = json.loads(result.stdout)
+    assert [r["task"] for r in rows] == ["a", "c", str(tmp_path / "notes"), "b"]
+    assert rows[0]["oracle_reward"] == rows[3]["oracle_reward"] == 1.0
+    assert rows[1]["oracle_reward"] is None and "cannot load" in rows[1]["error"]
+    assert "task.toml" in rows[1]["error"]
+    assert "neither a task dir nor a dir of task dirs" in rows[2]["error"]
+    table = run_check(*map(str, [good[0], broken, good[1]]))
+    assert "2/3 task(s) pass every gate" in table.output
 
 
 def _main():

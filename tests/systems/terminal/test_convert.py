@@ -161,7 +161,8 @@ def test_an_oracle_that_installs_at_solve_time_is_noted_not_refused(tmp_path):
     c = classify_task(task)
     assert c.convertible
     assert c.notes == ["solve.sh installs or downloads at solve time (apt, curl, pip): "
-                       "offline, its oracle gate may fail"]
+                       "offline, its oracle gate may fail (--registry: the package "
+                       "registries)"]
     assert classify_task(make_tb2_task(tmp_path, "quiet")).notes == []
 
 

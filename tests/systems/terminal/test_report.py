@@ -24,7 +24,7 @@ OUTCOMES = {
                  ("t1", 1): "pass", ("t2", 0): "pass", ("t2", 1): "agent_error"},
 }
 _STATUS = {"pass": "ok", "wrong_submission": "ok", "out_of_context": "truncated",
-           "time_limit": "timeout", "agent_error": "error"}
+           "time_limit": "timeout", "format_error": "ok", "agent_error": "error"}
 #: turn_bon's turns: the selector picks the edit, then the run of the edited file
 BON_TURNS = [(["cat app.py", "echo 'x = 1' > app.py", "ls -la"], 1),
              (["python app.py", "cat app.py", "ls"], 0)]
@@ -93,7 +93,7 @@ def test_end_state_counts(agent_report):
     numbers, _ = agent_report
     assert _row(numbers, "agent")["end_states"] == {
         "pass": 3, "wrong_submission": 1, "out_of_context": 1, "time_limit": 1,
-        "agent_error": 0}
+        "format_error": 0, "agent_error": 0}
     bon = _row(numbers, "turn_bon")
     assert bon["end_states"]["pass"] == 5 and bon["end_states"]["agent_error"] == 1
     assert bon["n_trials"] == 6 and bon["n_scored"] == 5

@@ -38,7 +38,7 @@ def envs(monkeypatch):
     """Every terminal strategy opens ScriptedEnvironments; the list holds them in order."""
     made: list[ScriptedEnvironment] = []
 
-    def factory(ctx, config, fail_on=None):
+    def factory(ctx, params, fail_on=None):
         env = ScriptedEnvironment(fail_on=ctx.task.data.get("fail_on"))
         made.append(env)
         return env
@@ -60,9 +60,9 @@ def trial(strategy, params, generator, selector=(), *, metric="scripted_check",
 
 
 def test_strategies_are_registered_and_check_their_params():
-    assert build_strategy("agent", {"step_limit": 5}).config.step_limit == 5
-    assert build_strategy("turn_bon", {"n": 8}).n == 8
-    assert build_strategy("trajectory_bon", {"n": 2, "pick": "oracle"}).pick == "oracle"
+    assert build_strategy("agent", {"step_limit": 5}).params.step_limit == 5
+    assert build_strategy("turn_bon", {"n": 8}).params.n == 8
+    assert build_strategy("trajectory_bon", {"n": 2, "pick": "oracle"}).params.pick == "oracle"
     with pytest.raises(ConfigError, match="unknown parameter 'step_limt'") as info:
         build_strategy("agent", {"step_limt": 5})
     assert "did you mean 'step_limit'?" in (info.value.hint or "")
@@ -99,7 +99,19 @@ def test_an_attempt_a_limit_stopped_fails_even_when_the_verifier_passes(envs):
     record, _ = trial("agent", {"step_limit": 1}, [bash("touch done.txt")])
     assert record.extra["exit_reason"] == "step_limit"
     assert record.extra["end_state"] == "time_limit"
-    assert record.passed is True  # the verifier's verdict stays the trial's metric
+    # the verifier's verdict stays on the record (invariant 1); the trial follows the ending
+    assert record.metric is not None and record.metric.passed is True
+    assert record.passed is False and record.score == 0.0
+
+
+def test_the_run_summary_counts_a_stopped_attempt_with_a_passing_state_as_a_failure(envs):
+    from tether.runs.summary import arm_rows
+
+    stopped, _ = trial("agent", {"step_limit": 1}, [bash("touch done.txt")])
+    submitted, _ = trial("agent", {}, [bash("touch done.txt"), SUBMIT])
+    (row,) = arm_rows([stopped, submitted], {"models": []})
+    assert (row["trials"], row["passed"], row["pass_rate"], row["mean_score"]) == (
+        2, 1, 0.5, 0.5)
 
 
 def test_a_reply_cut_at_the_output_limit_is_out_of_context_not_a_format_error(envs):
@@ -122,10 +134,12 @@ def test_a_cut_complete_command_still_cannot_run(envs):
     assert envs[0].executed == [] and record.extra["end_state"] == "out_of_context"
 
 
-def test_format_errors_in_a_row_are_a_harness_limit(envs):
+def test_format_errors_in_a_row_are_a_failure_ending_of_their_own(envs):
     record, _ = trial("agent", {"max_format_errors": 2}, lambda m, i: "no block here")
     assert (record.extra["exit_reason"], record.extra["end_state"]) == ("format_errors",
-                                                                        "time_limit")
+                                                                        "format_error")
+    # the model's failure, scored as one: never an error, which is never scored
+    assert (record.status, record.passed, record.score) == ("ok", False, 0.0)
 
 
 def test_token_budget_end(envs):
@@ -198,6 +212,18 @@ def test_trajectory_bon_oracle_delivers_the_first_passing_attempt(envs):
     assert record.passed is True and len(envs) == 3 and all(e.closed for e in envs)
     assert "attempt 2 of 3" in artifacts[record.artifact].text
     assert [o.purpose for o in record.observations].count("selection") == 3
+
+
+def test_trajectory_bon_oracle_picks_by_the_ending_first(envs):
+    """Attempt 1 leaves a passing state but hits the step limit; attempt 2 submits and
+    passes: the oracle delivers the one that submitted."""
+    attempts = [bash("touch done.txt"), bash("ls"), bash("touch done.txt"), SUBMIT]
+    record, _ = trial("trajectory_bon", {"n": 2, "pick": "oracle", "step_limit": 2},
+                      attempts)
+    assert record.extra["oracle_passed"] == [True, True]
+    assert record.extra["oracle_endings"] == ["time_limit", "pass"]
+    assert record.extra["selected_attempt"] == 1
+    assert record.extra["end_state"] == "pass" and record.passed is True
 
 
 def test_trajectory_bon_selector_picks_an_attempt(envs):

@@ -12,10 +12,10 @@ from tether.core.budget import BudgetSpec
 from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.systems.terminal.agent.actions import FINISH_MARKER
-from tether.systems.terminal.agent.loop import AgentConfig, run_attempt
+from tether.systems.terminal.agent.loop import run_attempt
 from tether.systems.terminal.environment import TerminalEnvironment
 from tether.systems.terminal.spec import TerminalSpec
-from tether.systems.terminal.turn_bon import TurnBoNPolicy
+from tether.systems.terminal.turn_bon import TurnBoNParams, TurnBoNPolicy
 from tether.testing.scripted_models import ScriptedModel
 
 SUBMIT = f"Finished.\n```bash\necho {FINISH_MARKER}\n```"
@@ -45,9 +45,9 @@ def pick(*indices: int):
 
 def run(generator, selector, n, env=None, **config):
     ctx = context(generator, selector)
-    cfg = AgentConfig(**config)
+    cfg = TurnBoNParams(n=n, **config)
     env = env or ScriptedEnvironment()
-    return ctx, env, run_attempt(ctx, env, TurnBoNPolicy(cfg, n), cfg)
+    return ctx, env, run_attempt(ctx, env, TurnBoNPolicy(cfg), cfg)
 
 
 def test_only_the_selected_candidate_runs():
@@ -151,17 +151,16 @@ def test_unselected_candidates_leave_no_trace_in_a_real_sandbox(bare_task_dir):
 def test_a_selector_call_that_does_not_fit_the_budget_ends_the_attempt():
     # two candidates of 5 (scripted) tokens use the whole budget
     ctx = context(lambda m, i: bash("touch a.txt"), pick(0), BudgetSpec(total=10))
-    cfg = AgentConfig(max_tokens=5)
+    cfg = TurnBoNParams(n=2, max_tokens=5)
     env = ScriptedEnvironment()
-    result = run_attempt(ctx, env, TurnBoNPolicy(cfg, 2), cfg)
+    result = run_attempt(ctx, env, TurnBoNPolicy(cfg), cfg)
     assert result.exit_reason == "token_budget" and env.executed == []
 
 
 def _run_with(policy_kwargs, selector, turns, n=2):
     ctx = context(per_turn(turns, n), selector)
-    cfg = AgentConfig()
-    result = run_attempt(ctx, ScriptedEnvironment(), TurnBoNPolicy(cfg, n, **policy_kwargs),
-                         cfg)
+    cfg = TurnBoNParams(n=n, **policy_kwargs)
+    result = run_attempt(ctx, ScriptedEnvironment(), TurnBoNPolicy(cfg), cfg)
     return ctx, result
 
 
@@ -189,7 +188,7 @@ def test_thinking_budget_and_reasoning_effort_reach_the_selector_call():
               turns)
     assert seen == [(2048, 100)]  # the answer keeps its own 100 tokens beside the thinking
     with pytest.raises(Exception, match="reasoning_effort"):
-        TurnBoNPolicy(AgentConfig(), 2, selector_reasoning_effort="max")
+        TurnBoNParams(n=2, selector_reasoning_effort="extreme")
 
 
 def test_a_context_overflow_retries_with_a_fitted_transcript():

@@ -19,6 +19,7 @@ class JudgedNumbers(BaseModel):
     model_config = ConfigDict(extra="forbid")
     behaviours: list[dict[str, Any]]  # per rubric file: arms, rates, agreement
     reward_hacking: list[dict[str, Any]]  # per (arm, budget)
+    analysis: dict[str, Any]  # which statistics and sample (report/judged_paper.py)
     judge_models: list[str]
     n_calls: int
     output_tokens: int
@@ -36,7 +37,10 @@ class JudgedSection(Section):
     order = 20
 
     def compute(self, run: SectionInput) -> JudgedNumbers | None:
-        found = judged_numbers(str(run.store.dir), run.entries, run.baseline)
+        options = run.store.config().get("report") or {}
+        analysis = (options.get("judge_statistics", "tether"),
+                    options.get("judge_sample", "all"))
+        found = judged_numbers(str(run.store.dir), run.entries, run.baseline, analysis)
         return validated(JudgedNumbers, found)
 
     def draw(self, numbers: dict[str, Any] | None, assets: Path) -> Any:

@@ -6,11 +6,17 @@ Public API: `load_rubrics`, `rubric_jobs`, `reward_hacking_job`, `judge_run`,
 
 from tether.runs.judge.ask import JUDGE_ROLE, judge_ledger
 from tether.runs.judge.behaviour import rubric_jobs
-from tether.runs.judge.engine import Job, JobSummary, judge_run
+from tether.runs.judge.engine import (
+    DEFAULT_REPEATS,
+    DEFAULT_TEMPERATURE,
+    Job,
+    JobSummary,
+    judge_run,
+)
 from tether.runs.judge.reward_hacking import reward_hacking_job
 from tether.runs.judge.rubrics import BUNDLED, RubricFile, RubricSet, load_rubrics
 from tether.runs.judge.table import Judgement, read_judgements
 
-__all__ = ["BUNDLED", "JUDGE_ROLE", "Job", "JobSummary", "Judgement", "RubricFile",
-           "RubricSet", "judge_ledger", "judge_run", "load_rubrics", "read_judgements",
-           "reward_hacking_job", "rubric_jobs"]
+__all__ = ["BUNDLED", "DEFAULT_REPEATS", "DEFAULT_TEMPERATURE", "JUDGE_ROLE", "Job",
+           "JobSummary", "Judgement", "RubricFile", "RubricSet", "judge_ledger", "judge_run",
+           "load_rubrics", "read_judgements", "reward_hacking_job", "rubric_jobs"]

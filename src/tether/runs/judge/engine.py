@@ -8,9 +8,10 @@ attempts it did not reach), records every judge call (role `judge`) and writes o
 per attempt, job and repeat to the run's `judgements` table as soon as it is answered.
 
 `repeats` = k asks each question k times, independently (the paper judges every
-trajectory twice and averages); the report gives the mean flags and the agreement of
-the k runs. Repeats differ only by sampling: give `temperature` > 0 for runs that can
-disagree (at 0 they measure only a provider's own nondeterminism).
+trajectory twice and averages: `DEFAULT_REPEATS` = 2); the report gives the mean flags
+and the agreement of the k runs. Repeats differ only by sampling, so they are asked at a
+temperature above 0 (`DEFAULT_TEMPERATURE`): two greedy judgements of one transcript are
+one judgement twice, and asking for repeats at temperature 0 is refused.
 
 The cap (`cap` output tokens, reasoning included, for the whole command) is the core's
 `Ledger`: reserved before each call and settled with its usage, so recorded spend never
@@ -25,11 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether.core import AgentFacts, Ledger, TrialRecord, facts_of
+from tether.errors import ConfigError
 from tether.models import CallRecord, Model
 from tether.runs.judge.ask import Answer, CapReached, Question, ask, judge_ledger
 from tether.runs.judge.table import JUDGE_ERROR, OK, Judgement, JudgeTable
 from tether.runs.judge.transcript import AttemptView, attempt_view
 from tether.runs.store import RunStore
+
+#: judge runs per attempt, as the turn-level best-of-N paper judges each trajectory
+DEFAULT_REPEATS = 2
+#: the judge's sampling temperature: above 0, so repeats can disagree (the paper does not
+#: state its judge's; 0.7 is a common sampling default)
+DEFAULT_TEMPERATURE = 0.7
 
 
 @dataclass(frozen=True)
@@ -72,12 +80,17 @@ def _usage(calls: Sequence[CallRecord]) -> tuple[int, int]:
 
 def judge_run(run_dir: str | Path, jobs: Sequence[Job], model: Model, *,
               retries: int = 2, max_tokens: int = 1024, cap: int | Ledger | None = None,
-              arms: Iterable[str] | None = None, repeats: int = 1, temperature: float = 0.0,
+              arms: Iterable[str] | None = None, repeats: int = DEFAULT_REPEATS,
+              temperature: float = DEFAULT_TEMPERATURE,
               on_attempt: Callable[[str, str], None] | None = None) -> list[JobSummary]:
     """Judge every eligible attempt of the run for every job, `repeats` times each; one
     summary per job (its counts are of (attempt, repeat) questions)."""
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if repeats > 1 and temperature <= 0:
+        raise ConfigError(f"{repeats} judge repeats at temperature {temperature:g} are one "
+                          "greedy judgement asked again",
+                          hint="give a temperature above 0, or repeats = 1")
     ledger = cap if isinstance(cap, Ledger) else judge_ledger(cap)
     wanted_arms = set(arms) if arms else None
     with RunStore.open(run_dir, readonly=True) as store:

@@ -9,7 +9,7 @@ A rubric file is JSON:
 
 Each set is judged in its own call (the paper judges its two sets separately). Rubric
 ids are lowercase snake_case and unique across the file: they are the keys of the
-judge's answer and of the stored flags. The bundled `terminal-behaviour` (v1) holds the
+judge's answer and of the stored flags. The bundled `terminal-behaviour` (v2) holds the
 paper's 28 rubrics; a user passes their own file by path. Any defect in a file is a
 ConfigError naming the file and the place, before anything is judged.
 """
@@ -26,7 +26,7 @@ from typing import Any
 from tether.errors import ConfigError
 from tether.textio import JSONError, loads, read_text
 
-BUNDLED = {"terminal-behaviour": "terminal-behaviour-v1.json"}
+BUNDLED = {"terminal-behaviour": "terminal-behaviour-v2.json"}
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _RUBRIC_KEYS = ("id", "name", "short", "definition", "example")
 
@@ -73,7 +73,7 @@ class RubricFile:
 
 def _fail(where: str, what: str) -> ConfigError:
     return ConfigError(f"rubric file {where}: {what}",
-                       hint="see the bundled terminal-behaviour-v1.json for the format "
+                       hint="see the bundled terminal-behaviour-v2.json for the format "
                             "(README, 'Judging runs')")
 
 

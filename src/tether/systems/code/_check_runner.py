@@ -11,9 +11,9 @@ tree and writes what happened to a results file. Nothing here trusts the candida
   file's name is the nonce's hash and its content carries the nonce: a candidate that
   calls sys.exit(0) or os._exit(0), patches builtins or print, or kills this parent
   leaves no valid proof, and no proof means not passed.
-* Before writing the results the parent kills every other process it can signal
-  (inside the sandbox's pid namespace: all candidate processes), so nothing is left
-  alive to rewrite the file.
+* Before writing the results the parent kills every other process of the sandbox's
+  pid namespace (all candidate processes; not init, nor the warm sandbox's server that
+  started it), so nothing is left alive to rewrite the file.
 
 * A check that runs past the per-check limit is cut off and marked "timeout"; a fresh
   child runs the program again, the setup statements, and the checks not yet run, so
@@ -399,6 +399,34 @@ def _killpg(pid):
         pass
 
 
+def _end_others():
+    """SIGKILL every process of the sandbox's pid namespace but its init, this runner
+    and the process that started it (bwrap's init in a one-shot sandbox; the warm
+    sandbox's server, which outlives this run): scan until none is left, since they
+    may fork meanwhile. Zombies are dead already (init reaps them)."""
+    keep = {1, os.getpid(), os.getppid()}
+    for _ in range(200):
+        alive = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in keep:
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    state = fh.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in (b"Z", b"X"):
+                alive.append(int(name))
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
+
+
 def _set_dumpable(flag):
     try:
         import ctypes
@@ -523,10 +551,7 @@ def main():
                     else {"passed": False, "exit_code": 1, "message": "script does not parse"})
     if plan.get("isolated"):
         # Inside the sandbox's pid namespace: end every candidate process before writing.
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
+        _end_others()
     token = bytes(secret).decode("ascii", "replace").strip()
     result["nonce"] = token
     name = ".tether-results-" + hashlib.sha256(token.encode()).hexdigest()[:32] + ".json"

@@ -5,13 +5,14 @@ candidate's solution.py) is imported: it reads the run's nonce from a file and d
 it at import, records every test report, and at session end writes the results file
 whose name and content prove this plugin reached the end. A candidate that exits the
 process, or kills it, leaves no proof. Inside the sandbox (TETHER_ISOLATED=1) every
-other process is killed before the file is written.
+other candidate process is killed before the file is written.
 """
 
 import hashlib
 import json
 import os
 import signal
+import time
 
 _NONCE_FILE = ".tether_nonce"
 with open(_NONCE_FILE) as _fh:
@@ -46,12 +47,36 @@ def pytest_collectreport(report):
                                 "message": (report.longreprtext or "")[-3000:]})
 
 
+def _end_others():
+    """SIGKILL every process of the sandbox's pid namespace but its init, pytest and the
+    process that started pytest (bwrap's init, or the warm sandbox's server, which
+    outlives this run), scanning until none is left (they may fork meanwhile)."""
+    keep = {1, os.getpid(), os.getppid()}
+    for _ in range(200):
+        alive = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in keep:
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    state = fh.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state not in (b"Z", b"X"):  # zombies are dead already
+                alive.append(int(name))
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.001)
+
+
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("TETHER_ISOLATED") == "1":
-        try:
-            os.kill(-1, signal.SIGKILL)  # inside the pid namespace: all but us
-        except OSError:
-            pass
+        _end_others()  # inside the sandbox's pid namespace: every candidate process
     result = {"nonce": _NONCE, "exitstatus": int(exitstatus), "tests": _TESTS,
               "collect_errors": _COLLECT_ERRORS}
     name = ".tether-results-" + hashlib.sha256(_NONCE.encode()).hexdigest()[:32] + ".json"

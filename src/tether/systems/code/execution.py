@@ -28,8 +28,9 @@ from tether import params
 from tether.core import Artifact, Defect, Observation, Task
 from tether.errors import ConfigError
 from tether.instruments import InstrumentEnv, register_instrument
+from tether.sandbox import WarmPool
 from tether.systems.code.pytest_runner import observe_pytest
-from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner
+from tether.systems.code.sandboxed_python import STUDY_TIMEOUT_S, run_check_runner, sandbox_for
 
 VERSION = "1"
 _OUTCOME_TEXT = {
@@ -56,28 +57,27 @@ class ExecutionInstrument:
     class Params(params.Params):
         checks: Literal["hidden", "visible"] = Field(
             "hidden", description="the task's hidden checks, or only those the prompt shows")
-        memory_mb: int = Field(1024, description="memory cap of the sandboxed program")
+        memory_mb: params.Count = Field(1024, description="memory cap of the sandboxed "
+                                                          "program")
         whole_script: Literal["auto", "always"] = Field(
             "auto", description="run the program as a script: for script tasks (auto), "
                                 "or always")
-        check_timeout_s: float = Field(10.0, gt=0, description="time limit of one check")
+        check_timeout_s: params.Seconds = Field(10.0, description="time limit of one check")
 
-    def __init__(self, checks: str = "hidden", memory_mb: int = 1024,
-                 whole_script: str = "auto", check_timeout_s: float = 10.0) -> None:
-        if checks not in ("hidden", "visible"):
-            raise ConfigError(f"execution: checks={checks!r}", hint="use checks=hidden|visible")
-        if whole_script not in ("auto", "always"):
-            raise ConfigError(f"execution: whole_script={whole_script!r}",
-                              hint="use whole_script=auto|always")
-        self.checks = checks
-        self.memory_mb = int(memory_mb)
-        self.whole_script = whole_script
-        self.check_timeout_s = float(check_timeout_s)
-        if self.check_timeout_s <= 0:
-            raise ConfigError(f"execution: check_timeout_s={check_timeout_s!r} must be > 0")
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+
+    @staticmethod
+    def warm_up(env: InstrumentEnv, concurrency: int) -> None:
+        """Start `concurrency` warm sandboxes (bwrap) while a run's first model calls are
+        out, so that its first checks do not each wait for one to start."""
+        runner = sandbox_for(env.sandbox)
+        if isinstance(runner, WarmPool):
+            runner.prestart(concurrency)
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
-        key = "checks" if self.checks == "hidden" else "visible_checks"
+        p = self.params
+        key = "checks" if p.checks == "hidden" else "visible_checks"
         checks = task.data.get(key)
         if not checks:
             raise ConfigError(f"task {task.key} has no {key!r} for the execution instrument")
@@ -85,16 +85,16 @@ class ExecutionInstrument:
         start = time.monotonic()
         if task.data.get("check_format", "assert") == "pytest":
             obs = observe_pytest(artifact.text, checks, sandbox=env.sandbox,
-                                 timeout_s=timeout_s, memory_mb=self.memory_mb)
+                                 timeout_s=timeout_s, memory_mb=p.memory_mb)
             obs = obs.model_copy(update={"instrument": self.name, "version": self.version})
         else:
             raw = run_check_runner(artifact.text, str(checks), sandbox=env.sandbox,
-                                   timeout_s=timeout_s, memory_mb=self.memory_mb,
-                                   whole_script=self.whole_script,
+                                   timeout_s=timeout_s, memory_mb=p.memory_mb,
+                                   whole_script=p.whole_script,
                                    check_timeout_s=float(task.data.get(
-                                       "check_timeout_s", self.check_timeout_s)))
+                                       "check_timeout_s", p.check_timeout_s)))
             obs = observation_from_runner(raw, self.name, self.version)
-        obs.raw["checks"] = self.checks
+        obs.raw["checks"] = p.checks
         return obs.model_copy(update={"duration_s": time.monotonic() - start})
 
 

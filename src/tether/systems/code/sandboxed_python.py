@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from tether.sandbox import Sandbox, SandboxError, SandboxResult, get_sandbox
+from tether.sandbox import Sandbox, SandboxError, SandboxResult, WarmPool, get_sandbox, warm_or_cold
 
 #: the study's verdict timeout (seconds) for program + checks.
 STUDY_TIMEOUT_S = 30.0
@@ -24,12 +24,14 @@ _lock = threading.Lock()
 
 
 @functools.cache
-def _cached_sandbox(name: str) -> Sandbox:
-    return get_sandbox(name)
+def _cached_sandbox(name: str) -> WarmPool | Sandbox:
+    return warm_or_cold(get_sandbox(name))
 
 
-def sandbox_for(name: str) -> Sandbox:
-    """One sandbox object per backend: building bwrap probes the host (a process)."""
+def sandbox_for(name: str) -> WarmPool | Sandbox:
+    """One runner per backend for the process: bwrap's is a pool of warm sandboxes (a
+    check costs a fork and an exec, not a sandbox's start: tether.sandbox.warm); the
+    unsafe subprocess backend runs each command as it comes."""
     with _lock:
         return _cached_sandbox(name)
 
@@ -83,9 +85,14 @@ def run_check_runner(program: str, checks: str, *, sandbox: str = "bwrap",
     files = {RUNNER_FILE: runner_source(), PLAN_FILE: json.dumps(plan),
              "candidate.py": program, "checks.py": checks}
     # Both phases have their own deadline inside; this outer one is the backstop.
-    result = sandbox_for(sandbox).run(
-        ["python3", RUNNER_FILE, PLAN_FILE], files=files, stdin=nonce.encode(),
-        timeout_s=2 * timeout_s + 5, memory_mb=memory_mb, max_procs=64)
+    runner = sandbox_for(sandbox)
+    argv = ["python3", RUNNER_FILE, PLAN_FILE]
+    limits: dict[str, Any] = {"files": files, "stdin": nonce.encode(),
+                              "timeout_s": 2 * timeout_s + 5, "memory_mb": memory_mb,
+                              "max_procs": 64}
+    # the runner is ours: a warm sandbox runs it in a fork of its interpreter
+    result = (runner.run(argv, python_in_fork=True, **limits) if isinstance(runner, WarmPool)
+              else runner.run(argv, **limits))
     facts = {"returncode": result.returncode, "killed_reason": result.killed_reason,
              "stdout_tail": tail(result.stdout), "stderr_tail": tail(result.stderr),
              "sandbox": sandbox, "sandbox_duration_s": round(result.duration_s, 6)}

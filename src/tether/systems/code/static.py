@@ -50,11 +50,13 @@ class StaticInstrument:
     class Params(params.Params):
         select: str | list[str] = Field(DEFAULT_SELECT, description="the ruff rule codes "
                                                                     "(comma-separated)")
-        line_length: int = Field(100, description="ruff's line length")
+        line_length: params.Count = Field(100, description="ruff's line length")
 
-    def __init__(self, select: str | list[str] = DEFAULT_SELECT, line_length: int = 100) -> None:
-        self.select = ",".join(select) if isinstance(select, list) else str(select)
-        self.line_length = int(line_length)
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+        select = self.params.select
+        #: the rule codes as ruff's --select takes them
+        self.select = ",".join(select) if isinstance(select, list) else select
 
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         start = time.monotonic()
@@ -91,7 +93,8 @@ class StaticInstrument:
             path = Path(tmp) / "program.py"
             path.write_text(text)
             argv = [find_ruff(), "check", "--isolated", "--no-cache", "--output-format", "json",
-                    "--select", self.select, "--line-length", str(self.line_length), str(path)]
+                    "--select", self.select, "--line-length", str(self.params.line_length),
+                    str(path)]
             proc = subprocess.run(argv, capture_output=True, text=True, cwd=tmp,
                                   timeout=RUFF_TIMEOUT_S)
         if proc.returncode not in (0, 1):  # 1 = findings; anything else is ruff failing

@@ -4,7 +4,8 @@ The package holds `Setting` and its registry (setting.py), the artifact
 `tether-harness/1` (harness.py), the one-item runtime with hooks in a sandboxed worker
 (runtime.py), the admissibility checks (admissibility.py, hook_ast.py,
 answer_audit.py), the runtime manual handed to a teacher (manual/runtime-v1.md), the
-compiler (compiler/), the `compiled_harness` strategy and the harness suites' tasks.
+compiler (compiler/: a compile is a run of `tether.runs`), the `compiled_harness`
+strategy and the harness suites' tasks.
 
 The public API: other packages (suites, report, cli) import from here, not from the
 modules, which may change.
@@ -34,8 +35,14 @@ if TYPE_CHECKING:
         load_compile_config as load_compile_config,
     )
     from tether.systems.compile.compiler.gepa_arm import REFLECTION_HEAD as REFLECTION_HEAD
-    from tether.systems.compile.compiler.store import BuildDir as BuildDir
+    from tether.systems.compile.compiler.legacy import OldBuildDir as OldBuildDir
+    from tether.systems.compile.compiler.run import (
+        COMMAND as COMMAND,
+        CompileRun as CompileRun,
+        is_old_build_dir as is_old_build_dir,
+    )
     from tether.systems.compile.compiler.summary import ARMS as ARMS, summarise as summarise
+    from tether.systems.compile.compiler.view import CompileView as CompileView
     from tether.systems.compile.harness import (
         SCHEMA as SCHEMA,
         Harness as Harness,
@@ -72,9 +79,11 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "ARMS": "tether.systems.compile.compiler.summary",
     "AdmissibilityReport": "tether.systems.compile.admissibility",
-    "BuildDir": "tether.systems.compile.compiler.store",
+    "COMMAND": "tether.systems.compile.compiler.run",
     "COMPARATORS": "tether.systems.compile.compiler.config",
     "CompileConfig": "tether.systems.compile.compiler.config",
+    "CompileRun": "tether.systems.compile.compiler.run",
+    "CompileView": "tether.systems.compile.compiler.view",
     "Compiler": "tether.systems.compile.compiler.build",
     "DEFAULT_SIZES": "tether.systems.compile.setting",
     "Harness": "tether.systems.compile.harness",
@@ -83,6 +92,7 @@ _HOMES: dict[str, str] = {
     "HookRunner": "tether.systems.compile.runtime",
     "Item": "tether.systems.compile.setting",
     "ItemOutcome": "tether.systems.compile.runtime",
+    "OldBuildDir": "tether.systems.compile.compiler.legacy",
     "REFLECTION_HEAD": "tether.systems.compile.compiler.gepa_arm",
     "SCHEMA": "tether.systems.compile.harness",
     "SETTING_CLASSES": "tether.systems.compile.settings",
@@ -94,6 +104,7 @@ _HOMES: dict[str, str] = {
     "check_harness": "tether.systems.compile.admissibility",
     "config_from_fields": "tether.systems.compile.compiler.config",
     "get_setting": "tether.systems.compile.setting",
+    "is_old_build_dir": "tether.systems.compile.compiler.run",
     "item_for_task_data": "tether.systems.compile.setting",
     "load_compile_config": "tether.systems.compile.compiler.config",
     "load_harness": "tether.systems.compile.harness",
@@ -111,9 +122,11 @@ _HOMES: dict[str, str] = {
 __all__ = [
     "ARMS",
     "AdmissibilityReport",
-    "BuildDir",
+    "COMMAND",
     "COMPARATORS",
     "CompileConfig",
+    "CompileRun",
+    "CompileView",
     "Compiler",
     "DEFAULT_SIZES",
     "Harness",
@@ -122,6 +135,7 @@ __all__ = [
     "HookRunner",
     "Item",
     "ItemOutcome",
+    "OldBuildDir",
     "REFLECTION_HEAD",
     "SCHEMA",
     "SETTING_CLASSES",
@@ -133,6 +147,7 @@ __all__ = [
     "check_harness",
     "config_from_fields",
     "get_setting",
+    "is_old_build_dir",
     "item_for_task_data",
     "load_compile_config",
     "load_harness",

@@ -38,7 +38,13 @@ from tether.systems.compile.harness import Harness, TemplateError, template_fiel
 from tether.systems.compile.hook_ast import check_hook_sources
 from tether.systems.compile.prompt_fields import unknown_fields
 from tether.systems.compile.runtime import HarnessRuntime, ItemOutcome, StudentFn
-from tether.systems.compile.setting import Item, Setting, fitted_sizes, item_count
+from tether.systems.compile.setting import (
+    Item,
+    Setting,
+    fitted_sizes,
+    item_count,
+    same_setting,
+)
 
 __all__ = ["MAX_HOOK_CHARS", "MAX_PROMPT_CHARS", "MAX_TOKENS", "SMOKE_ITEMS",
            "AdmissibilityReport", "SmokeError", "Violation", "check_harness", "smoke_student"]
@@ -138,7 +144,7 @@ def shuffled(items: list[Item], seed: int) -> list[Item]:
 
 def _schema(harness: Harness, setting: Setting) -> list[Violation]:
     out: list[str] = []
-    if harness.setting != setting.name:
+    if not same_setting(harness.setting, setting.name):
         out.append(f"setting: the harness is for {harness.setting!r}, checked on {setting.name!r}")
     for name, text in sorted(harness.prompts.items()):
         if len(text) > MAX_PROMPT_CHARS:

@@ -14,10 +14,10 @@ Both report the student's generated tokens (output plus reasoning, prefill exclu
 and calls in their facts, like `compiled_harness`.
 
 Each strategy's `answer(setting, item, student, image)` is the baseline on one item
-over any `BaselineStudent` (the trial's `StudentSession`, or the compiler's
-`ModelStudent`: `tether compile` scores both baselines on its test items), and its
-`key` names its scores in a build directory: the name and a digest of its parameters
-and prompts, so a changed prompt never reuses old scores.
+over any `BaselineStudent` (a `StudentSession`, in a trial or on the compile's student
+endpoint: `tether compile` scores both baselines on its test items), and its `key`
+names its scores in a compile: the name and a digest of its parameters and prompts, so
+a changed prompt never reuses old scores.
 """
 
 from __future__ import annotations
@@ -105,35 +105,44 @@ class CotVote:
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
     class Params(params.Params):
-        n: int = Field(5, description="chain-of-thought samples voted on")
-        temperature: float = Field(0.7, description="the samples' temperature")
-        max_tokens: int = Field(256, description="most tokens of one sample")
+        n: params.Count = Field(5, description="chain-of-thought samples voted on")
+        temperature: params.Temperature = Field(0.7, description="the samples' temperature")
+        max_tokens: params.Tokens = Field(256, description="most tokens of one sample")
         modality: Literal["auto", "text", "image"] = Field(
             "auto", description="the student's input: text, image, or auto")
 
-    def __init__(self, n: int = 5, temperature: float = 0.7, max_tokens: int = 256,
-                 modality: str = "auto") -> None:
-        self.n, self.temperature, self.max_tokens = n, temperature, max_tokens
-        self.modality = modality
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+
+    # the student's decoding, as the compile's scorer asks a baseline for it
+    @property
+    def max_tokens(self) -> int:
+        return self.params.max_tokens
+
+    @property
+    def temperature(self) -> float:
+        return self.params.temperature
 
     @property
     def key(self) -> str:
-        return _key(self.name, {"n": self.n, "temperature": self.temperature,
-                                "max_tokens": self.max_tokens, "prompt": COT_PROMPT})
+        p = self.params
+        return _key(self.name, {"n": p.n, "temperature": p.temperature,
+                                "max_tokens": p.max_tokens, "prompt": COT_PROMPT})
 
     def answer(self, setting: Setting, item: Item, student: BaselineStudent,
                image: bytes | None) -> tuple[str, dict[str, Any]]:
         """(the majority answer, {"votes"}); `student` decodes at this baseline's
         temperature and max_tokens."""
-        samples = student.sample(COT_PROMPT.format(question=item.question), image, n=self.n,
-                                 temperature=self.temperature)
+        samples = student.sample(COT_PROMPT.format(question=item.question), image,
+                                 n=self.params.n, temperature=self.params.temperature)
         votes = [parse_cot(c.text) for c in samples]
         return majority(votes), {"votes": [v or "" for v in votes]}
 
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
-        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=self.temperature,
-                                 modality=resolve_modality(ctx, self.modality))
+        student = StudentSession(ctx, max_tokens=self.params.max_tokens,
+                                 temperature=self.params.temperature,
+                                 modality=resolve_modality(ctx, self.params.modality))
         image = setting.image(item) if student.modality == "image" else None
         answer, detail = self.answer(setting, item, student, image)
         facts = BaselineFacts(setting=setting.name, item_id=item.item_id,
@@ -160,25 +169,30 @@ class StudentRouted:
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
 
     class Params(params.Params):
-        max_tokens: int = Field(64, description="most tokens of one student reply")
+        max_tokens: params.Tokens = Field(64, description="most tokens of one student reply")
         modality: Literal["auto", "text", "image"] = Field(
             "auto", description="the student's input: text, image, or auto")
 
+    #: it decodes greedily (no parameter: the baseline is defined so)
     temperature = 0.0
 
-    def __init__(self, max_tokens: int = 64, modality: str = "auto") -> None:
-        self.max_tokens = max_tokens
-        self.modality = modality
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+
+    @property
+    def max_tokens(self) -> int:
+        """The student's decoding, as the compile's scorer asks a baseline for it."""
+        return self.params.max_tokens
 
     @property
     def key(self) -> str:
-        return _key(self.name, {"max_tokens": self.max_tokens, "menu": MENU_PROMPT,
+        return _key(self.name, {"max_tokens": self.params.max_tokens, "menu": MENU_PROMPT,
                                 "read": READ_PROMPT, "descriptions": DESCRIPTIONS})
 
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
-        student = StudentSession(ctx, max_tokens=self.max_tokens, temperature=0.0,
-                                 modality=resolve_modality(ctx, self.modality))
+        student = StudentSession(ctx, max_tokens=self.params.max_tokens, temperature=0.0,
+                                 modality=resolve_modality(ctx, self.params.modality))
         image = setting.image(item) if student.modality == "image" else None
         answer, detail = self.answer(setting, item, student, image)
         facts = BaselineFacts(setting=setting.name, item_id=item.item_id,

@@ -39,7 +39,7 @@ from tether.systems.compile.harness import Harness, template_fields
 from tether.systems.compile.setting import Setting
 
 __all__ = ["INTERVENTIONS", "NAME_PROMPT", "REQUEST_PROMPT", "NotApplicable",
-           "intervene"]
+           "intervene", "intervened_harness"]
 
 INTERVENTIONS = ("decide", "select", "generate", "integrate", "persist")
 REQUEST_PROMPT = ("Question: {question}\nBefore answering you may ask for: {names}.\n"
@@ -211,5 +211,14 @@ def intervene(name: str, harness: Harness, setting: Setting,
     if name not in _POLICIES:
         raise ConfigError(f"unknown intervention {name!r}",
                           hint=f"one of {', '.join(INTERVENTIONS)}")
-    run = _persisted(harness) if name == "persist" else harness
+    run = intervened_harness(name, harness)
     return run, _POLICIES[name](run, setting, student, image)
+
+
+def intervened_harness(name: str, harness: Harness) -> Harness:
+    """The harness intervention `name` runs: persist's edited copy, else `harness`
+    (NotApplicable when persist has nothing to remove)."""
+    if name not in _POLICIES:
+        raise ConfigError(f"unknown intervention {name!r}",
+                          hint=f"one of {', '.join(INTERVENTIONS)}")
+    return _persisted(harness) if name == "persist" else harness

@@ -1,7 +1,12 @@
-"""The HC section: what a `tether compile` build directory holds, as report numbers.
+"""The HC section: what a `tether compile` recorded, as report numbers.
 
     numbers = hc_numbers(Path("builds/docs"))       # dict, JSON-ready
-    path = write_hc_report(Path("builds/docs"))     # DIR/report.html
+    path, numbers = write_hc_report(Path("builds/docs"))   # the HC page alone
+
+A compile's `--out` is a run directory: `tether report DIR` is the hub's report of its
+trials (each student scoring), with the section `harness_builds` holding these numbers
+(`BuildsSection`). A build directory an earlier tether wrote is reported on its own page
+(`report_build_dir`, the entry point `tether.directory_reports`) with the same numbers.
 
 Per build: the round table (hash, admissible, probe, validation, decision), the test
 scores of bare / H0 / selected / one-shot / human recipe / student-routed / CoT + vote /
@@ -23,6 +28,7 @@ run directory's report uses it for the `compiled_harness` trials run with an
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,23 +37,48 @@ from jinja2 import Environment
 from pydantic import BaseModel, ConfigDict
 
 from tether.core import facts_of
+from tether.errors import ConfigError
 from tether.report import Section, SectionInput, environment, register_section
+from tether.runs import COMMAND_META, DB_NAME, RunStore, StoreError
 from tether.stats import bootstrap_mean, paired_change, wilson_interval
-from tether.systems.compile import ARMS, BuildDir, HarnessFacts, get_setting, summarise
+from tether.systems.compile import (
+    ARMS,
+    COMMAND,
+    CompileRun,
+    CompileView,
+    HarnessFacts,
+    OldBuildDir,
+    get_setting,
+    is_old_build_dir,
+    summarise,
+)
 
-__all__ = ["ARMS", "across_builds", "build_dirs", "harness_parts", "hc_numbers",
-           "gepa_numbers", "intervention_rows", "is_build_dir", "paired_row", "run_interventions",
-           "write_hc_report"]
+__all__ = ["ARMS", "across_builds", "build_dirs", "gepa_numbers", "harness_parts",
+           "hc_numbers", "intervention_rows", "is_build_dir", "is_compile_run", "numbers_of",
+           "paired_row", "run_interventions", "write_hc_report"]
 
 
 def is_build_dir(path: Path) -> bool:
-    """True for a `tether compile` output directory."""
-    return (path / "config.json").is_file() and (path / "builds").is_dir()
+    """True for a build directory an earlier tether wrote (`tether compile` output)."""
+    return is_old_build_dir(path)
+
+
+def is_compile_run(path: Path) -> bool:
+    """True for a run directory a `tether compile` wrote."""
+    if not (path / DB_NAME).is_file():
+        return False
+    try:
+        with RunStore.open(path, readonly=True) as store:
+            return bool(store.meta(COMMAND_META) == COMMAND)
+    except (StoreError, ConfigError, sqlite3.DatabaseError):
+        return False  # not a readable compile run: the run report says what is wrong
 
 
 def build_dirs(run_dir: Path) -> list[Path]:
-    """The `tether compile` build directories inside a run directory, by name."""
-    return sorted(p for p in run_dir.iterdir() if p.is_dir() and is_build_dir(p))
+    """The compiles inside a run directory (run directories of `tether compile`, and
+    build directories of an earlier tether), by name."""
+    return sorted(p for p in run_dir.iterdir()
+                  if p.is_dir() and (is_build_dir(p) or is_compile_run(p)))
 
 
 def _interval(scores: Mapping[str, float], graded: bool) -> tuple[float | None, float | None]:
@@ -88,7 +119,7 @@ def intervention_rows(reference: Mapping[str, float],
     return rows
 
 
-def _build_numbers(dir_: BuildDir, k: int, graded: bool) -> dict[str, Any]:
+def _build_numbers(dir_: CompileView, k: int, graded: bool) -> dict[str, Any]:
     store = dir_.build(k)
     test = store.test() or {}
     arms = test.get("arms", {})
@@ -203,18 +234,26 @@ def across_builds(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def hc_numbers(path: Path) -> dict[str, Any]:
-    """The HC section's numbers for a build directory (see the module docstring)."""
-    dir_ = BuildDir(path)
+    """The HC section's numbers of a compile's directory, of either layout (see the
+    module docstring)."""
+    if is_build_dir(path):
+        return numbers_of(OldBuildDir(path), str(path))
+    with CompileRun.read(path) as run:
+        return numbers_of(run, str(path))
+
+
+def numbers_of(dir_: CompileView, where: str) -> dict[str, Any]:
+    """The HC section's numbers of one compile."""
     config = dir_.config() or {}
     setting = get_setting(str(config.get("setting")))
     graded = getattr(setting, "aggregation", "") == "mean_score"
     builds = [_build_numbers(dir_, k, graded) for k in dir_.build_indices()]
-    return {"dir": str(path), "config": config, "graded": graded, "builds": builds,
+    return {"dir": where, "config": config, "graded": graded, "builds": builds,
             "across": across_builds(builds), "result": dir_.result() or summarise(dir_)}
 
 
 def write_hc_report(path: Path, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """Render the HC section of `path` to `out` (default DIR/report.html)."""
+    """Render the HC section of `path` alone to `out` (default DIR/report.html)."""
     numbers = hc_numbers(path)
     target = (out or path / "report.html").resolve()
     html = environment().get_template("harness.html.j2").render(hc=numbers)
@@ -251,9 +290,18 @@ def run_interventions(entries: list[Any]) -> list[dict[str, Any]]:
 
 def report_build_dir(path: Path, out: Path | None = None
                      ) -> tuple[Path, dict[str, Any]] | None:
-    """`tether report` of a build directory (the entry point `tether.directory_reports`):
-    the HC report, or None when `path` is not a build directory."""
-    return write_hc_report(path, out) if is_build_dir(path) else None
+    """`tether report` of a build directory an earlier tether wrote (the entry point
+    `tether.directory_reports`): its HC report, or None when `path` is not one. A
+    compile's run directory is reported by the hub, with `BuildsSection`; one with no
+    trial to report (the student's budget refused the first item) gets the HC report."""
+    if is_build_dir(path) or (is_compile_run(path) and not _has_trials(path)):
+        return write_hc_report(path, out)
+    return None
+
+
+def _has_trials(path: Path) -> bool:
+    with RunStore.open(path, readonly=True) as store:
+        return bool(store.statuses())
 
 
 class HarnessInterventions(BaseModel):
@@ -269,7 +317,7 @@ class InterventionNumbers(BaseModel):
 
 class BuildNumbers(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    builds: list[dict[str, Any]]  # report.harness.hc_numbers of each build directory
+    builds: list[dict[str, Any]]  # numbers_of each compile (see the module docstring)
 
 
 @register_section
@@ -303,7 +351,10 @@ class BuildsSection(Section):
     placement = "end"
 
     def compute(self, run: SectionInput) -> BuildNumbers | None:
-        found = [hc_numbers(path) for path in build_dirs(run.run_dir)]
+        # the run itself when a compile wrote it, then the compiles inside it
+        found = [numbers_of(CompileRun(run.store), str(run.run_dir))] \
+            if run.store.meta(COMMAND_META) == COMMAND else []
+        found += [hc_numbers(path) for path in build_dirs(run.run_dir)]
         return BuildNumbers(builds=found) if found else None
 
     def render(self, env: Environment, numbers: dict[str, Any]) -> str:

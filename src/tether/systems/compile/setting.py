@@ -13,6 +13,10 @@ from that audit) and the gold of probe/validation items.
 
     setting = get_setting("mine")   # ConfigError naming the known settings otherwise
 
+The settings are a `Registry` (`SETTINGS`, tether.registry): the bundled ones, those
+registered in code, and those other distributions declare as `tether.settings` entry
+points.
+
 `ToySetting` ("toy") is a test double: ten-odd arithmetic and capital questions with
 fixed gold, used by the compile tests. It is not a benchmark.
 """
@@ -25,17 +29,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from tether import plugins
 from tether.errors import ConfigError
+from tether.registry import Registry
 from tether.systems.compile.settings import (
     DATA_FORMATS,
     SETTING_CLASSES,
     build_data_setting,
     build_setting,
+    data_spec,
+    parse_data_spec,
 )
 
-__all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SPLITS", "Item", "Setting",
-           "ToySetting", "check_splits", "fitted_sizes", "get_setting", "item_count",
-           "item_for_task_data", "register_setting", "setting_names"]
+__all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SETTINGS", "SPLITS", "Item",
+           "Setting", "ToySetting", "check_splits", "fitted_sizes", "get_setting",
+           "item_count", "item_for_task_data", "register_setting", "same_setting",
+           "setting_names"]
 
 #: the three splits every setting yields, disjoint
 SPLITS = ("probe", "validation", "test")
@@ -178,40 +187,72 @@ def check_splits(setting: Setting, splits: Mapping[str, list[Item]],
 
 
 SettingFactory = Callable[[], Setting]
-_REGISTRY: dict[str, SettingFactory] = {}
+PLUGIN_GROUP = "tether.settings"
+#: what else a setting spec may name besides a registered setting
+SETTING_FORMS = "jsonl:PATH, csv:PATH, hf:PATH, parquet:PATH, module:attr"
+
+
+def _load_plugins() -> None:
+    """Settings other distributions declare (entry points `tether.settings`, read through
+    tether.plugins): `name = "module:factory"` registers the factory as `name`, loaded
+    when the setting is first built; `name = "module"` imports a module that registers
+    itself. A declared name never replaces a registered one (tether's own declare theirs
+    too, for other tools to find)."""
+    for name, value in plugins.declared_names(PLUGIN_GROUP):
+        if SETTINGS.registered(name):
+            continue
+        if ":" in value:
+            SETTINGS.register(name, replace=False)(functools.partial(_declared, name, value))
+            continue
+        try:
+            plugins.load(value)
+        except ImportError as exc:
+            raise ConfigError(f"setting plugin {name!r} ({value}) failed to import: "
+                              f"{exc}") from None
+
+
+#: the harness settings by name (a factory each: settings may be costly to build, so
+#: they are built on first use)
+SETTINGS: Registry[SettingFactory] = Registry("setting", load=_load_plugins,
+                                              forms=SETTING_FORMS)
 
 
 def register_setting(name: str) -> Callable[[SettingFactory], SettingFactory]:
     """Register a factory (settings may be costly to build: built on first use)."""
-    def deco(factory: SettingFactory) -> SettingFactory:
-        _REGISTRY[name] = factory
-        return factory
-    return deco
+    return SETTINGS.register(name)
 
 
 def setting_names() -> list[str]:
-    _load_plugins()
-    return sorted(_REGISTRY)
+    return SETTINGS.names()
 
 
 def get_setting(name: str) -> Setting:
-    """The setting `name`: a registered one, one an installed distribution declares under
-    the entry-point group `tether.settings`, a user's data (`jsonl:PATH`, `csv:PATH`,
-    `hf:PATH`, `parquet:PATH`), or `module:attr` (a Setting, a class or a factory);
+    """The setting `name`: a registered one, a user's data (`jsonl:PATH`, `csv:PATH`,
+    `hf:PATH`, `parquet:PATH`), `module:attr` (a Setting, a class or a factory), or one an
+    installed distribution declares under the entry-point group `tether.settings`;
     ConfigError otherwise."""
-    if name in _REGISTRY:
-        return _REGISTRY[name]()
-    kind = name.partition(":")[0]
-    if kind in DATA_FORMATS:
-        return build_data_setting(name)
-    if ":" in name:
-        return _from_attr(name)
-    _load_plugins()
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown setting {name!r}",
-                          hint=f"known: {', '.join(sorted(_REGISTRY))}; or jsonl:PATH, "
-                               "csv:PATH, hf:PATH, parquet:PATH, module:attr")
-    return _REGISTRY[name]()
+    if not SETTINGS.registered(name):  # the other forms, before reading the entry points
+        if name.partition(":")[0] in DATA_FORMATS:
+            return build_data_setting(name)
+        if ":" in name:
+            return _from_attr(name)
+    return SETTINGS.get(name)()
+
+
+def same_setting(a: str, b: str) -> bool:
+    """Whether two setting names name one setting, as admissibility compares a harness's
+    stored setting with the one it runs on: a data setting's spec in either spelling of
+    its metric (`;metric=f1`, or the old `?metric=f1` of harnesses written before)."""
+    return _spelled(a) == _spelled(b)
+
+
+def _spelled(name: str) -> str:
+    if name.partition(":")[0] not in DATA_FORMATS:
+        return name
+    try:
+        return data_spec(*parse_data_spec(name, announce=False))
+    except ConfigError:
+        return name  # not a well-formed data spec: compared as written
 
 
 def _bundled(name: str) -> SettingFactory:
@@ -242,9 +283,6 @@ def item_for_task_data(data: Mapping[str, Any]) -> tuple[Any, Item]:
                       f"in split {split!r} (seed {seed})")
 
 
-PLUGIN_GROUP = "tether.settings"
-
-
 def _as_setting(obj: Any, where: str) -> Setting:
     """A Setting instance as is; a class or factory called with no arguments."""
     made = obj() if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "splits")) \
@@ -272,22 +310,14 @@ def _from_attr(spec: str) -> Setting:
     return _as_setting(obj, f"setting {spec!r}")
 
 
-def _load_plugins() -> None:
-    """Settings other distributions declare: `name = "module:factory"` registers the
-    factory as `name`; `name = "module"` imports a module that registers itself."""
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=PLUGIN_GROUP):
-        if ep.name in _REGISTRY:
-            continue
-        try:
-            loaded = ep.load()
-        except ImportError as exc:
-            raise ConfigError(f"setting plugin {ep.name!r} ({ep.value}) failed to import: "
-                              f"{exc}") from None
-        if ep.attr and ep.name not in _REGISTRY:
-            _REGISTRY[ep.name] = functools.partial(_as_setting, loaded,
-                                                   f"setting plugin {ep.name!r}")
+def _declared(name: str, value: str) -> Setting:
+    """The setting a plugin declares as "module:attr", loaded now."""
+    try:
+        loaded = plugins.load(value)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"setting plugin {name!r} ({value}) failed to import: "
+                          f"{exc}") from None
+    return _as_setting(loaded, f"setting plugin {name!r}")
 
 
 # --- the toy setting: a test double -------------------------------------------------

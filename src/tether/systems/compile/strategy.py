@@ -39,10 +39,10 @@ from tether.sandbox import get_sandbox
 from tether.strategies import StrategyResult, register_strategy
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.harness import Harness, bare_harness, load_harness
-from tether.systems.compile.interventions import INTERVENTIONS, intervene
+from tether.systems.compile.interventions import intervene
 from tether.systems.compile.recipes import recipe
 from tether.systems.compile.runtime import MAX_STEPS, HarnessRuntime, HookRunner
-from tether.systems.compile.setting import Setting
+from tether.systems.compile.setting import Setting, same_setting
 from tether.systems.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
 from tether.systems.compile.tasks import item_of
 
@@ -126,7 +126,7 @@ class _RunParams(params.Params):
     modality: Literal["auto", "text", "image"] = Field(
         "auto", description="the student's input: text, image, or auto (image where the "
                             "student accepts images)")
-    max_steps: int = Field(MAX_STEPS, description="most student calls per item")
+    max_steps: params.Count = Field(MAX_STEPS, description="most student calls per item")
     intervention: Literal["decide", "select", "generate", "integrate", "persist"] | None = (
         Field(None, description="replace one decision of the harness (an ablation)"))
     check: bool = Field(True, description="refuse an inadmissible harness before its "
@@ -157,20 +157,16 @@ class CompiledHarness:
     name: ClassVar[str] = "compiled_harness"
     roles: ClassVar[tuple[str, ...]] = (STUDENT_ROLE,)
     #: its subclasses (bare, human_recipe) fix the harness, so they declare no `harness`
-    Params: ClassVar[type[params.Params]] = _HarnessParams
+    Params: ClassVar[type[_RunParams]] = _HarnessParams
+    #: the harness a subclass fixes ("bare" or "recipe"); None: the `harness` param's
+    fixed_harness: ClassVar[str | None] = None
 
-    def __init__(self, harness: str | dict[str, Any], modality: str = "auto",
-                 max_steps: int = MAX_STEPS, intervention: str | None = None,
-                 check: bool = True) -> None:
-        if intervention is not None and intervention not in INTERVENTIONS:
-            raise ConfigError(f"unknown intervention {intervention!r}",
-                              hint=f"one of {', '.join(INTERVENTIONS)}")
+    def __init__(self, params: _RunParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+        harness = (self.params.harness if isinstance(self.params, _HarnessParams)
+                   else self.fixed_harness or "bare")
         self.source = "inline" if isinstance(harness, dict) else str(harness)
         self._fixed = self._load(harness)
-        self.modality = modality
-        self.max_steps = max_steps
-        self.intervention = intervention
-        self.check = check
 
     @staticmethod
     def _load(harness: str | dict[str, Any]) -> Harness | None:
@@ -194,10 +190,10 @@ class CompiledHarness:
     def run(self, ctx: TrialContext) -> StrategyResult:
         setting, item = item_of(ctx.task)
         harness = self.harness_for(setting.name)
-        if harness.setting != setting.name:
+        if not same_setting(harness.setting, setting.name):
             raise ConfigError(f"the harness is for setting {harness.setting!r}, the task "
                               f"{ctx.task.key} is from {setting.name!r}")
-        if self.check:
+        if self.params.check:
             violations = _violations(harness, setting)
             if violations:
                 raise ConfigError(f"harness {harness.hash[:12]} is inadmissible on "
@@ -205,15 +201,17 @@ class CompiledHarness:
                                   hint="tether harness check FILE lists every violation")
         student = StudentSession(ctx, max_tokens=harness.decode.max_tokens,
                                  temperature=harness.decode.temperature,
-                                 modality=resolve_modality(ctx, self.modality))
+                                 modality=resolve_modality(ctx, self.params.modality))
         run, policy = harness, None
-        if self.intervention is not None:
+        intervention = self.params.intervention
+        if intervention is not None:
             def image() -> bytes | None:
                 return setting.image(item) if student.modality == "image" else None
 
-            run, policy = intervene(self.intervention, harness, setting, student, image)
+            run, policy = intervene(intervention, harness, setting, student, image)
         runtime = HarnessRuntime(run, setting, hooks=_shared_hooks(run, ctx.env.sandbox),
-                                 max_steps=self.max_steps, student_modality=student.modality)
+                                 max_steps=self.params.max_steps,
+                                 student_modality=student.modality)
         outcome = runtime.run_item(item, student, policy)
         if outcome.status == "infra_error":
             raise HarnessTrialError(f"item {item.item_id}: {outcome.error}")
@@ -221,7 +219,7 @@ class CompiledHarness:
             harness_hash=harness.hash, harness_source=self.source, setting=setting.name,
             item_id=item.item_id, outcome=outcome.status,
             hook_error=outcome.error if outcome.status == "hook_error" else None,
-            intervention=self.intervention, run_hash=run.hash if run is not harness else None,
+            intervention=intervention, run_hash=run.hash if run is not harness else None,
             step_limit=outcome.step_limit, extra_calls=len(outcome.extra_calls),
             **student.facts())
         artifact = Artifact(kind="text", text=outcome.answer or "",
@@ -237,10 +235,7 @@ class Bare(CompiledHarness):
 
     name: ClassVar[str] = "bare"
     Params = _RunParams
-
-    def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
-                 intervention: str | None = None, check: bool = True) -> None:
-        super().__init__("bare", modality, max_steps, intervention, check)
+    fixed_harness = "bare"
 
 
 class HumanRecipe(CompiledHarness):
@@ -248,10 +243,7 @@ class HumanRecipe(CompiledHarness):
 
     name: ClassVar[str] = "human_recipe"
     Params = _RunParams
-
-    def __init__(self, modality: str = "auto", max_steps: int = MAX_STEPS,
-                 intervention: str | None = None, check: bool = True) -> None:
-        super().__init__("recipe", modality, max_steps, intervention, check)
+    fixed_harness = "recipe"
 
 
 register_strategy("bare")(Bare)

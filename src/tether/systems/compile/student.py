@@ -1,9 +1,16 @@
-"""The student inside a trial: budgeted, recorded calls through the trial context.
+"""The student: `student(prompt, image) -> reply`, budgeted and recorded, with its counts.
 
-`StudentSession` is the `student(prompt, image) -> reply` callable the harness runtime
-takes, made of `ctx.generate("student", ...)` calls (each a fresh context: one user
+`StudentSession` is the one student of the compile system: the callable the harness
+runtime and the baselines take, for one item. Each call is a fresh context (one user
 message). It counts the student's generated tokens (output plus reasoning, prefill
-excluded, as the paper's Table 8) and its calls, for the trial's facts.
+excluded, as the paper's Table 8) and its calls, for the item's facts.
+
+Its calls take one of two charged paths, both through the kernel's budgeted, recorded
+call (`tether.context`):
+- inside a trial (`StudentSession(ctx, ...)`): `ctx.generate("student", ...)`, charged to
+  the trial's ledger, seeded by the trial context;
+- in a compile (`StudentSession.calling(call, ...)`): the compile's student endpoint
+  (`compiler/endpoint.py`), charged to the compile's student budget with a fixed seed.
 
 Modality: a text-only student gets no image. `modality="auto"` asks the model
 (`tether.models.base.accepts_images`).
@@ -11,18 +18,21 @@ Modality: a text-only student gets no image. `modality="auto"` asks the model
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from tether.context import TrialContext
 from tether.errors import ConfigError
 from tether.models import Completion, Message, accepts_images, png_data_url
 
-__all__ = ["MODALITIES", "STUDENT_ROLE", "StudentSession", "generated_tokens",
+__all__ = ["MODALITIES", "STUDENT_ROLE", "StudentCall", "StudentSession", "generated_tokens",
            "resolve_modality", "student_message"]
 
 STUDENT_ROLE = "student"
 MODALITIES = ("auto", "text", "image")
 Modality = Literal["text", "image"]
+#: one charged call of the student: (messages, samples, max_tokens, temperature)
+StudentCall = Callable[[list[Message], int, int, float], list[Completion]]
 
 
 def resolve_modality(ctx: TrialContext, requested: str) -> Modality:
@@ -49,24 +59,40 @@ def generated_tokens(completions: list[Completion]) -> int:
 
 
 class StudentSession:
-    """`student(prompt, image) -> reply` over the trial context, with token accounting."""
+    """`student(prompt, image) -> reply` over one charged call path, with token
+    accounting (see the module docstring)."""
 
-    def __init__(self, ctx: TrialContext, *, max_tokens: int, temperature: float,
-                 modality: Modality) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: TrialContext | None, *, max_tokens: int, temperature: float,
+                 modality: Modality, call: StudentCall | None = None) -> None:
+        if call is None:
+            if ctx is None:
+                raise TypeError("a student needs a trial context or a call path")
+
+            def call(messages: list[Message], n: int, max_tokens: int,
+                     temperature: float) -> list[Completion]:
+                return ctx.generate(STUDENT_ROLE, messages, n=n, max_tokens=max_tokens,
+                                    temperature=temperature)
+
+        self._call = call
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.modality: Modality = modality
         self.calls = 0
         self.output_tokens = 0
 
+    @classmethod
+    def calling(cls, call: StudentCall, *, max_tokens: int, temperature: float,
+                modality: Modality) -> StudentSession:
+        """A student whose calls take `call` (a compile's student endpoint)."""
+        return cls(None, max_tokens=max_tokens, temperature=temperature, modality=modality,
+                   call=call)
+
     def sample(self, prompt: str, image: bytes | None, *, n: int = 1,
                temperature: float | None = None) -> list[Completion]:
         """n samples of one call (the image dropped for a text student)."""
         picture = image if self.modality == "image" else None
-        completions = self.ctx.generate(
-            STUDENT_ROLE, student_message(prompt, picture), n=n, max_tokens=self.max_tokens,
-            temperature=self.temperature if temperature is None else temperature)
+        completions = self._call(student_message(prompt, picture), n, self.max_tokens,
+                                 self.temperature if temperature is None else temperature)
         self.calls += 1
         self.output_tokens += generated_tokens(completions)
         return completions

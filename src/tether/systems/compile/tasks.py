@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from tether.core import Task
 from tether.errors import ConfigError
 from tether.suites import register_suite
+from tether.systems.compile.metric import METRIC
 from tether.systems.compile.setting import (
     DEFAULT_SIZES,
     SPLITS,
@@ -38,11 +39,10 @@ from tether.systems.compile.setting import (
 )
 from tether.systems.compile.settings import HARNESS_INSTALL, SETTING_CLASSES, missing_packages
 
-__all__ = ["METRIC", "SUITE_PREFIX", "item_of", "parse_suite_spec", "setting_of",
-           "setting_tasks", "suite_name"]
+__all__ = ["METRIC", "SUITE_PREFIX", "item_of", "item_tasks", "parse_suite_spec", "setting_of",
+           "setting_tasks", "suite_name", "task_suite"]
 
 SUITE_PREFIX = "harness-"
-METRIC = "harness_answer"
 
 _lock = threading.Lock()
 _settings: dict[str, Setting] = {}
@@ -112,7 +112,6 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
     # the defaults fitted to a setting smaller than them, as a compile without size flags
     # fits them: a 12-row file deploys on the same 6 test items it was compiled against
     count = item_count(setting_of(setting))
-    defaults = fitted_sizes(count)
     full = fitted_sizes(count, sizes)
     items = _split_items(setting, seed, full)
     if split not in items:
@@ -122,14 +121,31 @@ def setting_tasks(setting: str, split: str = "test", *, seed: int = 0,
         raise ConfigError(f"the {split} split of setting {setting!r} is empty: its "
                           f"{count} items all went to earlier splits (sizes {dict(full)})",
                           hint="use another --split, or a setting with more items")
+    suite = task_suite(setting, split, seed=int(seed), sizes=full, count=count)
+    return item_tasks(setting, split, items[split].values(), suite=suite, seed=int(seed),
+                      sizes=full)
+
+
+def task_suite(setting: str, split: str, *, seed: int, sizes: Mapping[str, int],
+               count: int | None) -> str:
+    """The suite name of a split's tasks: `harness-SETTING[:SPLIT]`, with `@seedN` when
+    the seed or the sizes are not the defaults (other items under the same name would
+    collide). `count`: the setting's number of items, where it says."""
     suite = suite_name(setting, split)
-    if int(seed) != 0 or full != defaults:
-        suite += f"@seed{int(seed)}"  # other items under the same name would collide
+    if int(seed) != 0 or dict(sizes) != fitted_sizes(count):
+        suite += f"@seed{int(seed)}"
+    return suite
+
+
+def item_tasks(setting: str, split: str, items: Iterable[Item], *, suite: str, seed: int,
+               sizes: Mapping[str, int]) -> list[Task]:
+    """The Tasks of `items` of one split, in their order: what `tether run` runs and a
+    compile records its scorings against."""
     return [Task(id=item.item_id, suite=suite, prompt=item.question, artifact_kind="text",
                  metric=METRIC,
                  data={"setting": setting, "split": split, "item_id": item.item_id,
-                       "seed": int(seed), "sizes": dict(full)})
-            for item in items[split].values()]
+                       "seed": int(seed), "sizes": dict(sizes)})
+            for item in items]
 
 
 def item_of(task: Task) -> tuple[Setting, Item]:
@@ -149,7 +165,6 @@ def item_of(task: Task) -> tuple[Setting, Item]:
 
 
 SEED = 0
-METRIC = "harness_answer"
 ARTIFACT_KIND = "text"
 #: setting -> why its suites are not registered (a missing optional package)
 UNAVAILABLE: dict[str, str] = {}

@@ -67,6 +67,23 @@ def html_files(target: Path) -> list[Path]:
     return [target]
 
 
+def read_pages(files: list[Path], one: bool) -> tuple[dict[Path, str], dict[Path, str]]:
+    """(text of each page that is HTML, why each other file is not). A single file that
+    is not HTML is refused outright (exit 2); in a folder it is a row of its own."""
+    from tether.systems.pages.page_file import read_page
+
+    texts: dict[Path, str] = {}
+    refused: dict[Path, str] = {}
+    for path in files:
+        try:
+            texts[path] = read_page(path)
+        except ConfigError as exc:
+            if one:
+                raise
+            refused[path] = str(exc).removeprefix(f"{path}: ")
+    return texts, refused
+
+
 def result_json(obs: Observation, profile: str, path: Path | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {} if path is None else {"path": str(path)}
     if obs.error:
@@ -106,20 +123,19 @@ def print_result(path: Path, obs: Observation) -> None:
     console.print(table)
 
 
-def _page_text(path: Path) -> str:
-    """A page's text, bounded (a FIFO or a device among the pages is one error line)."""
-    from tether.textio import read_bytes
-
-    return read_bytes(path, what="page").decode("utf-8", errors="replace")
-
-
 def compare_profiles(files: list[Path], modality: str, frames: tuple[int, ...] | None,
-                     as_json: bool) -> int:
-    """Print the default-vs-reference differences per file; exit 2 on a render error."""
-    from tether.systems.pages.geometry.profile_diff import diff_profiles
+                     as_json: bool, timeout_s: float, one: bool) -> int:
+    """Print the default-vs-reference differences per file; exit 2 on a render error or a
+    file that is no HTML page."""
+    from tether.systems.pages.geometry.profile_diff import KindDiff, diff_profiles
 
-    texts = [(_page_text(p), modality, frames) for p in files]
-    results = diff_profiles(texts, base_dirs=[p.parent for p in files])
+    texts, refused = read_pages(files, one)
+    pages = [p for p in files if p in texts]
+    found = dict(zip(pages, diff_profiles([(texts[p], modality, frames) for p in pages],
+                                          base_dirs=[p.parent for p in pages],
+                                          timeout_s=timeout_s), strict=True))
+    results: list[list[KindDiff] | str] = [found[p] if p in found else refused[p]
+                                           for p in files]
     if as_json:
         click.echo(json.dumps([
             {"path": str(p), "error": r} if isinstance(r, str) else
@@ -184,10 +200,23 @@ def overlay_path(overlay: Path, path: Path, many: bool) -> Path:
               help="pages measured at once "
                    f"[default: {DEFAULT_CONCURRENCY['reference']} for the reference profile, "
                    f"one per CPU core for default, at most one per {PAGES_PER_LANE} pages]")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", help="time one viewport's measurement may take, loading "
+                                      "included [default: 30]")
+@click.option("--entrance-animations", type=click.Choice(["ignore", "count"]),
+              help="default profile: 'ignore' measures a page once its entrance animations "
+                   "have ended; 'count' also measures it at t = 0 and reports what only "
+                   "that first frame shows [default: ignore]")
 def measure(target: Path, modality: str | None, profile: str, frames: str | None,
             overlay: Path | None, compare: bool, as_json: bool,
-            concurrency: int | None) -> None:
-    """Measure the rendered layout of an HTML file (or every .html file in a folder)."""
+            concurrency: int | None, timeout_s: float | None,
+            entrance_animations: str | None) -> None:
+    """Measure the rendered layout of an HTML file (or every .html file in a folder).
+
+    A file that is not text, or holds no HTML element, is refused (exit 2): in a folder
+    its row says why and the other pages are measured."""
+    from tether.core import Observation
+    from tether.params import check_params
     from tether.systems.pages.geometry.browser import get_browser_host
     from tether.systems.pages.geometry.instrument import GeometryInstrument
     from tether.systems.pages.geometry.overlay import pick_location, render_overlay
@@ -200,27 +229,40 @@ def measure(target: Path, modality: str | None, profile: str, frames: str | None
         raise ConfigError("--frames applies to animations only",
                           hint="add --modality animation or drop --frames")
     files = html_files(target)
+    declared = GeometryInstrument.Params.model_validate({})  # the defaults, declared there
     if compare:
-        sys.exit(compare_profiles(files, modality, frame_times, as_json))
-    host = get_browser_host()
-    host.set_concurrency(concurrency or default_concurrency(profile, len(files)))
-    instrument = GeometryInstrument(profile=profile, host=host)
-    texts = [_page_text(p) for p in files]
+        sys.exit(compare_profiles(files, modality, frame_times, as_json,
+                                  timeout_s or declared.timeout_s, one=not target.is_dir()))
+    host = get_browser_host()  # started on first use, not here
+    # the options checked against the instrument's declaration: one line when they clash
+    options = check_params("tether measure", GeometryInstrument, {
+        "profile": profile, "timeout_s": timeout_s or declared.timeout_s,
+        "entrance_animations": entrance_animations or declared.entrance_animations})
+    assert isinstance(options, GeometryInstrument.Params)
+    instrument = GeometryInstrument(options, host=host)
+    texts, refused = read_pages(files, one=not target.is_dir())
+    host.set_concurrency(concurrency or default_concurrency(profile, max(1, len(texts))))
+    measured = [p for p in files if p in texts]
     # each page is measured with its own folder served (its css, images, fonts, scripts)
-    with ProgressBar(len(files)) as advance:
-        observations = instrument.measure_many([(t, modality, frame_times) for t in texts],
-                                               [p.parent for p in files], on_done=advance)
+    with ProgressBar(len(measured)) as advance:
+        found = instrument.measure_many([(texts[p], modality, frame_times) for p in measured],
+                                        [p.parent for p in measured], on_done=advance)
+    by_path = dict(zip(measured, found, strict=True))
+    observations = [by_path[p] if p in by_path else Observation(
+        instrument=instrument.name, version=instrument.version, grounded=True,
+        error=refused[p]) for p in files]
     overlays: dict[Path, str] = {}
     if overlay is not None:
-        for path, text, obs in zip(files, texts, observations, strict=True):
+        for path, obs in zip(files, observations, strict=True):
             if obs.error:
                 continue
             out = overlay_path(overlay, path, target.is_dir())
             vp, frame = pick_location(obs, modality)
             try:
-                instrument.host.run(render_overlay(instrument.host, text, modality,
+                instrument.host.run(render_overlay(instrument.host, texts[path], modality,
                                                    instrument.profile, vp, frame, out,
-                                                   path.parent))
+                                                   path.parent,
+                                                   timeout_s=instrument.timeout_s))
             except Exception as exc:  # noqa: BLE001 - an overlay failure is a render error
                 observations[files.index(path)] = obs.model_copy(
                     update={"error": f"overlay: {exc}"})

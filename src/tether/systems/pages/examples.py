@@ -28,12 +28,13 @@ def example_pages() -> list[tuple[Path, str]]:
 def measure_example_pages(out_dir: Path | None = None) -> list[dict[str, Any]]:
     """Measure each example (default profile) with its overlay; PNGs go to `out_dir`.
 
-    Each row: page, modality, n_defects, counts, error, overlay (path or None) and
+    Each row: page, modality, n_defects, counts, error, overlay (path or None),
+    overlay_error (why a page with defects has no overlay, else None) and
     overlay_png_b64 (for a store) when the page has defects.
     """
     from tether.systems.pages.geometry.instrument import GeometryInstrument
 
-    instrument = GeometryInstrument(profile="default", overlay=True)
+    instrument = GeometryInstrument(GeometryInstrument.Params(overlay=True))
     rows = []
     for path, modality in example_pages():
         task = Task(id=path.stem, suite="examples", prompt="", artifact_kind="html",
@@ -44,7 +45,8 @@ def measure_example_pages(out_dir: Path | None = None) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"page": path.name, "modality": modality,
                                "n_defects": obs.raw.get("n_defects"),
                                "counts": obs.raw.get("counts", {}), "error": obs.error,
-                               "overlay": None}
+                               "overlay": None,
+                               "overlay_error": obs.raw.get("overlay_error")}
         png_b64 = obs.raw.get("overlay_png_b64")
         if png_b64 and out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)

@@ -114,14 +114,10 @@ class ScreenshotJudge:
     class Params(params.Params):
         model: str | None = Field(None, description="a model spec for the judge call "
                                                     "(default: the role's model)")
-        max_tokens: int = Field(1024, description="most tokens of the verdict")
+        max_tokens: params.Tokens = Field(1024, description="most tokens of the verdict")
 
-    def __init__(self, model: str | None = None, max_tokens: int = 1024) -> None:
-        if model is not None and not isinstance(model, str):
-            raise ConfigError("screenshot_judge;model= takes a model spec",
-                              hint="e.g. screenshot_judge;model=openai/gpt-4o-mini")
-        self.model = model
-        self.max_tokens = int(max_tokens)
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     @staticmethod
     def feedback(obs: Observation) -> str:
@@ -138,8 +134,8 @@ class ScreenshotJudge:
         frames = task.data.get("frame_times_ms") or []
         png = screenshot(artifact.text, modality, frames[-1] if frames else None)
         generate = env.require_generate(self.name)
-        (reply,) = generate(judge_messages(task, png), model=self.model,
-                            max_tokens=self.max_tokens)
+        (reply,) = generate(judge_messages(task, png), model=self.params.model,
+                            max_tokens=self.params.max_tokens)
         try:
             checks = parse_judgement(reply.text, len(reqs))
         except (ValueError, json.JSONDecodeError) as exc:

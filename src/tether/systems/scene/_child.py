@@ -121,7 +121,8 @@ def _render(settings, out):
     cycles.use_denoising = False
     cycles.use_adaptive_sampling = False
     r = scene.render
-    r.resolution_x = r.resolution_y = settings["size"]
+    r.resolution_x = settings["size"]
+    r.resolution_y = settings.get("height") or settings["size"]
     r.resolution_percentage = 100
     r.threads_mode = "FIXED"
     r.threads = settings["threads"]

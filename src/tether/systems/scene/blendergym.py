@@ -9,15 +9,17 @@ One folder per task:
     renders/goal/render1.png  the goal image y* (render2.png for Camera2, ...); needed
                             when there is no goal.py, kept as a reference otherwise
     renders/start/render1.png optional: the start image r0 the models are shown
-    task.json               optional: `family` (default `custom`), `description`, `render`
-                            (size, samples, seed: 64, 8, 0 unless it says otherwise)
+    task.json               optional: `family`, `level`, `description`, `render` (size,
+                            samples, seed: 64, 8, 0 unless it says otherwise)
     description.md          optional: the edit in words
 
-The folder's name means nothing (BlenderGym's `placement12` is family `custom` unless its
-task.json says `"family": "placement"`). Without a description the generic BlenderGym
-instruction is used (the benchmark shows goal images, not words). With a goal program,
-renders for scoring are made here with the task's settings, never read from `renders/`;
-with only a goal image, the metrics compare against that image at its resolution.
+Without task.json's `family`, the family is the folder name's prefix when the name is
+letters and a number (BlenderGym's `placement12` is `placement`), else `custom`
+(tasks.family_of). Without a description the generic BlenderGym instruction is used (the
+benchmark shows goal images, not words). A supplied goal image is the goal, as the
+benchmark publishes it: a view with `renders/goal/render<i>.png` is scored against that
+image, rendered at its resolution (goals.py), even when goal.py exists too; goal.py is then
+checked to run, and scores only the views without an image.
 
 Blender 4.0 renamed Principled BSDF sockets; a 3.6 program that indexes the old names
 (`inputs["Specular"]`) raises KeyError on bpy 4.2. They are reported per task as notes
@@ -104,7 +106,7 @@ def load_blendergym_task(directory: Path) -> SceneTask:
                           hint="expected a .blend, start.py, and goal.py or "
                                "renders/goal/render1.png")
     user = _spec(directory)
-    family = family_of(user, directory / "task.json")
+    family, family_from = family_of(user, directory / "task.json", directory.name)
     spec: dict[str, Any] = {"id": directory.name, "family": family,
                             "render": {"size": 64, "samples": 8, "seed": 0}}
     spec.update(user)
@@ -122,7 +124,7 @@ def load_blendergym_task(directory: Path) -> SceneTask:
     notes = socket_renames(start, "start.py") + (socket_renames(goal, "goal.py") if goal else [])
     return SceneTask(
         dir=directory, id=str(user.get("id", directory.name)), family=family,
-        description=description, start=start, goal=goal, spec=spec,
+        family_from=family_from, description=description, start=start, goal=goal, spec=spec,
         base_blend=blend_of(directory), notes=notes, goal_images=goals, start_images=starts,
     )  # fmt: skip
 

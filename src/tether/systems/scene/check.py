@@ -12,11 +12,14 @@
    and goal.py end in the state they end in on bpy (floats within float32 tolerance), so
    refiner tests on minibpy exercise the suite's real scenes.
 
+The result names the task's family and where it came from (task.json, the folder name's
+prefix, or the default), so a BlenderGym folder's grouping is visible before a run.
 `record=True` writes the digests into task.json instead of checking 5 (for authors).
 A folder without stored digests (a user's own scene) is never written to: its digests
 are kept in the cache, `<cache>/checks/<folder content sha256>.json`, recorded on the
-first check and compared on the next. A task whose goal is an image (no goal.py) has its
-goal image read and compared with the start render instead of a goal render.
+first check and compared on the next. A task with a goal image has its start render
+compared with that image (the goal, as goals.py scores it), goal.py or not; goal.py, when
+there is one, is still run, rendered twice and compared with its stored digest.
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ class _MiniBpySide:
 
 
 def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> TaskCheck:
-    out = TaskCheck(task.id)
+    out = TaskCheck(task.id, details={"family": task.family, "family_from": task.family_from})
     mini = _MiniBpySide(task) if task.base_source is not None else None
     if task.base_source is not None:
         try:
@@ -137,7 +140,13 @@ def check_task(scenes: TaskScenes, task: SceneTask, *, record: bool = False) -> 
             out.problems.append(f"{which}: render differs from the stored digest "
                                 f"(pooled PL {stored_pl:.3g} > {RENDER_TOLERANCE_PL:g})")
     if len(renders) == 2:
-        goal_rgb = png_rgb(renders["goal"])
+        # the goal is the supplied image where there is one (goals.py), else goal.py's render
+        image = task.goal_images.get(1)
+        try:
+            goal_rgb = png_rgb(image.read_bytes() if image is not None else renders["goal"])
+        except Exception as exc:  # noqa: BLE001 - an unreadable goal image is the finding
+            out.problems.append(f"goal image {image}: {exc}")
+            return out
         gap = pl(match_size(png_rgb(renders["start"]), goal_rgb), goal_rgb)
         out.details["start_goal_pl"] = gap
         if gap <= RENDER_TOLERANCE_PL:

@@ -62,12 +62,26 @@ RESUME_NAME = "tether-persist-in.blend"  # persistent mode: the scene the next o
 WORKER_FAILURES = ("timeout", "crash", "memory", "output_limit", "protocol")
 
 
+#: Named render settings. "paper": the VETR paper's Cycles setting, 512 samples, at 512 x 512
+#: (a supplied goal image's resolution wins: goals.View.settings). Not the default: one such
+#: render of a bundled task took 648 s on a loaded 2-core machine, where 64 x 64 at 8
+#: samples took 0.14 s (docs/scenes/index.md, "Render settings").
+RENDER_PRESETS: dict[str, dict[str, int]] = {"paper": {"size": 512, "samples": 512}}
+
+
 @dataclass(frozen=True)
 class RenderSettings:
+    """Cycles on the CPU: `size` pixels wide, `height` high (None: square), fixed seed."""
+
     size: int = 256
     samples: int = 16
     seed: int = 0
     threads: int = 2
+    height: int | None = None  # a non-square render (a supplied goal image's shape)
+
+    def key(self) -> dict[str, int]:
+        """What identifies the render (a square one keeps the key it had before heights)."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
 @dataclass

@@ -2,10 +2,13 @@
 
 A task (the paper's (B, p0, r0, y*)) has one view per camera its base renders through
 (TaskScenes.views: BlenderGym's Camera1 / Camera2, else the base's scene.camera). Each
-view's goal y* is the goal program's render through it, or, for a task given as images,
-the supplied `renders/goal/render<i>.png` (views without one are not scored). Its start
-image r0 is the supplied `renders/start/render<i>.png`, else start.py's render (cached:
-a reference image, not an observation of the loop).
+view's goal y* is the supplied `renders/goal/render<i>.png` when the task has one (the
+benchmark's goal, as published: it wins over goal.py, whose render on bpy 4.2 differs from
+a 3.6 render), else the goal program's render through it; a view with neither is not
+scored. A program scored against a supplied image is rendered at that image's resolution
+(`View.settings`), so nothing is resized. Its start image r0 is the supplied
+`renders/start/render<i>.png`, else start.py's render (cached: a reference image, not an
+observation of the loop).
 
 The host loop works in the first view (the paper's wrapper renders Camera1); the metric
 scores every view with a goal and averages (metrics.mean_scores).
@@ -13,7 +16,7 @@ scores every view with a goal and averages (metrics.mean_scores).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tether.errors import ConfigError
@@ -36,26 +39,37 @@ class View:
     number: int  # 1-based: render<number>.png
     camera: str | None  # None: the base's own scene.camera
     goal: bytes  # the goal image, PNG bytes
+    supplied: tuple[int, int] | None = None  # (width, height) of a supplied goal image
 
     @property
     def label(self) -> str:
         return self.camera or "scene.camera"
+
+    def settings(self, base: RenderSettings) -> RenderSettings:
+        """The settings a program is rendered with to be scored in this view: a supplied
+        goal image's resolution, else `base`."""
+        if self.supplied is None:
+            return base
+        width, height = self.supplied
+        return replace(base, size=width, height=None if height == width else height)
 
 
 def goal_views(scenes: TaskScenes, task: SceneTask, settings: RenderSettings) -> list[View]:
     """Every view of the task that has a goal (see the module docstring)."""
     out = []
     for number, camera in enumerate(scenes.views(task), 1):
-        if task.goal is not None:
-            png, run = scenes.render(task, task.goal, settings, camera=camera)
-            if png is None:
-                error = (run.error if run else None) or {}
-                raise GoalUnavailable(f"the goal program did not render: {error.get('kind')}: "
-                                      f"{error.get('message')}")
-        elif number in task.goal_images:
-            png = task.goal_images[number].read_bytes()
-        else:
+        if number in task.goal_images:
+            image = task.goal_images[number].read_bytes()
+            height, width = png_rgb(image).shape[:2]  # ConfigError: not an image
+            out.append(View(number, camera, image, (width, height)))
             continue
+        if task.goal is None:
+            continue
+        png, run = scenes.render(task, task.goal, settings, camera=camera)
+        if png is None:
+            error = (run.error if run else None) or {}
+            raise GoalUnavailable(f"the goal program did not render: {error.get('kind')}: "
+                                  f"{error.get('message')}")
         out.append(View(number, camera, png))
     if not out:
         raise ConfigError(f"{task.dir}: no goal: neither goal.py nor renders/goal/render1.png")
@@ -81,7 +95,8 @@ def score_program(scenes: TaskScenes, task: SceneTask, program: str, settings: R
     views = goal_views(scenes, task, settings)
     per_view = []
     for view in views:
-        result = scenes.run(task, program, render=settings, trace=False, camera=view.camera)
+        result = scenes.run(task, program, render=view.settings(settings), trace=False,
+                            camera=view.camera)
         if not result.ok or result.render_png is None:
             return None, result, views
         per_view.append(score(png_rgb(result.render_png), png_rgb(view.goal), learned))

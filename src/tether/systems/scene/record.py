@@ -49,6 +49,8 @@ class Refinement:
     executions: int = 0
     checks: dict[str, Any] = field(default_factory=dict)  # the contract's checks and values
     tried: list[dict[str, Any]] = field(default_factory=list)  # per alternative: outcome
+    #: which projections were eligible ("paper" | "keep_other_writes"); None: no refiner
+    projection_scope: str | None = None
 
 
 class Refiner(Protocol):

@@ -157,7 +157,7 @@ class TaskScenes:
 
     def render_key(self, task: SceneTask, source: str, settings: RenderSettings,
                    camera: str | None = None) -> str:
-        parts: list[object] = [task.base_key, source, settings.__dict__, _bpy_version()]
+        parts: list[object] = [task.base_key, source, settings.key(), _bpy_version()]
         if camera is not None:
             parts.append(camera)
         return hashlib.sha256(json.dumps(parts).encode()).hexdigest()

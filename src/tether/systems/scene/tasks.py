@@ -19,8 +19,11 @@ goal may be a program (goal.py, rendered here) or only an image (`renders/goal/r
 one per camera view: `render2.png` for Camera2), and the start image r0 is the shipped
 `renders/start/render<i>.png` when there is one, else start.py's cached render.
 
-The family is task.json's `family`, else `custom` (it groups the report's means; nothing
-else depends on it).
+The family is task.json's `family`; without one, the folder name's prefix when the name
+is letters followed by a number, as BlenderGym names its tasks (`placement12` is family
+`placement`, `blendshape40` is `blendshape`); else `custom`. It groups the report's means
+and its Eq. 9 column; nothing else depends on it. `SceneTask.family_from` says which rule
+gave it (`tether scene tasks check` prints both).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ FAMILIES = ("placement", "lighting", "material", "blendshape", "geometry")
 DEFAULT_FAMILY = "custom"
 LAYOUT = ("base.py", "start.py", "goal.py", "description.md", "task.json")
 _FAMILY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_NUMBERED = re.compile(r"([A-Za-z]{1,63})[0-9]+")  # BlenderGym's task names: placement12
 THUMB = 8  # digest thumbnails are THUMB x THUMB, average-pooled
 RENDER_TOLERANCE_PL = 1e-4  # stored renders may differ this much (CPUs differ)
 
@@ -68,6 +72,15 @@ class SceneTask:
     #: supplied images per view number (1 = Camera1 or scene.camera, 2 = Camera2, ...)
     goal_images: dict[int, Path] = field(default_factory=dict)
     start_images: dict[int, Path] = field(default_factory=dict)
+    #: where the family came from: "task.json", "folder name" or "default"
+    family_from: str = "task.json"
+
+    @property
+    def level(self) -> str | None:
+        """task.json's `level` (BlenderBench's difficulty, e.g. 1, 2, 3), None when absent;
+        the report's per-level rows and its Eq. 5 improvement read it."""
+        found = self.spec.get("level")
+        return None if found is None or isinstance(found, bool) else str(found)
 
     @property
     def render(self) -> RenderSettings:
@@ -113,23 +126,31 @@ def load_task(directory: Path) -> SceneTask:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{directory / 'task.json'}: invalid JSON at line {exc.lineno}: "
                           f"{exc.msg}") from None
-    family = family_of(spec, directory / "task.json")
+    family, family_from = family_of(spec, directory / "task.json", directory.name)
     return SceneTask(
         dir=directory, id=str(spec.get("id", directory.name)), family=family,
+        family_from=family_from,
         description=_read(directory / "description.md").strip(),
         start=_read(directory / "start.py"), goal=_read(directory / "goal.py"),
         spec=spec, base_source=_read(directory / "base.py"),
     )  # fmt: skip
 
 
-def family_of(spec: dict[str, Any], where: Path) -> str:
-    """task.json's family, else `custom`; a family is a short name (letters, digits, _.-)."""
-    family = spec.get("family", DEFAULT_FAMILY)
+def family_of(spec: dict[str, Any], where: Path, folder: str) -> tuple[str, str]:
+    """(family, where it came from): task.json's `family`, else the folder name's prefix
+    (`placement12` -> placement), else `custom`. A family is a short name (letters,
+    digits, _.-)."""
+    if "family" not in spec:
+        numbered = _NUMBERED.fullmatch(folder)
+        if numbered:
+            return numbered.group(1), "folder name"
+        return DEFAULT_FAMILY, "default"
+    family = spec["family"]
     if not isinstance(family, str) or not _FAMILY.fullmatch(family):
         raise ConfigError(f"{where}: family {family!r} is not a short name",
                           hint="letters, digits, '_', '.', '-' (e.g. \"placement\"), "
                                f"or leave it out for {DEFAULT_FAMILY!r}")
-    return family
+    return family, "task.json"
 
 
 def shipped_images(directory: Path, which: str) -> dict[int, Path]:

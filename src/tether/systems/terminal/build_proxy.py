@@ -93,6 +93,20 @@ class Refused:
         return f"{self.host}:{self.port}"
 
 
+@dataclass(frozen=True)
+class ProxyRequest:
+    """One request the proxy was asked, allowed or not (every one is logged)."""
+
+    host: str
+    port: int
+    method: str
+    allowed: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"host": self.host, "port": self.port, "method": self.method,
+                "allowed": self.allowed}
+
+
 def parse_target(head: bytes) -> tuple[str, str, int, bytes]:
     """(method, host, port, head to send upstream) of a proxy request; ValueError if bad.
 
@@ -138,7 +152,9 @@ class _Handler(socketserver.BaseRequestHandler):
         except ValueError as exc:
             client.sendall(_reply(400, f"tether build proxy: {exc}"))
             return
-        if not self.server.allows(host, port, method):
+        allowed = self.server.allows(host, port, method)
+        self.server.requests.append(ProxyRequest(host, port, method, allowed))
+        if not allowed:
             self.server.refused.append(Refused(host, port, method))
             client.sendall(_reply(403, f"tether build proxy: {host}:{port} is not a package "
                                   f"mirror of this build (allowed: "
@@ -174,6 +190,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     mirrors: tuple[str, ...] = ()
     refused: list[Refused]
+    requests: list[ProxyRequest]
 
     def allows(self, host: str, port: int, method: str) -> bool:
         wanted = 443 if method == "CONNECT" else 80
@@ -193,6 +210,11 @@ class MirrorProxy:
     def refused(self) -> list[Refused]:
         return [] if self._server is None else list(self._server.refused)
 
+    @property
+    def requests(self) -> list[ProxyRequest]:
+        """Every request so far, allowed or refused, in order."""
+        return [] if self._server is None else list(self._server.requests)
+
     def take_refused(self) -> list[Refused]:
         """What was refused since the last call (one RUN step's share)."""
         if self._server is None:
@@ -203,7 +225,7 @@ class MirrorProxy:
     def __enter__(self) -> MirrorProxy:
         self.socket_path.unlink(missing_ok=True)
         server = _Server(str(self.socket_path), _Handler)
-        server.mirrors, server.refused = self.mirrors, []
+        server.mirrors, server.refused, server.requests = self.mirrors, [], []
         self.socket_path.chmod(0o666)  # the build user connects from inside its sandbox
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -217,5 +239,5 @@ class MirrorProxy:
         self.socket_path.unlink(missing_ok=True)
 
 
-__all__ = ["BUILD_MIRRORS", "FORWARDER", "PROXY_PORT", "PROXY_URL", "MirrorProxy", "Refused",
-           "parse_target"]
+__all__ = ["BUILD_MIRRORS", "FORWARDER", "PROXY_PORT", "PROXY_URL", "MirrorProxy",
+           "ProxyRequest", "Refused", "parse_target"]

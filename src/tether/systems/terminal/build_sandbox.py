@@ -25,10 +25,8 @@ restored.
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import stat
-import struct
 import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tether.errors import TetherError
-from tether.sandbox import SandboxUser, ensure_sandbox_user
+from tether.sandbox import SandboxUser, ensure_sandbox_user, fake_chown_filter
 
 BUILD_USER = "tether-build"
 RUN_DIR = "/run/tether-build"
@@ -58,33 +56,6 @@ fi
 echo "tether: no /usr/bin/python3 in the image: this step has no network" >&2
 exec /bin/sh -c "$2"
 """
-
-# syscall numbers of chown, fchown, lchown, fchownat per audit arch
-_CHOWN_CALLS = {"x86_64": (0xC000003E, (92, 93, 94, 260)),
-                "aarch64": (0xC00000B7, (55, 54))}  # fmt: skip
-
-
-def fake_chown_filter(machine: str | None = None) -> bytes | None:
-    """A classic-BPF seccomp program: chown calls return 0 without acting, all else runs.
-
-    None on an architecture we have no syscall table for (the build then runs without
-    it, and a package that chowns to a system user fails to install).
-    """
-    entry = _CHOWN_CALLS.get(machine or platform.machine())
-    if entry is None:
-        return None
-    arch, calls = entry
-    ld_abs, jeq, ret = 0x20, 0x15, 0x06
-    allow, errno0 = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | 0
-    n = len(calls)
-    prog = [(ld_abs, 0, 0, 4),  # seccomp_data.arch
-            (jeq, 0, n + 1, arch),  # another ABI: allow (to the ALLOW return)
-            (ld_abs, 0, 0, 0)]  # seccomp_data.nr
-    for i, nr in enumerate(calls):
-        prog.append((jeq, n - i, 0, nr))  # to the ERRNO(0) return
-    prog += [(ret, 0, 0, allow), (ret, 0, 0, errno0)]
-    return b"".join(struct.pack("<HBBI", *ins) for ins in prog)
-
 
 @dataclass(frozen=True)
 class Owner:

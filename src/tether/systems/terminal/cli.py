@@ -37,14 +37,20 @@ def tasks() -> None:
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.option("--jobs", "-j", default=2, show_default=True, type=click.IntRange(1, 16),
               help="tasks checked at a time")
-def check(dirs: tuple[Path, ...], as_json: bool, jobs: int) -> None:
+@click.option("--registry", "registry_access", is_flag=True,
+              help="let setup and solution reach the package registries (only those, every "
+                   "request logged), as a run with registry_access = true does")
+def check(dirs: tuple[Path, ...], as_json: bool, jobs: int, registry_access: bool) -> None:
     """Gate each task dir (a DIR holding task dirs is expanded): the oracle
     (solution/solve.sh) must get reward 1, the null agent (no commands) reward 0, and
     the verifier the same reward twice on the oracle's final state.
 
-    Exit 0 when every task passes every gate, 1 when any fails, 2 on bad input.
+    Every task given is checked: one that cannot be loaded (or a path holding no task
+    dir) is a failing row with the loader's message, and the others are still checked.
+    Exit 0 when every task passes every gate, 1 when any fails (or cannot be loaded),
+    2 on bad input (no task dir at all).
     """
-    from tether.systems.terminal.gates import check_tasks, load_task_dirs
+    from tether.systems.terminal.gates import Unloadable, check_tasks, load_task_dirs
     from tether.systems.terminal.imported import read_image_ref, write_gate_result
 
     task_list = load_task_dirs(list(dirs))
@@ -53,8 +59,10 @@ def check(dirs: tuple[Path, ...], as_json: bool, jobs: int) -> None:
     console = make_console(stderr=as_json)
     start = time.monotonic()
     with console.status(f"checking {len(task_list)} task(s), {jobs} at a time"):
-        rows = check_tasks(task_list, jobs=jobs)
+        rows = check_tasks(task_list, jobs=jobs, registry_access=registry_access)
     for task, row in zip(task_list, rows, strict=True):
+        if isinstance(task, Unloadable):
+            continue
         task_dir = Path(task.data["task_dir"])
         if read_image_ref(task_dir) is not None:  # imported: a run reads this cache
             write_gate_result(task_dir, row.to_json(), row.ok)

@@ -394,8 +394,9 @@ def _scripts_run_at_build(recipe: Recipe, env_dir: Path) -> list[Refusal]:
 
 
 def _solution_needs_network(solve: Path) -> list[str]:
-    """A note when the oracle installs or downloads at solve time: offline (and not as
-    root) it may fail its gate. A note, not a refusal: the gate decides."""
+    """A note when the oracle installs or downloads at solve time: offline it may fail
+    its gate (`tether tasks check --registry` gives it the package registries). A note,
+    not a refusal: the gate decides."""
     if not solve.is_file():
         # buildable, but its oracle gate cannot pass, so no run will use it
         return ["no solution/solve.sh: the oracle gate cannot pass"]
@@ -410,7 +411,7 @@ def _solution_needs_network(solve: Path) -> list[str]:
     if not found:
         return []
     return [f"solve.sh installs or downloads at solve time ({', '.join(sorted(found))}): "
-            "offline, its oracle gate may fail"]
+            "offline, its oracle gate may fail (--registry: the package registries)"]
 
 
 def _check_task_toml(task_dir: Path, out: Classification) -> None:

@@ -2,16 +2,25 @@
 
 Lifecycle of one attempt (one `TerminalEnvironment`):
   start()      a disk quota (spec.disk_mb) mounted over the attempt's host dir, which
-               holds /app and /tmp, for the whole attempt (sandbox/quota.py); then
+               holds /app and /tmp, for the whole attempt (sandbox/quota.py); on an
+               image, the attempt's writable system layer inside it (system_layer.py);
+               with `registry_access`, the registry proxy (registry_access.py); then
                environment/files/ copied into it, then
                `bash /environment/setup.sh` run in the sandbox with /app as cwd
   execute(cmd) each command its own bwrap invocation over the same /app (and the same
-               /tmp), with its own timeout, no network, stderr merged into stdout
+               /tmp and system layer), with its own timeout, no network (or the
+               registries only, when opted in), stderr merged into stdout
   verify()     a FRESH sandbox over a copy of the final /app (under a quota of twice
-               spec.disk_mb: the copy plus as much again), the task's tests/ mounted
-               read-only at /tests (never visible to the agent's commands), a writable
-               /logs/verifier; runs `bash /tests/test.sh`, reads the reward file
-  close()      unmounts the quota (also after errors) and removes the host dirs
+               spec.disk_mb: the copy plus as much again) and, read-only, the attempt's
+               system, the task's tests/ mounted read-only at /tests (never visible to
+               the agent's commands), a writable /logs/verifier; runs
+               `bash /tests/test.sh`, reads the reward file
+  close()      stops the proxy, unmounts the layer and the quota (also after errors)
+               and removes the host dirs
+
+Every command (setup, the agent's, the solution's, the verifier's) runs as root inside
+the sandbox's user namespace (`as_root`): uid 0 there is the unprivileged sandbox user
+outside, with no capabilities, as a task written for a container expects.
 
 A verifier that writes no reward, times out, or whose sandbox fails yields
 `VerifierResult(reward=None, error=...)`: an agent error, never a wrong submission
@@ -22,19 +31,19 @@ from __future__ import annotations
 
 import functools
 import math
-import shlex
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tether.core import Task, long_step
 from tether.errors import TetherError
 from tether.sandbox import (
+    BwrapSandbox,
     DiskQuota,
     Sandbox,
     SandboxError,
@@ -47,18 +56,20 @@ from tether.sandbox import (
     owned_dir,
     read_own_file,
 )
+from tether.systems.terminal import system_layer
+from tether.systems.terminal.command_io import (
+    CommandResult,
+    cap_output,
+    command_env,
+    workdir_prefix,
+)
+from tether.systems.terminal.registry_access import OFF, RegistryAccess
 from tether.systems.terminal.spec import TerminalSpec
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000
 ARGV_COMMAND_BYTES = 100_000
 COMMAND_FILE = ".tether-command.sh"
-# git refuses to commit without an identity; HOME is /app, so no global config exists.
-BASE_ENV = {
-    "GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@sandbox",
-    "GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@sandbox",
-    "PYTHONDONTWRITEBYTECODE": "1",
-}  # fmt: skip
 #: the range of a verifier's reward (Harbor's convention: 1 solved, 0 not, partial between)
 MIN_REWARD, MAX_REWARD = 0.0, 1.0
 VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
@@ -72,34 +83,20 @@ class _Limits(TypedDict):
     max_file_mb: int
 
 
+class _System(TypedDict):
+    """The root filesystem every command of an attempt but the verifier's runs over."""
+
+    rootfs: Path | None
+    rootfs_writable: bool
+    as_root: bool
+
+
 class EnvironmentSetupError(SandboxError):
     """The task's setup failed before the agent started (a task or host problem)."""
 
 
 class AgentTimeExceeded(TetherError):
     """The task's agent timeout ([agent].timeout_sec) is spent: the attempt is over."""
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """One executed command: stdout and stderr merged, head+tail capped."""
-
-    command: str
-    returncode: int | None
-    output: str
-    output_elided: int
-    timed_out: bool
-    killed_reason: str | None
-    duration_s: float
-
-    def to_json(self) -> dict[str, object]:
-        """What an agent is shown: return code and output (timeouts say so)."""
-        out: dict[str, object] = {"returncode": self.returncode, "output": self.output}
-        if self.timed_out:
-            out["timed_out"] = True
-        elif self.killed_reason:
-            out["killed"] = self.killed_reason
-        return out
 
 
 @dataclass(frozen=True)
@@ -138,40 +135,6 @@ def resolve_sandbox(sandbox: Sandbox | str) -> Sandbox:
     return box
 
 
-def cap_output(text: str, limit: int, already_elided: int = 0) -> tuple[str, int]:
-    """Head and tail of text within `limit` chars; the marker counts every dropped char.
-
-    `already_elided` > 0 means text is the sandbox's own head+tail (with its marker):
-    its halves are cut further and the count covers both cuts.
-    """
-    half = limit // 2
-    if already_elided:
-        head, sep, tail = text.partition(f"\n... [{already_elided} characters elided] ...\n")
-        if not sep or (len(head) <= half and len(tail) <= half):
-            return text, already_elided
-        head, tail = head[:half], tail[-half:] if half else ""
-        elided = len(text) - len(sep) - len(head) - len(tail) + already_elided
-        return f"{head}\n... [{elided} characters elided] ...\n{tail}", elided
-    if len(text) <= limit:
-        return text, 0
-    elided = len(text) - 2 * half
-    return f"{text[:half]}\n... [{elided} characters elided] ...\n{text[len(text) - half:]}", elided
-
-
-def command_env(spec: TerminalSpec) -> dict[str, str]:
-    """The environment of every command: ours, then the image's ENV (PATH included)."""
-    return {**BASE_ENV, **spec.image_env}
-
-
-def workdir_prefix(spec: TerminalSpec) -> str:
-    """`cd WORKDIR` when an image's WORKDIR is below the writable dir (Docker starts
-    commands there); a WORKDIR the agent may have deleted is not an error."""
-    wd, top = (spec.workdir or "").rstrip("/"), spec.writable_dir
-    if not wd.startswith(top + "/"):
-        return ""
-    return f"cd {shlex.quote(wd)} 2>/dev/null\n"
-
-
 def _make_root(kind: str, *, keep: bool = False) -> Path:
     """A fresh host dir for an attempt or a verifier run, named by this process's pid so
     that what a killed process leaves (its quota still mounted) is reaped at the next
@@ -197,17 +160,24 @@ class TerminalEnvironment:
         command_timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S,
         output_chars: int = DEFAULT_OUTPUT_CHARS,
         keep: bool = False,
+        registry_access: bool = False,
     ) -> None:
         self.spec = spec
         self.sandbox = resolve_sandbox(sandbox)
         self.command_timeout_s = command_timeout_s
         self.output_chars = output_chars
         self._keep = keep
+        self.registry_access = registry_access
         self.root = _make_root("attempt", keep=keep)
         self.app_dir = self.root / "app"
         self._tmp_dir = self.root / "tmp"
         self._session: SandboxSession | None = None
         self._quota: DiskQuota | None = None
+        self._layer: system_layer.SystemLayer | None = None
+        self._registry: RegistryAccess | None = None
+        #: the root filesystem the commands see: the attempt's writable layer over the
+        #: image, else the image read-only, else None (the host's system, read-only)
+        self.system_dir: Path | None = spec.rootfs
         self._deadline: float | None = None
         self.setup_result: CommandResult | None = None
 
@@ -224,6 +194,11 @@ class TerminalEnvironment:
         if self._quota is None and self.spec.disk_mb > 0:
             self._quota = DiskQuota(self.root, self.spec.disk_mb)
             self.root.chmod(0o755)  # the mount's root: the sandbox user must traverse it
+        if self.spec.rootfs is not None and self._layer is None:
+            self._mount_layer(self.spec.rootfs)
+        if self.registry_access and self._registry is None:
+            self._registry = RegistryAccess(self.root / "registry")
+            self._registry.start()
         files = self.spec.environment_dir / "files"
         if files.is_dir():
             # an installed package may hold byte-code caches next to the task's files
@@ -248,10 +223,36 @@ class TerminalEnvironment:
         # /tmp persists across the agent's commands, as it would in a container.
         self._session = self.sandbox.session(
             self.app_dir, self.spec.writable_dir, rw_binds={str(self._tmp_dir): "/tmp"},
-            **self._limits(),
-            env=command_env(self.spec), quota=self._quota, rootfs=self.spec.rootfs,
+            ro_binds=self._registry.binds if self._registry else None,
+            **self._limits(), env=self._env(), quota=self._quota, **self._system(),
         )
         self._deadline = time.monotonic() + self.spec.agent_timeout_s
+
+    def _mount_layer(self, rootfs: Path) -> None:
+        """The attempt's writable system over the image, where the host can mount it."""
+        user = cast(BwrapSandbox, self.sandbox).user  # resolve_sandbox: bwrap only
+        self._layer = system_layer.attempt_layer(rootfs, self.root / "layer", user)
+        if self._layer is not None:
+            self.system_dir = self._layer.root
+
+    def _system(self) -> _System:
+        """The root filesystem keywords of every command's session but the verifier's."""
+        return {"rootfs": self.system_dir, "rootfs_writable": self._layer is not None,
+                "as_root": True}
+
+    def _env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        proxy = self._registry.env if self._registry is not None else {}
+        return {**command_env(self.spec), **proxy, **(extra or {})}
+
+    def _shell(self, script: str) -> str | list[str]:
+        """What a session runs for `script`: itself, or under the registry forwarder."""
+        return script if self._registry is None else self._registry.wrap(script)
+
+    def record(self) -> dict[str, object]:
+        """What the trial keeps about this environment: the system it had and the
+        registry access (the option and every request, when on)."""
+        return {"as_root": True, "writable_system": self._layer is not None,
+                "registry": self._registry.record() if self._registry else dict(OFF)}
 
     def close(self) -> None:
         try:
@@ -259,11 +260,18 @@ class TerminalEnvironment:
                 self._session.close()
         finally:
             try:
-                if self._quota is not None:  # keep: the files stay, as plain host files
-                    self._quota.close(preserve=self._keep)
+                if self._registry is not None:
+                    self._registry.close()
+                if self._layer is not None:  # before the quota: it is mounted inside
+                    self._layer.close()
+                    self._layer = None
             finally:
-                if not self._keep:
-                    shutil.rmtree(self.root, ignore_errors=True)
+                try:
+                    if self._quota is not None:  # keep: the files stay, as plain host files
+                        self._quota.close(preserve=self._keep)
+                finally:
+                    if not self._keep:
+                        shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> TerminalEnvironment:
         try:
@@ -302,13 +310,15 @@ class TerminalEnvironment:
                                  0, False, None, 0.0)
         script = "exec 2>&1\n" + workdir_prefix(self.spec) + command
         if len(script.encode()) <= ARGV_COMMAND_BYTES:
-            return self._result(command, self._session.run(script, timeout_s=timeout))
+            return self._result(command, self._session.run(self._shell(script),
+                                                           timeout_s=timeout))
         # One argv string may not exceed 128 KiB (MAX_ARG_STRLEN): a long heredoc goes
         # through a script file in the attempt's /tmp instead.
         path = self._tmp_dir / COMMAND_FILE
         path.write_text(script, encoding="utf-8")
         try:
-            raw = self._session.run(f"bash /tmp/{COMMAND_FILE}", timeout_s=timeout)
+            raw = self._session.run(self._shell(f"bash /tmp/{COMMAND_FILE}"),
+                                    timeout_s=timeout)
         finally:
             path.unlink(missing_ok=True)
         return self._result(command, raw)
@@ -330,7 +340,7 @@ class TerminalEnvironment:
         """Run the hidden tests over a copy of app_dir (default: this attempt's /app, which
         stays untouched)."""
         return run_verifier(self.spec, app_dir or self.app_dir, sandbox=self.sandbox,
-                            output_chars=self.output_chars)
+                            output_chars=self.output_chars, system_dir=self.system_dir)
 
     # -- helpers ----------------------------------------------------------------------
     def _limits(self) -> _Limits:
@@ -340,12 +350,12 @@ class TerminalEnvironment:
     def _run_once(self, command: str, timeout_s: float, *, ro_binds: dict[str, str],
                   rw_binds: dict[str, str] | None = None,
                   env: dict[str, str] | None = None) -> CommandResult:
+        if self._registry is not None:
+            ro_binds = {**ro_binds, **self._registry.binds}
         with self.sandbox.session(self.app_dir, self.spec.writable_dir, ro_binds=ro_binds,
-                                  rw_binds=rw_binds,
-                                  env={**command_env(self.spec), **(env or {})},
-                                  quota=self._quota, rootfs=self.spec.rootfs,
-                                  **self._limits()) as s:
-            raw = s.run("exec 2>&1\n" + workdir_prefix(self.spec) + command,
+                                  rw_binds=rw_binds, env=self._env(env), quota=self._quota,
+                                  **self._system(), **self._limits()) as s:
+            raw = s.run(self._shell("exec 2>&1\n" + workdir_prefix(self.spec) + command),
                         timeout_s=timeout_s)
         return self._result(command, raw)
 
@@ -359,9 +369,11 @@ class TerminalEnvironment:
 
 
 def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = "bwrap",
-                 output_chars: int = DEFAULT_OUTPUT_CHARS) -> VerifierResult:
-    """`bash /tests/test.sh` in a fresh sandbox over a copy of app_dir; never raises
-    for a sandbox failure (that becomes error_kind "infrastructure")."""
+                 output_chars: int = DEFAULT_OUTPUT_CHARS,
+                 system_dir: Path | None = None) -> VerifierResult:
+    """`bash /tests/test.sh` in a fresh sandbox over a copy of app_dir and, read-only,
+    `system_dir` (the attempt's system: default the task's image, or the host's); never
+    raises for a sandbox failure (that becomes error_kind "infrastructure")."""
     start = time.monotonic()
     root = _make_root("verify")
     quota: DiskQuota | None = None
@@ -376,7 +388,8 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
                          rw_binds={str(logs): "/logs/verifier"},
                          env={**command_env(spec), **spec.verifier_env},
                          memory_mb=spec.memory_mb, max_procs=spec.max_procs, max_file_mb=64,
-                         quota=quota, rootfs=spec.rootfs) as session:
+                         quota=quota, rootfs=system_dir or spec.rootfs,
+                         as_root=True) as session:
             raw = session.run("exec 2>&1\n" + workdir_prefix(spec) + "bash /tests/test.sh",
                               timeout_s=spec.verifier_timeout_s)
         output, _ = cap_output(raw.stdout + raw.stderr, output_chars)

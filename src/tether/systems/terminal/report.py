@@ -3,9 +3,11 @@
 A trial belongs here when its `extra` has an `end_state` (the agent strategies write it,
 with `turns`, `tokens` = {"<role>_output": n} and `turn_records` = `Turn.to_json()` per
 turn). Per (arm, budget): end-state counts, pass@k and consistency@k for k = 1..seeds,
-turns per attempt, output tokens per role (relative to the baseline arm) and the
-selector's behaviour preference (`tether.systems.terminal.agent.behaviours`). Pure functions of the
-trial entries: plots and HTML only read the result.
+turns per attempt, output tokens per role (relative to the baseline arm), the
+selector's behaviour preference (`tether.systems.terminal.agent.behaviours`) and the
+per-turn reasoning tokens and command characters of the executed replies
+(`turn_measures`). Pure functions of the trial entries: plots and HTML only read the
+result.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from tether.systems.terminal.agent.behaviours import (
     labeled_turns,
     preference_table,
 )
+from tether.systems.terminal.turn_measures import per_turn
 
 if TYPE_CHECKING:
     from tether.report import TrialEntry
@@ -152,6 +155,7 @@ def agent_numbers(entries: Sequence[TrialEntry], report_baseline: str) -> dict[s
             "tokens_baseline": key[0] if key is not None else None,
             "tokens_relative": relative,
             "preferences": preferences(group),
+            "per_turn": per_turn(group, groups[key] if key is not None else None),
         })
     return {"end_states": list(AGENT_END_STATES), "rows": rows, "ci": CI,
             "n_resamples": N_RESAMPLES, "bootstrap_seed": SEED}
@@ -201,6 +205,7 @@ class AgentRow(BaseModel):
     tokens_baseline: str | None
     tokens_relative: Number | None
     preferences: list[dict[str, Any]]  # behaviours.Preference, as a dict
+    per_turn: dict[str, Any]  # turn_measures.per_turn: the paper's Figure 5
 
 
 class AgentNumbers(BaseModel):

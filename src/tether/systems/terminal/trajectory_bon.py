@@ -2,10 +2,12 @@
 
 `pick = "selector"`: a listwise selector (role "selector") reads every attempt's
 commands and results and names the one most likely to have solved the task.
-`pick = "oracle"`: each attempt is verified (purpose "selection") and the first
-passing one is delivered: an upper bound that a deployed system cannot reach,
-reported as such. Every attempt keeps its own environment until the choice is made,
-so the delivered one is verified over its own final /app.
+`pick = "oracle"`: each attempt is verified (purpose "selection") and the first one
+whose ending is `pass` is delivered (it submitted and the verifier passes it: an
+attempt the harness stopped cannot pass, whatever its final state), else attempt 0:
+an upper bound that a deployed system cannot reach, reported as such. Every attempt
+keeps its own environment until the choice is made, so the delivered one is verified
+over its own final /app.
 
 The delivered attempt is the trial's attempt: its turns are the trial's `turn_records`
 (what the report counts and labels, what `tether judge` reads and `tether export` takes
@@ -22,9 +24,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from tether import params
 from tether.context import TrialContext
-from tether.core import Artifact, BudgetExhausted
-from tether.errors import ConfigError
+from tether.core import AgentEndState, Artifact, BudgetExhausted
 from tether.strategies import (
     DEFAULT_RETRIES,
     SCHEMA_TEXT,
@@ -40,12 +42,13 @@ from tether.systems.terminal.agent.loop import (
     SamplePolicy,
     run_attempt,
 )
+from tether.systems.terminal.agent.params import AgentParams
 from tether.systems.terminal.agent.strategy import (
-    AgentParams,
-    agent_config,
     attempt_artifact,
     attempt_summary,
     deliver,
+    end_state,
+    environment_record,
     terminal_environment,
     verify,
     watch_app,
@@ -57,7 +60,28 @@ from tether.systems.terminal.agent.templates import (
 )
 from tether.systems.terminal.turn_bon import SELECTOR_ROLE, transcript_rows
 
-PICKS = ("selector", "oracle")
+
+class TrajectoryParams(AgentParams):
+    """The agent's params, the attempts' and the selector's."""
+
+    n: params.Count = Field(4, description="attempts")
+    pick: Literal["selector", "oracle"] = Field(
+        "selector", description="who picks the delivered attempt: a selector call or the "
+                                "task's metric")
+    selector_max_tokens: params.Tokens = Field(512, description="most tokens of the selector "
+                                                                "reply")
+    selector_temperature: params.Temperature = Field(0.0, description="the selector's "
+                                                                      "temperature")
+    selector_retries: params.CountFromZero = Field(
+        DEFAULT_RETRIES, description="an unusable selector reply is sent back this many "
+                                     "times")
+    transcript_chars: params.Count = Field(600, description="characters of each attempt's "
+                                                            "transcript the selector reads")
+
+    def roles(self) -> tuple[str, ...]:
+        if self.pick == "selector" and self.n > 1:
+            return (GENERATOR_ROLE, SELECTOR_ROLE)
+        return (GENERATOR_ROLE,)
 
 
 @register_strategy("trajectory_bon")
@@ -65,76 +89,51 @@ class TrajectoryBoN:
     """Trajectory-level best-of-N: `n` whole attempts of the bash agent, one delivered
     (picked by a selector call or by the task's metric).
 
-    Its params (`Params` below) are the agent's, the attempts' and the selector's.
+    Its params (`TrajectoryParams` above) are the agent's, the attempts' and the
+    selector's.
     """
 
     name: ClassVar[str] = "trajectory_bon"
-
-    class Params(AgentParams):
-        n: int = Field(4, ge=1, description="attempts")
-        pick: Literal["selector", "oracle"] = Field(
-            "selector", description="who picks the delivered attempt: a selector call or "
-                                    "the task's metric")
-        selector_max_tokens: int = Field(512, description="most tokens of the selector reply")
-        selector_temperature: float = Field(0.0, description="the selector's temperature")
-        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
-                                      "reply is sent back this many times")
-        transcript_chars: int = Field(600, description="characters of each attempt's "
-                                                       "transcript the selector reads")
-
-        def roles(self) -> tuple[str, ...]:
-            if self.pick == "selector" and self.n > 1:
-                return (GENERATOR_ROLE, SELECTOR_ROLE)
-            return (GENERATOR_ROLE,)
+    Params = TrajectoryParams
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 
-    def __init__(self, n: int = 4, pick: str = "selector", selector_max_tokens: int = 512,
-                 selector_temperature: float = 0.0, selector_retries: int = DEFAULT_RETRIES,
-                 transcript_chars: int = 600, **params: Any) -> None:
-        self.config, rest = agent_config(params)
-        if rest:
-            raise TypeError(f"unknown parameters {sorted(rest)}")
-        if pick not in PICKS:
-            raise ConfigError(f"trajectory_bon: pick must be one of {PICKS}, got {pick!r}")
-        if int(n) < 1:
-            raise ConfigError(f"trajectory_bon: n must be at least 1, got {n}")
-        self.n, self.pick = int(n), pick
-        self.selector_max_tokens = selector_max_tokens
-        self.selector_temperature = selector_temperature
-        self.selector_retries = selector_retries
-        self.transcript_chars = transcript_chars
+    def __init__(self, params: TrajectoryParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     @property
     def roles(self) -> tuple[str, ...]:
         """The attempts' generator, and the selector when one picks among several
         attempts (the oracle picks with the task's metric instrument)."""
-        if self.pick == "selector" and self.n > 1:
-            return (GENERATOR_ROLE, SELECTOR_ROLE)
-        return (GENERATOR_ROLE,)
+        return self.params.roles()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        policy = SamplePolicy(self.config)
+        p = self.params
+        policy = SamplePolicy(p)
         with ExitStack() as stack:
             attempts: list[tuple[AttemptResult, Artifact]] = []
             changed: list[list[str] | None] = []
             call_ranges: list[list[int]] = []
-            for i in range(self.n):
-                env: Environment = stack.enter_context(
-                    self.environment_factory(ctx, self.config))
+            opened: list[Environment] = []
+            for i in range(p.n):
+                env: Environment = stack.enter_context(self.environment_factory(ctx, p))
                 changes = watch_app(env)
                 first_call = len(ctx.calls)
-                attempt = run_attempt(ctx, env, policy, self.config, attempt=i + 1)
+                attempt = run_attempt(ctx, env, policy, p, attempt=i + 1)
                 call_ranges.append([first_call, len(ctx.calls)])
                 attempts.append((attempt, attempt_artifact(
-                    attempt, env, f"attempt {i + 1} of {self.n} on {ctx.task.key}")))
+                    attempt, env, f"attempt {i + 1} of {p.n} on {ctx.task.key}")))
                 changed.append(changes())
+                opened.append(env)
                 if attempt.exit_reason in ("token_budget", "agent_error"):
                     break  # no budget left for another attempt, or the harness is failing
             index, choice = self._choose(ctx, attempts)
             attempt, artifact = attempts[index]
             metric = verify(ctx, attempt, artifact)
-        summaries = [attempt_summary(a) for a, _ in attempts]
+            # read while the environments are open: the proxies' logs are complete now
+            environments = [environment_record(e) for e in opened]
+        summaries = [{**attempt_summary(a), **e}
+                     for (a, _), e in zip(attempts, environments, strict=True)]
         for summary, files, calls in zip(summaries, changed, call_ranges, strict=True):
             summary["calls"] = calls
             if files is not None:
@@ -142,7 +141,7 @@ class TrajectoryBoN:
         delivered = summaries[index]
         kept = [{**{k: v for k, v in s.items() if k != "turn_records"}, "delivered": True}
                 if i == index else s for i, s in enumerate(summaries)]
-        extra = {"n": self.n, "pick": self.pick, "selected_attempt": index, **choice,
+        extra = {"n": p.n, "pick": p.pick, "selected_attempt": index, **choice,
                  **delivered, "attempts": kept}
         return deliver(ctx, attempt, artifact, metric, extra)
 
@@ -150,16 +149,21 @@ class TrajectoryBoN:
                 attempts: list[tuple[AttemptResult, Artifact]]) -> tuple[int, dict[str, Any]]:
         if len(attempts) == 1:
             return 0, {"selection": None}
-        if self.pick == "oracle":
+        if self.params.pick == "oracle":
             passed: list[bool | None] = []
+            endings: list[str | None] = []
             for attempt, artifact in attempts:
                 if attempt.exit_reason == "agent_error":
                     passed.append(None)
+                    endings.append(AgentEndState.AGENT_ERROR.value)
                     continue
                 obs = ctx.observe(ctx.task.metric, artifact, purpose="selection")
                 passed.append(obs.passed if obs.ok else None)
-            index = next((i for i, p in enumerate(passed) if p), 0)
-            return index, {"oracle_passed": passed}
+                endings.append(end_state(attempt, obs if obs.ok else None).value)
+            # By the ending first: only an attempt that submitted can pass, so a stopped
+            # attempt whose final state the verifier accepts is never the oracle's pick.
+            index = next((i for i, e in enumerate(endings) if e == AgentEndState.PASS), 0)
+            return index, {"oracle_passed": passed, "oracle_endings": endings}
         selection = self._select(ctx, attempts)
         return selection.index, {"selection": selection.to_json(),
                                  "selector_failed": selection.failed}
@@ -167,15 +171,15 @@ class TrajectoryBoN:
     def _select(self, ctx: TrialContext,
                 attempts: list[tuple[AttemptResult, Artifact]]) -> Selection:
         rows = [{"exit_reason": a.exit_reason,
-                 "transcript": transcript_rows(a.turns, self.transcript_chars)}
+                 "transcript": transcript_rows(a.turns, self.params.transcript_chars)}
                 for a, _ in attempts]
         system = render(TRAJECTORY_SELECTOR_SYSTEM, n=len(attempts), schema=SCHEMA_TEXT)
         user = render(TRAJECTORY_SELECTOR_USER, task=ctx.task.prompt, attempts=rows)
         try:
             return select(ctx, system, user, len(attempts), role=SELECTOR_ROLE,
-                          max_tokens=self.selector_max_tokens,
-                          temperature=self.selector_temperature,
-                          retries=self.selector_retries)
+                          max_tokens=self.params.selector_max_tokens,
+                          temperature=self.params.selector_temperature,
+                          retries=self.params.selector_retries)
         except BudgetExhausted:
             # The attempts are done and paid for: deliver attempt 0 (an unbiased draw).
             return Selection(index=0, failed=True, errors=["token budget exhausted"])

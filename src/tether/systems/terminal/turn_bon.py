@@ -25,8 +25,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from tether import params
 from tether.context import TrialContext
-from tether.errors import ConfigError
 from tether.models import Message
 from tether.strategies import (
     DEFAULT_RETRIES,
@@ -40,17 +40,12 @@ from tether.strategies import (
 from tether.systems.terminal.agent.actions import elide
 from tether.systems.terminal.agent.loop import (
     GENERATOR_ROLE,
-    AgentConfig,
     Decision,
     Turn,
     sample_candidates,
 )
-from tether.systems.terminal.agent.strategy import (
-    AgentParams,
-    agent_config,
-    run_one,
-    terminal_environment,
-)
+from tether.systems.terminal.agent.params import AgentParams
+from tether.systems.terminal.agent.strategy import run_one, terminal_environment
 from tether.systems.terminal.agent.templates import SELECTOR_SYSTEM, SELECTOR_USER, render
 
 SELECTOR_ROLE = "selector"
@@ -108,46 +103,56 @@ def fit_rows(rows: list[dict[str, Any]], chars: int) -> list[dict[str, Any]]:
     return [first, marker, *kept]
 
 
+class TurnBoNParams(AgentParams):
+    """The agent's params, `n` and the selector's."""
+
+    n: params.Count = Field(4, description="candidates per turn (1: no selector call)")
+    selector_max_tokens: params.Tokens = Field(512, description="most tokens of a selector "
+                                                                "reply")
+    selector_temperature: params.Temperature = Field(0.0, description="the selector's "
+                                                                      "temperature")
+    selector_retries: params.CountFromZero = Field(
+        DEFAULT_RETRIES, description="an unusable selector reply is sent back this many "
+                                     "times")
+    selector_context_chars: params.Count | None = Field(
+        None, description="cap on the transcript the selector reads (none: all)")
+    selector_thinking_budget: params.CountFromZero | None = Field(
+        None, description="the selector's thinking tokens")
+    selector_reasoning_effort: Literal["low", "medium", "high", "max"] | None = Field(
+        None, description="the selector's thinking, as an effort (max: the level above "
+                          "high some providers have)")
+    selector_system: str = Field(SELECTOR_SYSTEM, description="the selector's system prompt "
+                                                              "(a template)")
+    selector_user: str = Field(SELECTOR_USER, description="the selector's message "
+                                                          "(a template)")
+
+    def roles(self) -> tuple[str, ...]:
+        return (GENERATOR_ROLE,) if self.n == 1 else (GENERATOR_ROLE, SELECTOR_ROLE)
+
+
 class TurnBoNPolicy:
     """Sample n candidates per turn; let the selector choose the one to execute."""
 
-    def __init__(self, config: AgentConfig, n: int, *, role: str = GENERATOR_ROLE,
-                 selector_role: str = SELECTOR_ROLE, selector_max_tokens: int = 512,
-                 selector_temperature: float = 0.0, selector_retries: int = DEFAULT_RETRIES,
-                 selector_context_chars: int | None = None,
-                 selector_thinking_budget: int | None = None,
-                 selector_reasoning_effort: str | None = None,
-                 selector_system: str = SELECTOR_SYSTEM,
-                 selector_user: str = SELECTOR_USER) -> None:
-        if n < 1:
-            raise ConfigError(f"turn_bon: n must be at least 1, got {n}")
-        if selector_context_chars is not None and int(selector_context_chars) < 1:
-            raise ConfigError("turn_bon: selector_context_chars must be at least 1, "
-                              f"got {selector_context_chars}")
-        self.config = config
-        self.n = n
+    def __init__(self, params: TurnBoNParams, *, role: str = GENERATOR_ROLE,
+                 selector_role: str = SELECTOR_ROLE) -> None:
+        self.params = params
         self.role = role
         self.selector_role = selector_role
-        self.selector_max_tokens = selector_max_tokens
-        self.selector_temperature = selector_temperature
-        self.selector_retries = selector_retries
-        self.selector_context_chars = selector_context_chars
-        self.selector_thinking_budget = thinking_tokens(selector_thinking_budget,
-                                                        selector_reasoning_effort)
-        self.selector_system = selector_system
-        self.selector_user = selector_user
+        self.selector_thinking_budget = thinking_tokens(params.selector_thinking_budget,
+                                                        params.selector_reasoning_effort)
 
     def decide(self, ctx: TrialContext, messages: list[Message], turns: list[Turn]) -> Decision:
-        candidates = sample_candidates(ctx, messages, self.n, self.config, self.role)
-        if self.n == 1:
+        p = self.params
+        candidates = sample_candidates(ctx, messages, p.n, p, self.role)
+        if p.n == 1:
             return Decision(candidates, selector_skipped="n=1")
         if not any(c.command is not None for c in candidates):
             # Every choice is a format error: a selector call could not change the turn.
             return Decision(candidates, selector_skipped="no candidate can run")
-        system = render(self.selector_system, n=self.n, schema=SCHEMA_TEXT)
-        rows = transcript_rows(turns, self.config.observation_limit)
-        if self.selector_context_chars is not None:
-            rows = fit_rows(rows, self.selector_context_chars)
+        system = render(p.selector_system, n=p.n, schema=SCHEMA_TEXT)
+        rows = transcript_rows(turns, p.observation_limit)
+        if p.selector_context_chars is not None:
+            rows = fit_rows(rows, p.selector_context_chars)
         selection = self._select(ctx, system, candidates, rows)
         for _ in range(CONTEXT_RETRIES):
             if not (selection.failed and selection.errors
@@ -166,18 +171,13 @@ class TurnBoNPolicy:
 
     def _select(self, ctx: TrialContext, system: str, candidates: list[Any],
                 rows: list[dict[str, Any]]) -> Selection:
-        user = render(self.selector_user, task=ctx.task.prompt, candidates=candidates,
+        p = self.params
+        user = render(p.selector_user, task=ctx.task.prompt, candidates=candidates,
                       transcript=rows)
-        return select(ctx, system, user, self.n, role=self.selector_role,
-                      max_tokens=self.selector_max_tokens,
-                      temperature=self.selector_temperature,
-                      retries=self.selector_retries,
+        return select(ctx, system, user, p.n, role=self.selector_role,
+                      max_tokens=p.selector_max_tokens, temperature=p.selector_temperature,
+                      retries=p.selector_retries,
                       thinking_budget=self.selector_thinking_budget)
-
-
-_POLICY_PARAMS = ("selector_max_tokens", "selector_temperature", "selector_retries",
-                  "selector_context_chars", "selector_thinking_budget",
-                  "selector_reasoning_effort", "selector_system", "selector_user")
 
 
 @register_strategy("turn_bon")
@@ -185,46 +185,23 @@ class TurnBoN:
     """The bash agent with turn-level best-of-N: each turn a selector picks one of `n`
     sampled commands to run.
 
-    Its params (`Params` below) are the agent's and the selector's (`TurnBoNPolicy` above).
+    Its params (`TurnBoNParams` above) are the agent's and the selector's.
     """
 
     name: ClassVar[str] = "turn_bon"
-
-    class Params(AgentParams):
-        n: int = Field(4, ge=1, description="candidates per turn (1: no selector call)")
-        selector_max_tokens: int = Field(512, description="most tokens of a selector reply")
-        selector_temperature: float = Field(0.0, description="the selector's temperature")
-        selector_retries: int = Field(DEFAULT_RETRIES, description="an unusable selector "
-                                      "reply is sent back this many times")
-        selector_context_chars: int | None = Field(
-            None, ge=1, description="cap on the transcript the selector reads (none: all)")
-        selector_thinking_budget: int | None = Field(
-            None, description="the selector's thinking tokens")
-        selector_reasoning_effort: Literal["low", "medium", "high"] | None = Field(
-            None, description="the selector's thinking, as an effort")
-        selector_system: str = Field(SELECTOR_SYSTEM, description="the selector's system "
-                                                                  "prompt (a template)")
-        selector_user: str = Field(SELECTOR_USER, description="the selector's message "
-                                                              "(a template)")
-
-        def roles(self) -> tuple[str, ...]:
-            return (GENERATOR_ROLE,) if self.n == 1 else (GENERATOR_ROLE, SELECTOR_ROLE)
+    Params = TurnBoNParams
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 
-    def __init__(self, n: int = 4, **params: Any) -> None:
-        self.config, rest = agent_config(params)
-        policy_params = {k: rest.pop(k) for k in _POLICY_PARAMS if k in rest}
-        if rest:
-            raise TypeError(f"unknown parameters {sorted(rest)}")
-        self.n = int(n)
-        self.policy = TurnBoNPolicy(self.config, self.n, **policy_params)
+    def __init__(self, params: TurnBoNParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+        self.policy = TurnBoNPolicy(self.params)
 
     @property
     def roles(self) -> tuple[str, ...]:
         """The policy's generator, and its selector unless n = 1 (no selector call)."""
-        policy = self.policy
-        return (policy.role,) if self.n == 1 else (policy.role, policy.selector_role)
+        return self.params.roles()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        return run_one(ctx, self.policy, self.config, self.environment_factory, {"n": self.n})
+        return run_one(ctx, self.policy, self.params, self.environment_factory,
+                       {"n": self.params.n})

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from tests.systems.compile.compiler.conftest import recorded
 from tether.cli.hub import main
+from tether.systems.compile.compiler.run import CompileRun
 
 TEACHER = "scripted:tether.testing.scripted_teacher:competent"
 WEAK = "scripted:tether.testing.scripted_teacher:weak"
@@ -37,7 +39,9 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert out["bare"]["infra_errors"]["validation"] == 0
     assert out["selected"]["validation"] > out["bare"]["validation"]
     assert out["teacher_tokens"] > 0
-    assert json.loads((tmp_path / "b" / "result.json").read_text()) == out
+    # the result is recorded in the run: its `result` event
+    with CompileRun.read(tmp_path / "b") as run:
+        assert run.result() == out
 
 
 def test_a_config_file_and_the_summary(tmp_path: Path) -> None:
@@ -76,10 +80,10 @@ def test_comparator_and_teacher_flags_override_the_file(tmp_path: Path) -> None:
     result = _run([str(config), "--out", str(out), "--comparators", "student_routed",
                    "--teacher-temperature", "0.2", "--teacher-max-tokens", "700", "--json"])
     assert result.exit_code == 0, result.output
-    stored = json.loads((out / "config.json").read_text())
+    stored = json.loads((out / "config.resolved.json").read_text())
     assert stored["comparators"] == ["student_routed"]
     assert (stored["teacher_temperature"], stored["teacher_max_tokens"]) == (0.2, 700)
-    calls = [json.loads(p.read_text()) for p in (out / "builds" / "0" / "teacher").glob("*")]
+    calls = recorded(out).teacher_calls
     assert calls and {(c["temperature"], c["max_tokens"]) for c in calls} == {(0.2, 700)}
     shown = json.loads(result.output)
     assert shown["student_routed"]["test"] is not None and shown["h0"]["test"] is None
@@ -113,7 +117,7 @@ def test_token_budget_flags_are_kept_and_a_student_stop_is_said(tmp_path: Path) 
                    "--student-token-budget", "100", "--teacher-token-budget", "90000",
                    "--out", str(out)])
     assert result.exit_code == 0, result.output
-    stored = json.loads((out / "config.json").read_text())
+    stored = json.loads((out / "config.resolved.json").read_text())
     assert (stored["student_token_budget"], stored["teacher_token_budget"]) == (100, 90000)
     shown = " ".join(result.output.split())
     assert "left unscored (not failures): student token budget of 100 reached" in shown

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from tests.systems.compile.compiler.conftest import recorded
 from tether.cli.hub import main
 
 TEACHER = "scripted:tether.testing.scripted_teacher:competent"
@@ -43,13 +44,12 @@ def test_a_users_jsonl_compiles_checks_resumes_and_reports(tmp_path: Path,
     result = json.loads(made.output)
     assert not result["selected_is_bare"]
     assert result["selected"]["test"] > result["bare"]["test"]
-    config = json.loads((out / "config.json").read_text())
-    assert config["setting"] == f"jsonl:{data.resolve()}?metric=f1"
+    config = json.loads((out / "config.resolved.json").read_text())
+    assert config["setting"] == f"jsonl:{data.resolve()};metric=f1"
 
-    monkeypatch.chdir(tmp_path)  # elsewhere: the build names its file absolutely
-    selected = json.loads((out / "builds" / "0" / "selected.json").read_text())
-    harness = tmp_path / "selected.json"
-    harness.write_text(json.dumps(selected["document"]))
+    monkeypatch.chdir(tmp_path)  # elsewhere: the compile names its file absolutely
+    # the selected harness is a file of the run directory: its content-addressed artifact
+    harness = selected_file(out, result["selected_hash"])
     checked = _cli("harness", "check", str(harness))
     assert checked.exit_code == 0, checked.output
     assert checked.output.startswith("admissible on jsonl:")
@@ -72,7 +72,7 @@ def test_impossible_split_sizes_are_refused_with_the_item_count(tmp_path: Path) 
     assert refused.exit_code == 2
     assert "has 10 items; probe 4 + validation 4 + test 20 = 28 asked" in refused.output
     assert "e.g. --probe 2 --validation 2 --test 6" in refused.output  # what to pass
-    assert not (out / "config.json").exists()
+    assert not out.exists()  # refused before anything was written
     toy = _cli("compile", "--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
                "--test", "20", "--out", str(tmp_path / "toy"))
     assert toy.exit_code == 2 and "toy" in toy.output and "asked" in toy.output
@@ -102,13 +102,15 @@ def test_a_small_file_needs_no_size_flags(tmp_path: Path, monkeypatch) -> None:
                 "--out", "build")
     assert made.exit_code == 0, made.output
     assert "split sizes: probe 3, validation 3, test 6" in made.output
-    config = json.loads(Path("build/config.json").read_text())
+    config = json.loads(Path("build/config.resolved.json").read_text())
     assert (config["probe"], config["validation"], config["test"]) == (3, 3, 6)
     again = _cli("compile", "--resume", "build")
     assert again.exit_code == 0 and "split sizes: probe 3, validation 3, test 6" in again.output
 
-    selected = json.loads(Path("build/builds/0/selected.json").read_text())
-    Path("selected.json").write_text(json.dumps(selected["document"]))
+    chosen = recorded(Path("build")).selected
+    assert chosen is not None
+    selected = selected_file(Path("build"), chosen["hash"])
+    Path("selected.json").write_text(selected.read_text())
     # the relative path a user types names the file the build recorded absolutely
     checked = _cli("harness", "check", "selected.json", "--setting", "jsonl:trivia.jsonl")
     assert checked.exit_code == 0, checked.output
@@ -126,3 +128,10 @@ def test_a_harness_run_error_names_no_temporary_file(tmp_path: Path) -> None:
                "--student", STUDENT)
     assert ran.exit_code == 2
     assert "no such data file" in ran.output and "harness-run.json" not in ran.output
+
+
+def selected_file(out: Path, harness_hash: str) -> Path:
+    """The selected harness's file in a compile's run directory (its artifact)."""
+    path = out / "artifacts" / harness_hash[:2] / f"{harness_hash}.json"
+    assert path.is_file() and json.loads(path.read_text())["schema"] == "tether-harness/1"
+    return path

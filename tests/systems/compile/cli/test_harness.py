@@ -55,7 +55,7 @@ def test_unreadable_file_or_unknown_setting_exits_2(tmp_path):
     assert runner.invoke(main, ["harness", "check", str(tmp_path / "none.json")]).exit_code == 2
     assert runner.invoke(main, ["harness", "check", write(tmp_path, "{oops")]).exit_code == 2
     unknown = runner.invoke(main, ["harness", "check", write(tmp_path, GOOD), "--setting", "zz"])
-    assert unknown.exit_code == 2 and "known:" in unknown.output
+    assert unknown.exit_code == 2 and "known settings: " in unknown.output
     assert runner.invoke(main, ["harness", "hash", write(tmp_path, {"x": 1})]).exit_code == 2
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import copy
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests.systems.compile.compiler.conftest import compile_toy, toy_config
+from tests.systems.compile.compiler.conftest import compile_toy, recorded, toy_config
 from tether.systems.compile.baselines import CotVote
 from tether.systems.compile.compiler import Compiler, FreezeError
-from tether.systems.compile.compiler.store import BuildDir
 from tether.systems.compile.compiler.summary import teacher_failure
+from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import bare_harness
 from tether.systems.compile.setting import ToySetting
 from tether.testing.scripted_models import ScriptedModel
@@ -28,12 +29,24 @@ def _compiler(out: Path, plan: dict, variants: dict | None = None, **fields) -> 
                     before_item=fields.pop("before_item", None))
 
 
-def test_selected_json_is_written_before_the_first_test_item(tmp_path: Path) -> None:
+def _selection_recorded(out: Path) -> bool:
+    """Whether the store holds build 0's `selected` event (read as another process
+    would: from the file, with the log and the store both checked)."""
+    log = out / "events.jsonl"
+    in_log = log.is_file() and any(json.loads(line)["kind"] == "selected"
+                                   for line in log.read_text().splitlines())
+    with sqlite3.connect(out / "run.sqlite") as db:
+        in_store = db.execute("SELECT COUNT(*) FROM events WHERE kind = 'selected'"
+                              ).fetchone()[0] > 0
+    assert in_log == in_store
+    return in_store
+
+
+def test_the_selection_is_recorded_before_the_first_test_item(tmp_path: Path) -> None:
     seen: list[tuple[str, bool]] = []
-    selected = tmp_path / "builds" / "0" / "selected.json"
 
     def before(split: str, harness_hash: str, item) -> None:
-        seen.append((split, selected.is_file()))
+        seen.append((split, _selection_recorded(tmp_path)))
 
     teacher = ScriptedTeacher({"0": "v1", "1": "v2"})
     Compiler(toy_config(tmp_path), teacher=ScriptedModel(teacher.script),
@@ -41,8 +54,13 @@ def test_selected_json_is_written_before_the_first_test_item(tmp_path: Path) -> 
     test_calls = [frozen for split, frozen in seen if split == "test"]
     assert len(test_calls) >= 8 and all(test_calls)
     assert not any(frozen for split, frozen in seen if split != "test")
-    frozen = json.loads(selected.read_text())
-    assert frozen["is_bare"] is False and frozen["rounds"] == 3
+    frozen = recorded(tmp_path).selected
+    assert frozen is not None and frozen["is_bare"] is False and frozen["rounds"] == 3
+    # and the test items' trials came after it: the trials of test items have the
+    # highest indices of the build's own scorings
+    trials = recorded(tmp_path).trials
+    last_other = max(t.index for t in trials if t.extra["split"] != "test")
+    assert min(t.index for t in trials if t.extra["split"] == "test") > last_other
 
 
 def test_no_test_item_is_scored_before_a_freeze(tmp_path: Path) -> None:
@@ -51,7 +69,10 @@ def test_no_test_item_is_scored_before_a_freeze(tmp_path: Path) -> None:
         compiler.scorer.score(bare_harness("toy"), "test", compiler.splits["test"])
     with pytest.raises(FreezeError):  # the baselines go through the same guard
         compiler.scorer.score_baseline(CotVote(), "test", compiler.splits["test"])
-    assert BuildDir(tmp_path).partial_items("test", CotVote().key) == []
+    refused = Scoring.of_baseline("cot_vote", CotVote().key, "test")
+    assert compiler.store.scored(refused) == {}  # nothing recorded for a refused item
+    compiler.store.close()
+    assert recorded(tmp_path).trials == []
 
 
 def test_teacher_prompts_hold_no_validation_or_test_item_or_score(tmp_path: Path) -> None:
@@ -70,7 +91,7 @@ def test_teacher_prompts_hold_no_validation_or_test_item_or_score(tmp_path: Path
         secret = scores - probe_means - {0.0, 1.0}
         assert secret  # the check has something to look for
         shown = [repr(v) for v in secret] + [f"{v:.3f}" for v in secret]
-        prompts = [c["prompt"] for c in BuildDir(out).build(0).teacher_calls()]
+        prompts = [c["prompt"] for c in recorded(out).teacher_calls]
         assert len(prompts) >= 5 and sorted(prompts) == sorted(teacher.prompts)
         for prompt in prompts:
             assert not [t for t in hidden if t in prompt]
@@ -101,8 +122,8 @@ def test_several_builds_report_their_mean(tmp_path: Path) -> None:
     assert len(result["builds"]) == 2 and len(result["selected_hash"]) == 2
     mean = sum(b["selected"]["test"] for b in result["builds"]) / 2
     assert result["selected"]["test"] == pytest.approx(mean)
-    assert (tmp_path / "builds" / "1" / "selected.json").is_file()
-    seeds = {c["seed"] for k in (0, 1) for c in BuildDir(tmp_path).build(k).teacher_calls()
+    assert recorded(tmp_path, 1).selected is not None
+    seeds = {c["seed"] for k in (0, 1) for c in recorded(tmp_path, k).teacher_calls
              if c["key"] == "r00-s0"}
     assert len(seeds) == 2  # independent builds: different teacher seeds
 
@@ -130,22 +151,22 @@ def test_the_student_budget_holds_and_the_compile_says_why_it_stopped(
     # the scripted specs a user gets from the CLI: the bare floor's items run out of
     # budget at 100, a round's at 130, only cot_vote's 5 x 256-token calls at 400
     result = Compiler(toy_config(tmp_path / "o", student_token_budget=cap)).run()
-    dir_ = BuildDir(tmp_path / "o")
-    calls = dir_.student_calls()
+    build = recorded(tmp_path / "o")
+    calls = build.student_calls
     spent = sum(c["usage"]["output_tokens"] + c["usage"]["reasoning_tokens"] for c in calls)
     assert spent == result["student_tokens"] <= cap and result["student_token_budget"] == cap
     assert {c["role"] for c in calls} == {"student"}
     why = result["student_stopped"]
     assert why.startswith(f"student token budget of {cap} reached")
     assert teacher_failure(result) is None  # the teacher answered: no "teacher failed"
-    selected = dir_.build(0).selected()
+    selected = build.selected
     assert selected is not None and selected["student_stopped"] == (
         None if where == "test" else why)
-    test = dir_.build(0).test()
+    test = build.test
     assert test is not None and test["student_stopped"] is not None
     if where == "floor":  # no floor to gate against: bare kept, the teacher never asked
         assert result["rounds"] == []
-        assert [c["key"] for c in dir_.build(0).teacher_calls()] == ["oneshot"]
+        assert [c["key"] for c in build.teacher_calls] == ["oneshot"]
         assert selected["is_bare"] and selected["stopped"] == why
         assert selected["validation"] is None
     elif where == "round":  # the round whose split ran out is the budget's error

@@ -12,10 +12,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.systems.compile.compiler.conftest import TEACHER_SPEC, toy_config
+from tests.systems.compile.compiler.conftest import (
+    TEACHER_SPEC,
+    forget_events,
+    recorded,
+    toy_config,
+)
 from tether.cli.hub import main
 from tether.errors import TetherError
 from tether.systems.compile.compiler import Compiler
+from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.gepa_arm import (
     GepaMatch,
     HarnessAdapter,
@@ -23,7 +29,6 @@ from tether.systems.compile.compiler.gepa_arm import (
     run_gepa,
 )
 from tether.systems.compile.compiler.scoring import ScoringEnv
-from tether.systems.compile.compiler.store import BuildDir, BuildStore
 from tether.systems.compile.compiler.teacher import TeacherClient
 from tether.systems.compile.report import hc_numbers, write_hc_report
 from tether.systems.compile.setting import ToySetting
@@ -54,53 +59,73 @@ def _compile(out: Path, before: Any = None, **fields: Any) -> tuple[Compiler, di
     return compiler, compiler.run()
 
 
+def _reopened(out: Path, student: ScriptedModel | None = None) -> Compiler:
+    """The finished compile opened again (to score more with its scorer)."""
+    return Compiler.resume(out, teacher=ScriptedModel(["unused"]),
+                           student=student or ScriptedModel(contract_student))
+
+
+def _env(compiler: Compiler) -> ScoringEnv:
+    return ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
+                      compiler.config.sizes)
+
+
 def test_gepa_searches_probe_and_validation_and_is_scored_on_test(tmp_path: Path) -> None:
-    selected = tmp_path / "builds" / "0" / "selected.json"
-    gepa_file = tmp_path / "builds" / "0" / "gepa.json"
     seen: list[tuple[str, str, bool, bool]] = []
+    compilers: list[Compiler] = []
 
     def before(split: str, key: str, item: Any) -> None:
-        seen.append((split, item.item_id, selected.is_file(), gepa_file.is_file()))
+        build = compilers[0].store.build(0)
+        seen.append((split, item.item_id, build.selected() is not None,
+                     build.gepa() is not None))
 
-    compiler, result = _compile(tmp_path, before)
-    store = BuildDir(tmp_path).build(0)
-    row = store.gepa()
+    config = toy_config(tmp_path, student=STUDENT_SPEC, rounds=1, comparators="gepa")
+    compilers.append(Compiler(config, student=ScriptedModel(contract_student),
+                              teacher=ScriptedModel(ScriptedTeacher({"0": "v1"}).script),
+                              before_item=before))
+    compiler, result = compilers[0], compilers[0].run()
+    store = recorded(tmp_path)
+    row = recorded_gepa(tmp_path)
     assert row is not None and row["admissible"] and not row["is_seed"]
     assert CONTRACT in row["document"]["prompts"]["answer"]
     assert "{question}" in row["document"]["prompts"]["answer"]
     assert row["validation"] == 1.0 and row["seed_validation"] == 0.0
-    # the search (after the build's freeze, before gepa.json) scored probe and validation
+    # the search (after the build's freeze, before its record) scored probe and validation
     # items only; the test items came after it
     search = [split for split, _, frozen, done in seen if frozen and not done]
     assert set(search) == {"probe", "validation"}
     test_ids = {i.item_id for i in compiler.splits["test"]}
     assert all(done for split, item, _, done in seen if item in test_ids)
     # its best harness on the same 8 test items as every arm
-    test = store.test()
-    assert test["arms"]["gepa"]["hash"] == row["hash"] and test["arms"]["gepa"]["n"] == 8
+    test = store.test
+    assert test is not None and test["arms"]["gepa"]["hash"] == row["hash"]
+    assert test["arms"]["gepa"]["n"] == 8
     assert result["gepa"]["test"] == pytest.approx(test["arms"]["gepa"]["mean"]) == 1.0
     assert result["bare"]["test"] == 0.0
     # reflection went through the teacher, recorded apart from the build's own calls
-    calls = store.gepa_store().teacher_calls()
+    calls = store.gepa_teacher_calls
     assert calls and all(c["key"].startswith("gepa-") for c in calls)
-    assert not any(c["key"].startswith("gepa-") for c in store.teacher_calls())
+    assert not any(c["key"].startswith("gepa-") for c in store.teacher_calls)
     assert result["gepa"]["teacher_tokens"] == sum(c["input_tokens"] + c["output_tokens"]
                                                    for c in calls)
     assert result["teacher_tokens"] == sum(c["input_tokens"] + c["output_tokens"]
-                                           for c in store.teacher_calls())
+                                           for c in store.teacher_calls)
+    # its candidates' scores are trials of their own search (gepa0), apart from the build's
+    search_trials = [t for t in store.trials if t.extra["scope"] == "gepa0"]
+    assert search_trials and all(t.spec.strategy_params["search"] == "gepa0"
+                                 and t.spec.label.startswith("gepa0 ") for t in search_trials)
 
 
 def test_reflection_shows_probe_items_only(tmp_path: Path) -> None:
-    compiler, _ = _compile(tmp_path)
-    prompts = [c["prompt"] for c in BuildDir(tmp_path).build(0).gepa_store().teacher_calls()]
+    _compile(tmp_path)
+    compiler = _reopened(tmp_path)
+    prompts = [c["prompt"] for c in recorded(tmp_path).gepa_teacher_calls]
     held_out = [*compiler.splits["validation"], *compiler.splits["test"]]
     probe = compiler.splits["probe"]
     assert any(i.question in p for i in probe for p in prompts)
     for item in held_out:  # a question is what ties a feedback line to its item
         assert not any(item.question in p for p in prompts), item.item_id
-    adapter = HarnessAdapter(ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
-                                     compiler.config.sizes),
-                             BuildDir(tmp_path).build(0).gepa_store())
+    adapter = HarnessAdapter(_env(compiler), compiler.store.build(0).gepa_store())
     batch = adapter.evaluate(compiler.splits["validation"][:2], {"answer": "{question}"},
                              capture_traces=True)
     with pytest.raises(TetherError, match="reflect on a validation item"):
@@ -110,10 +135,9 @@ def test_reflection_shows_probe_items_only(tmp_path: Path) -> None:
 
 
 def test_an_inadmissible_candidate_scores_zero_with_its_violations(tmp_path: Path) -> None:
-    compiler, _ = _compile(tmp_path)
-    adapter = HarnessAdapter(ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0,
-                                     compiler.config.sizes),
-                             BuildDir(tmp_path).build(0).gepa_store())
+    _compile(tmp_path)
+    compiler = _reopened(tmp_path)
+    adapter = HarnessAdapter(_env(compiler), compiler.store.build(0).gepa_store())
     leaky = {"answer": "{question} (Paris, perhaps?)"}  # an inventory answer in the prompt
     batch = adapter.evaluate(compiler.splits["probe"][:3], leaky, capture_traces=True)
     assert batch.scores == [0.0, 0.0, 0.0]
@@ -123,16 +147,15 @@ def test_an_inadmissible_candidate_scores_zero_with_its_violations(tmp_path: Pat
 
 
 def test_a_budget_refusal_ends_the_search_with_its_best_so_far(tmp_path: Path) -> None:
-    compiler, _ = _compile(tmp_path)
-    store = BuildDir(tmp_path).build(0)
-    arm_store = BuildStore(store.root / "other-gepa")
+    _compile(tmp_path)
+    compiler = _reopened(tmp_path)
+    arm_store = BuildRecords(compiler.store, "7/gepa")  # a search of its own
     cap = 2500
     teacher = TeacherClient(ScriptedModel(ScriptedTeacher({"gepa": "unchanged"}).script),
                             arm_store, seed=0, temperature=0.7, max_tokens=2048,
                             token_budget=cap)
-    env = ScoringEnv(compiler.setting, compiler.splits, compiler.scorer, 0, compiler.config.sizes)
-    row = run_gepa(env, arm_store, teacher, GepaMatch(teacher_tokens=cap, metric_calls=10_000),
-                   seed=0)
+    row = run_gepa(_env(compiler), arm_store, teacher,
+                   GepaMatch(teacher_tokens=cap, metric_calls=10_000), seed=0)
     calls = arm_store.teacher_calls()
     spent = sum(c["input_tokens"] + c["output_tokens"] for c in calls)
     assert row["stopped"].startswith(f"teacher token budget of {cap} reached")
@@ -145,7 +168,8 @@ def test_a_budget_refusal_ends_the_search_with_its_best_so_far(tmp_path: Path) -
 
 def test_the_matched_budget_is_the_builds_own_spend(tmp_path: Path) -> None:
     _compile(tmp_path)
-    store = BuildDir(tmp_path).build(0)
+    compiler = _reopened(tmp_path)
+    store = compiler.store.build(0)
     loop_calls = [c for c in store.teacher_calls() if c["key"] != "oneshot"]
     spent = sum(c["input_tokens"] + c["output_tokens"] for c in loop_calls)
     sizes = {"probe": 6, "validation": 6, "test": 8}
@@ -153,7 +177,7 @@ def test_the_matched_budget_is_the_builds_own_spend(tmp_path: Path) -> None:
     scored = sum(1 for r in store.rounds() if r["validation"] is not None)
     assert match == GepaMatch(teacher_tokens=spent, metric_calls=12 * (1 + scored))
     assert matched_budget(5000, store, sizes).teacher_tokens == 5000
-    assert store.gepa()["budget"] == {"teacher_tokens": spent,
+    assert (store.gepa() or {})["budget"] == {"teacher_tokens": spent,
                                       "metric_calls": 12 * (1 + scored)}
 
 
@@ -194,16 +218,14 @@ def test_without_the_gepa_package_the_comparator_is_one_line_naming_the_extra(
 
 def test_a_search_cut_short_resumes_from_its_recorded_calls_and_scores(tmp_path: Path) -> None:
     _, first = _compile(tmp_path)
-    store = BuildDir(tmp_path).build(0)
-    row = store.gepa()
-    (store.root / "gepa.json").unlink()  # as if killed before the search finished
-    (store.root / "test.json").unlink()
+    row = recorded_gepa(tmp_path)
+    forget_events(tmp_path, {"gepa", "test", "result"})  # as if killed before they were
     teacher = ScriptedModel(ScriptedTeacher({}).script)
     student = ScriptedModel(contract_student)
     again = Compiler.resume(tmp_path, teacher=teacher, student=student).run()
-    assert teacher.calls == 0  # every reflection replayed from gepa/teacher/
-    assert student.calls == 0  # every item's score read back from the stores
-    replayed = store.gepa()
+    assert teacher.calls == 0  # every reflection replayed from its recorded call
+    assert student.calls == 0  # every item's score read back from its trial
+    replayed = recorded_gepa(tmp_path)
     assert {k: replayed[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")} \
         == {k: row[k] for k in ("hash", "validation", "teacher_tokens", "metric_calls")}
     assert again["gepa"]["test"] == first["gepa"]["test"]
@@ -212,9 +234,17 @@ def test_a_search_cut_short_resumes_from_its_recorded_calls_and_scores(tmp_path:
 def test_a_repeated_item_in_a_minibatch_is_scored_once(tmp_path: Path) -> None:
     _compile(tmp_path)
     student = ScriptedModel(contract_student)
-    again = Compiler.resume(tmp_path, teacher=ScriptedModel(["unused"]), student=student)
-    adapter = HarnessAdapter(ScoringEnv(again.setting, again.splits, again.scorer, 0,
-                                     again.config.sizes), BuildStore(tmp_path / "fresh"))
+    again = _reopened(tmp_path, student)
+    adapter = HarnessAdapter(_env(again), BuildRecords(again.store, "5/gepa"))
     first, second = again.splits["probe"][:2]
     batch = adapter.evaluate([first, second, first], {"answer": f"{{question}}\n{CONTRACT}"})
     assert batch.scores == [1.0, 1.0, 1.0] and student.calls == 2
+
+
+def recorded_gepa(out: Path) -> dict[str, Any]:
+    from tether.systems.compile.compiler.run import CompileRun
+
+    with CompileRun.read(out) as run:
+        row = run.build(0).gepa()
+    assert row is not None
+    return row

@@ -6,9 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.systems.compile.compiler.conftest import compile_toy, decisions, rounds_of, toy_config
+from tests.systems.compile.compiler.conftest import (
+    compile_toy,
+    decisions,
+    recorded,
+    rounds_of,
+    toy_config,
+)
 from tether.systems.compile.compiler import Compiler
-from tether.systems.compile.compiler.store import BuildDir
 from tether.systems.compile.harness import bare_harness
 
 
@@ -80,8 +85,8 @@ def test_protocol_a_edits_the_latest_and_b_the_incumbent(tmp_path: Path) -> None
     assert decisions(a) == ["accept", "reject", "reject"]
     assert rb[2]["parent"] == v2 and rb[2]["hash"] == v2  # B: the incumbent
     assert decisions(b) == ["accept", "reject", "no-op"]
-    prompt_a = BuildDir(tmp_path / "a").build(0).teacher_call("r02")["prompt"]
-    prompt_b = BuildDir(tmp_path / "b").build(0).teacher_call("r02")["prompt"]
+    prompt_a = recorded(tmp_path / "a").teacher_call("r02")["prompt"]
+    prompt_b = recorded(tmp_path / "b").teacher_call("r02")["prompt"]
     assert f"## The latest proposal (round 1, hash {v1})" in prompt_a
     assert "## The incumbent (hash" not in prompt_a
     assert f"## The incumbent (hash {v2})" in prompt_b
@@ -101,8 +106,7 @@ def test_a_trace_request_is_answered_before_the_proposal(tmp_path: Path) -> None
     result, teacher = compile_toy(tmp_path, {"0": "v1", "1": "trace>v2"}, rounds=1)
     record = rounds_of(tmp_path)[1]
     assert record["trace_request"] is not None and record["decision"] == "accept"
-    store = BuildDir(tmp_path).build(0)
-    answered = store.teacher_call("r01-trace")["prompt"]
+    answered = recorded(tmp_path).teacher_call("r01-trace")["prompt"]
     assert f"## The probe trace you asked for ({record['trace_request']})" in answered
     assert len(teacher.prompts) == 4  # r00, r01, r01-trace, oneshot
 
@@ -144,7 +148,7 @@ def test_no_teacher_prompt_names_a_held_out_item_or_its_gold(tmp_path: Path) -> 
                       student=ScriptedModel(ScriptedStudent({}).script)).run()
     decisions = [r["decision"] for r in result["rounds"]]
     assert decisions[0] == "inadmissible" and decisions[2] == "inadmissible"
-    prompts = [c["prompt"] for c in BuildDir(tmp_path / "b").build(0).teacher_calls()]
+    prompts = [c["prompt"] for c in recorded(tmp_path / "b").teacher_calls]
     assert len(prompts) == len(teacher.prompts) >= 4
     # The test gold the teacher wrote itself comes back verbatim as its own admissible
     # proposal: test gold is never read before the freeze, and removing it from the echo
@@ -160,7 +164,7 @@ def test_no_teacher_prompt_names_a_held_out_item_or_its_gold(tmp_path: Path) -> 
 
 def _teacher_spend(out: Path) -> int:
     return sum(int(c["input_tokens"]) + int(c["output_tokens"])
-               for c in BuildDir(out).build(0).teacher_calls())
+               for c in recorded(out).teacher_calls)
 
 
 @pytest.mark.parametrize("budget", [100, 6000])
@@ -174,14 +178,14 @@ def test_the_teacher_budget_holds_and_the_build_says_why_it_stopped(tmp_path: Pa
     refused = [r for r in rounds_of(tmp_path / "o") if r["decision"] == "error"]
     assert refused and all(f"teacher token budget of {budget} reached" in r["error"]
                            for r in refused)
-    selected = BuildDir(tmp_path / "o").build(0).selected()
+    selected = recorded(tmp_path / "o").selected
     assert selected is not None and selected["stopped"].startswith(
         f"teacher token budget of {budget} reached")
     assert result["stopped"] == selected["stopped"]
     # no round is asked after the refusal
     assert rounds_of(tmp_path / "o")[-1]["decision"] == "error"
     # a refused call was never made: --json counts it apart from the calls
-    rows = BuildDir(tmp_path / "o").build(0).teacher_calls()
+    rows = recorded(tmp_path / "o").teacher_calls
     made = [r for r in rows if r["calls"]]
     assert result["teacher_calls"] == len(made)
     assert len(made) == 0 if budget == 100 else len(made) >= 1  # 100: not even round 0 fits

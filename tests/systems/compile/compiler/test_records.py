@@ -1,11 +1,18 @@
-"""A damaged build file is one line naming it and exit 2, for `tether report` and
-`tether compile --resume` alike: cut short, wrong-typed, not an object, not UTF-8, or
-nested past the parser. The build is the frozen fixture (a finished toy compile)."""
+"""What a compile recorded, damaged, is one line naming where and exit 2, never a traceback.
+
+- A build directory an earlier tether wrote (the frozen fixture, a finished toy compile):
+  a file cut short, wrong-typed, not an object, not UTF-8 or nested past the parser, for
+  `tether report`; such a directory is never resumed (one line too).
+- A compile's run directory: an event row of the wrong shape or not JSON, or a
+  `run.sqlite` that is not a store, for `tether report` and `tether compile --resume`;
+  a lost `run.sqlite` is rebuilt from the logs (tests/systems/compile/compiler/
+  test_crash_resume.py)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,8 +21,10 @@ from click.testing import CliRunner
 
 from tether.cli.hub import main
 from tether.errors import ConfigError
+from tether.systems.compile.compiler.legacy import OldBuildDir
 from tether.systems.compile.compiler.records import Round as RoundShape, read_record
-from tether.systems.compile.compiler.store import BuildDir
+
+from .conftest import STUDENT_SPEC, TEACHER_SPEC
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "compile_build"
 BARE = "71f7d245f4383cdec45b4a4c7f36b90f4e63121aec280d0b1ffe613ec901a8e9"
@@ -51,17 +60,11 @@ def _damage(path: Path, kind: str) -> None:
         path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
 
 
-# Each build file and the commands that read it on a finished build.
-FILES = {
-    "config.json": ("report", "resume"),
-    "builds/0/selected.json": ("report", "resume"),
-    "builds/0/test.json": ("report", "resume"),
-    "builds/0/rounds/000.json": ("report", "resume"),
-    "builds/0/teacher/r01.json": ("report", "resume"),
-    f"scores/test/{BARE}.json": ("report",),
-}
+# The build files `tether report` reads of a finished build.
+FILES = ("config.json", "builds/0/selected.json", "builds/0/test.json",
+         "builds/0/rounds/000.json", "builds/0/teacher/r01.json", f"scores/test/{BARE}.json")
 KINDS = ("truncated", "wrong-typed", "not-an-object", "non-utf8", "nested")
-CASES = [(f, k, c) for f, cmds in FILES.items() for k in KINDS for c in cmds]
+CASES = [(f, k) for f in FILES for k in KINDS]
 
 
 def _command(cmd: str, build: Path) -> list[str]:
@@ -69,14 +72,14 @@ def _command(cmd: str, build: Path) -> list[str]:
         "compile", "--resume", str(build), "--json"]
 
 
-@pytest.mark.parametrize(("name", "kind", "cmd"), CASES,
-                         ids=[f"{f.rsplit('/', 1)[-1]}-{k}-{c}" for f, k, c in CASES])
-def test_a_damaged_build_file_is_one_line_naming_it(tmp_path: Path, name: str, kind: str,
-                                                    cmd: str) -> None:
+@pytest.mark.parametrize(("name", "kind"), CASES,
+                         ids=[f"{f.rsplit('/', 1)[-1]}-{k}" for f, k in CASES])
+def test_a_damaged_build_file_is_one_line_naming_it(tmp_path: Path, name: str,
+                                                    kind: str) -> None:
     build = tmp_path / "build"
     shutil.copytree(FIXTURE, build)
     _damage(build / name, kind)
-    result = CliRunner().invoke(main, _command(cmd, build))
+    result = CliRunner().invoke(main, _command("report", build))
     assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
@@ -84,13 +87,16 @@ def test_a_damaged_build_file_is_one_line_naming_it(tmp_path: Path, name: str, k
     assert "Traceback" not in result.output
 
 
-def test_the_undamaged_fixture_reports_and_resumes(tmp_path: Path) -> None:
-    """The control: the same commands on the intact copy exit 0."""
+def test_the_undamaged_fixture_reports_and_is_never_resumed(tmp_path: Path) -> None:
+    """The control: the intact copy reports; a resume of it is one line, exit 2."""
     build = tmp_path / "build"
     shutil.copytree(FIXTURE, build)
-    for cmd in ("report", "resume"):
-        result = CliRunner().invoke(main, _command(cmd, build))
-        assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, _command("report", build)).exit_code == 0
+    result = CliRunner().invoke(main, _command("resume", build))
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: {build} is a build directory written by an earlier tether: "
+                      f"`tether report {build}` reads it, but it cannot resume it"]
 
 
 def test_an_admissible_oneshot_without_a_harness_is_refused(tmp_path: Path) -> None:
@@ -98,19 +104,79 @@ def test_an_admissible_oneshot_without_a_harness_is_refused(tmp_path: Path) -> N
     shutil.copytree(FIXTURE, build)
     _damage(build / "builds/0/oneshot.json", "wrong-typed")
     with pytest.raises(ConfigError, match=r"oneshot.json: .*document is not a harness"):
-        BuildDir(build).build(0).oneshot()
+        OldBuildDir(build).build(0).oneshot()
 
 
-def test_a_cut_partial_line_is_dropped_but_a_foreign_row_is_damage(tmp_path: Path) -> None:
-    d = BuildDir(tmp_path)
-    d.append_partial("probe", "h", {"item_id": "a", "score": 1.0})
-    path = tmp_path / "scores" / "probe" / "h.partial.jsonl"
-    with path.open("ab") as fh:
-        fh.write(b'{"item_id": "b", "sco')  # a kill in the middle of a line
-    assert [r["item_id"] for r in d.partial_items("probe", "h")] == ["a"]
-    path.write_bytes(b'[1, 2]\n{"item_id": "a"}\n')
-    with pytest.raises(ConfigError, match=r"h.partial.jsonl: line 1"):
-        d.partial_items("probe", "h")
+def test_a_cut_student_call_line_is_dropped_but_a_foreign_row_is_damage(
+        tmp_path: Path) -> None:
+    path = tmp_path / "student" / "calls.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(b'{"role": "student"}\n{"role": "stu')  # a kill in the middle of a line
+    assert OldBuildDir(tmp_path).student_calls() == [{"role": "student"}]
+    path.write_bytes(b'[1, 2]\n{"role": "student"}\n')
+    with pytest.raises(ConfigError, match=r"calls.jsonl: line 1"):
+        OldBuildDir(tmp_path).student_calls()
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished compile's run directory (small: the damage is what is tested)."""
+    out = tmp_path_factory.mktemp("compiled") / "run"
+    result = CliRunner().invoke(main, [
+        "compile", "--setting", "toy", "--teacher", TEACHER_SPEC, "--student", STUDENT_SPEC,
+        "--probe", "3", "--validation", "3", "--test", "3", "--rounds", "1",
+        "--comparators", "h0,oneshot", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+# An event the commands read, and a row of it damaged: not JSON, or a field the code reads
+# of the wrong type.
+EVENTS = {"compile": {"config": 5, "splits": {}, "tasks": {}},
+          "selected": {"hash": "h", "document": 5, "is_bare": True},
+          "test": {"arms": {"bare": {"hash": 3, "mean": "x"}}},
+          "round": {"round": "zero", "decision": "accept"},
+          "teacher_call": {"key": "r01", "input_tokens": "lots"}}
+DAMAGED = [(kind, how) for kind in EVENTS for how in ("not-json", "wrong-typed")]
+
+
+@pytest.mark.parametrize(("kind", "how"), DAMAGED, ids=[f"{k}-{h}" for k, h in DAMAGED])
+@pytest.mark.parametrize("cmd", ["report", "resume"])
+def test_a_damaged_event_is_one_line_naming_it(compiled: Path, tmp_path: Path, kind: str,
+                                               how: str, cmd: str) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(compiled, run)
+    row = "{\"cut" if how == "not-json" else json.dumps(EVENTS[kind])
+    with sqlite3.connect(run / "run.sqlite") as db:
+        db.execute("UPDATE events SET row = ? WHERE seq = (SELECT MAX(seq) FROM events "
+                   "WHERE kind = ?)", (row, kind))
+    result = CliRunner().invoke(main, _command(cmd, run))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"{run / 'run.sqlite'}: event {kind} " in errors[0], \
+        result.stderr
+
+
+@pytest.mark.parametrize("cmd", ["report", "resume"])
+def test_a_store_that_is_no_store_is_one_line(compiled: Path, tmp_path: Path,
+                                              cmd: str) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(compiled, run)
+    (run / "run.sqlite").write_bytes(b"this is not a database" * 100)
+    result = CliRunner().invoke(main, _command(cmd, run))
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and str(run / "run.sqlite") in errors[0], result.stderr
+
+
+def test_the_undamaged_run_reports_and_resumes(compiled: Path, tmp_path: Path) -> None:
+    """The control of the two tests above."""
+    run = tmp_path / "run"
+    shutil.copytree(compiled, run)
+    for cmd in ("report", "resume"):
+        result = CliRunner().invoke(main, _command(cmd, run))
+        assert result.exit_code == 0, result.output
 
 
 def test_fields_the_code_does_not_read_pass_through(tmp_path: Path) -> None:

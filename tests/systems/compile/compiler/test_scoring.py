@@ -3,7 +3,6 @@ by item, in-process models one call at a time."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -11,10 +10,12 @@ from typing import Any
 
 import pytest
 
-from tests.systems.compile.compiler.conftest import toy_config
+from tests.systems.compile.compiler.conftest import recorded, toy_config, toy_run
 from tether.systems.compile.compiler import Compiler
-from tether.systems.compile.compiler.scoring import ModelStudent, SplitScorer
-from tether.systems.compile.compiler.store import BuildDir
+from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.systems.compile.compiler.run import CompileRun
+from tether.systems.compile.compiler.scoring import SplitScorer
+from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import bare_harness
 from tether.systems.compile.setting import get_setting
 from tether.testing.scripted_models import ScriptedModel
@@ -62,9 +63,9 @@ def compile_with(out: Path, concurrency: int) -> tuple[dict[str, Any], Overlap]:
     return result, double
 
 
-def score_files(out: Path) -> dict[str, Any]:
-    return {str(p.relative_to(out)): json.loads(p.read_text())
-            for p in sorted((out / "scores").rglob("*.json"))}
+def split_scores(out: Path) -> dict[str, Any]:
+    return {f"{split}/{key}": score.to_json()
+            for (split, key), score in sorted(recorded(out).scores.items())}
 
 
 def test_concurrent_scoring_gives_the_serial_results(tmp_path: Path) -> None:
@@ -73,7 +74,7 @@ def test_concurrent_scoring_gives_the_serial_results(tmp_path: Path) -> None:
     assert one.most == 1 and eight.most > 1
     assert one.calls == eight.calls
     assert wide == serial
-    assert score_files(tmp_path / "wide") == score_files(tmp_path / "serial")
+    assert split_scores(tmp_path / "wide") == split_scores(tmp_path / "serial")
 
 
 def test_a_killed_concurrent_split_resumes_item_by_item(tmp_path: Path) -> None:
@@ -81,20 +82,24 @@ def test_a_killed_concurrent_split_resumes_item_by_item(tmp_path: Path) -> None:
     items = toy.splits(0, {"probe": 12, "validation": 0, "test": 0})["probe"]
     harness = bare_harness("toy")
     crashing = Overlap(crash_after=5)
-    scorer = SplitScorer(toy, ModelStudent(student_model(crashing, 4)), BuildDir(tmp_path))
+    run = toy_run(tmp_path, probe=12, validation=1, test=1)
+    scorer = SplitScorer(toy, StudentEndpoint(student_model(crashing, 4)), run)
     with pytest.raises(KeyboardInterrupt):
         scorer.score(harness, "probe", items)
-    kept = BuildDir(tmp_path).partial_items("probe", harness.hash)
-    assert 1 <= len(kept) <= 5  # the items that finished were written as they finished
+    kept = run.scored(Scoring.of_harness(harness, "probe", bare_hash=harness.hash))
+    assert 1 <= len(kept) <= 5  # the items that finished were committed as they finished
+    run.close()  # what the end of a killed process does
     rest = Overlap()
-    again = SplitScorer(toy, ModelStudent(student_model(rest, 4)), BuildDir(tmp_path))
+    reopened = CompileRun.reopen(tmp_path)
+    again = SplitScorer(toy, StudentEndpoint(student_model(rest, 4)), reopened)
     resumed = again.score(harness, "probe", items)
     assert rest.calls == len(items) - len(kept)  # nothing scored twice
-    fresh = SplitScorer(toy, ModelStudent(student_model(Overlap(), 1)),
-                        BuildDir(tmp_path / "fresh")).score(harness, "probe", items)
+    fresh = SplitScorer(toy, StudentEndpoint(student_model(Overlap(), 1)),
+                        toy_run(tmp_path / "fresh", probe=12, validation=1, test=1)
+                        ).score(harness, "probe", items)
     assert resumed.to_json() == fresh.to_json()
     assert list(resumed.outcomes) == [i.item_id for i in items]
 
 
 def test_in_process_models_are_scored_one_at_a_time() -> None:
-    assert ModelStudent(ScriptedModel(["x"])).concurrency == 1
+    assert StudentEndpoint(ScriptedModel(["x"])).concurrency == 1

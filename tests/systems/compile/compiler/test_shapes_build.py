@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tether.systems.compile.compiler import CompileConfig, Compiler
-from tether.systems.compile.compiler.store import BuildDir
 from tether.testing.scripted_models import ScriptedModel
 from tether.testing.scripted_student import ScriptedStudent
+
+from .conftest import recorded
 
 
 def test_competent_teacher_on_shapes_beats_bare_and_the_gate_keeps_it(tmp_path: Path) -> None:
@@ -19,6 +20,6 @@ def test_competent_teacher_on_shapes_beats_bare_and_the_gate_keeps_it(tmp_path: 
     assert [r["decision"] for r in result["rounds"]] == ["accept", "accept"]
     assert result["selected"]["validation"] > result["bare"]["validation"]
     assert result["selected"]["test"] > result["bare"]["test"]
-    prompt = BuildDir(tmp_path).build(0).teacher_call("r00-s0")["prompt"]
+    prompt = recorded(tmp_path).teacher_call("r00-s0")["prompt"]
     assert "## The setting: shapes" in prompt and '"signals"' in prompt  # resource examples
     assert "The bare harness (the plain question" in prompt

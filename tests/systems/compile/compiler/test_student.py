@@ -1,5 +1,6 @@
-"""The compile's student on the one charged call path: every call recorded with its item,
-a hard token cap that holds with items in flight, a refusal a budget stop (not scored)."""
+"""The compile's student endpoint on the one charged call path: every call recorded with
+its item (as it is made, and in the item's trial), a hard token cap that holds with items
+in flight, a refusal a budget stop (not scored, not committed)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.systems.compile.compiler.conftest import toy_run
 from tether.core.budget import BudgetSpec, Ledger
+from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import SplitScorer
-from tether.systems.compile.compiler.store import BuildDir
-from tether.systems.compile.compiler.student import ModelStudent
+from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import bare_harness
 from tether.systems.compile.setting import get_setting
 from tether.testing.scripted_models import CallInfo, ScriptedModel
@@ -54,17 +57,25 @@ def test_every_call_is_recorded_with_its_item(tmp_path: Path) -> None:
     toy = get_setting("toy")
     items = toy.splits(0, {"probe": 4, "validation": 0, "test": 0})["probe"]
     rows: list[dict[str, Any]] = []
-    student = ModelStudent(_model(ScriptedStudent({}).script, 1), sink=rows.append)
+    endpoint = StudentEndpoint(_model(ScriptedStudent({}).script, 1), record=rows.append)
     harness = bare_harness("toy")
-    SplitScorer(toy, student, BuildDir(tmp_path)).score(harness, "probe", items)
-    assert len(rows) == student.calls == len(items)
+    run = toy_run(tmp_path, probe=4, validation=1, test=1)
+    result = SplitScorer(toy, endpoint, run).score(harness, "probe", items)
+    assert len(rows) == len(items)
     assert [r["item_id"] for r in rows] == [i.item_id for i in items]
     for row in rows:
         assert row["role"] == "student" and row["split"] == "probe"
         assert row["key"] == harness.hash and len(row["request_hash"]) == 64
         assert row["params"]["max_tokens"] == MAX and row["params"]["seed"] == 0
-        assert row["latency_s"] >= 0 and "messages" not in row  # the outcome has the prompt
-    assert _spend(rows) == student.tokens_used() == student.output_tokens > 0
+        assert row["latency_s"] >= 0 and "messages" not in row  # the trial has the prompt
+    assert _spend(rows) == endpoint.tokens_used() == result.output_tokens > 0
+    # each item is a trial whose calls are the item's, with their messages
+    trials = {t.extra["item_id"]: t for t in run.store.trials()}
+    assert set(trials) == {i.item_id for i in items}
+    for row in rows:
+        (call,) = trials[row["item_id"]].calls
+        assert call.request_hash == row["request_hash"] and call.messages
+        assert trials[row["item_id"]].spec.models == {"student": str(run.config()["student"])}
 
 
 def test_the_cap_holds_with_8_items_in_flight_and_refused_items_are_budget_stops(
@@ -73,23 +84,26 @@ def test_the_cap_holds_with_8_items_in_flight_and_refused_items_are_budget_stops
     items = toy.splits(0, {"probe": 12, "validation": 0, "test": 0})["probe"]
     cap = 5 * MAX + MAX // 2  # five whole calls fit, the sixth does not
     double, rows = Verbose(), []
-    student = ModelStudent(_model(double.script, 8), ledger=Ledger(BudgetSpec(total=cap)),
-                           sink=rows.append)
-    store = BuildDir(tmp_path)
+    endpoint = StudentEndpoint(_model(double.script, 8), ledger=Ledger(BudgetSpec(total=cap)),
+                               record=rows.append)
+    run = toy_run(tmp_path, probe=12, validation=1, test=1)
     harness = bare_harness("toy")
-    result = SplitScorer(toy, student, store).score(harness, "probe", items)
+    result = SplitScorer(toy, endpoint, run).score(harness, "probe", items)
     assert double.most > 1  # the items really ran at once
     assert double.calls == len(rows) == 5 and _spend(rows) == 5 * MAX <= cap
     assert len(result.scores) == 5 and len(result.budget) == 7
-    assert result.stopped == student.stopped
+    assert result.stopped == endpoint.stopped
     assert f"student token budget of {cap} reached" in (result.stopped or "")
     assert all(result.outcomes[i]["status"] == "budget_stop" for i in result.budget)
     assert result.infra_errors == 0  # a refusal is no failure of the student's or the API's
     assert result.tokens_per_item == MAX  # over the items that ran
-    # a budget stop is not the item's result: nothing final is written, a resume asks again
-    assert store.split_score("probe", harness.hash) is None
-    assert len(store.partial_items("probe", harness.hash)) == 5
-    again = ModelStudent(_model(double.script, 8), ledger=Ledger(BudgetSpec(total=cap)))
-    again.ledger.settle("student", 0, student.ledger.spent["student"])  # what was spent
-    resumed = SplitScorer(toy, again, store).score(harness, "probe", items)
+    # a budget stop is not the item's result: the split is incomplete, a resume asks again
+    assert run.split_score("probe", harness.hash) is None
+    scoring = Scoring.of_harness(harness, "probe", bare_hash=harness.hash)
+    assert len(run.scored(scoring)) == 5 == len(run.store.trials())
+    run.close()
+    again = StudentEndpoint(_model(double.script, 8), ledger=Ledger(BudgetSpec(total=cap)))
+    again.ledger.settle("student", 0, endpoint.ledger.spent["student"])  # what was spent
+    resumed = SplitScorer(toy, again, CompileRun.reopen(tmp_path)).score(harness, "probe",
+                                                                          items)
     assert double.calls == 5 and resumed.budget.keys() == result.budget.keys()

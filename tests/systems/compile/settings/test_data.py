@@ -113,7 +113,7 @@ def test_a_missing_file_and_a_bad_metric_are_config_errors(tmp_path: Path) -> No
         get_setting(f"jsonl:{tmp_path / 'none.jsonl'}")
     path = write_rows(tmp_path / "d.jsonl", rows(2))
     with pytest.raises(ConfigError, match="unknown metric 'bleu'"):
-        get_setting(f"jsonl:{path}?metric=bleu")
+        get_setting(f"jsonl:{path};metric=bleu")
 
 
 def test_the_canonical_spec_is_absolute_and_carries_the_metric(tmp_path: Path,
@@ -122,10 +122,51 @@ def test_the_canonical_spec_is_absolute_and_carries_the_metric(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     assert canonical_spec("jsonl:d.jsonl") == f"jsonl:{tmp_path.resolve()}/d.jsonl"
     spec = canonical_spec("jsonl:d.jsonl", metric="f1")
-    assert spec.endswith("d.jsonl?metric=f1")
+    assert spec.endswith("d.jsonl;metric=f1")
     graded = get_setting(spec)
     assert graded.aggregation == "mean_score" and graded.name == spec
     assert get_setting(canonical_spec("jsonl:d.jsonl")).aggregation == "pass_rate"
+
+
+def test_the_old_metric_spelling_is_read_with_a_one_line_notice(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch) -> None:
+    from tether import specs
+
+    monkeypatch.setattr(specs, "_ANNOUNCED", set())
+    path = write_rows(tmp_path / "d.jsonl", rows(2))
+    with caplog.at_level("WARNING", logger="tether.specs"):
+        old = get_setting(f"jsonl:{path}?metric=f1")
+        again = get_setting(f"jsonl:{path}?metric=f1")
+    new = get_setting(f"jsonl:{path};metric=f1")
+    assert old.name == again.name == new.name == f"jsonl:{path};metric=f1"
+    assert old.metric.name == "f1" and old.aggregation == "mean_score"
+    notices = [r.getMessage() for r in caplog.records if r.name == "tether.specs"]
+    assert notices == ["notice: ?metric=f1 is an old spelling, still read; write ;metric=f1"]
+    assert canonical_spec(f"jsonl:{path}?metric=f1") == f"jsonl:{path.resolve()};metric=f1"
+
+
+def test_a_data_spec_takes_only_its_metric_option(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "d.jsonl", rows(2))
+    with pytest.raises(ConfigError, match=r"unknown option\(s\) \['metrc'\]"):
+        get_setting(f"jsonl:{path};metrc=f1")
+    assert get_setting(f"jsonl:{path};metric=exact").name == f"jsonl:{path}"
+
+
+def test_a_harness_that_names_its_setting_the_old_way_still_matches_it(tmp_path: Path) -> None:
+    from tether.systems.compile.admissibility import check_harness
+    from tether.systems.compile.harness import bare_harness
+    from tether.systems.compile.setting import same_setting
+
+    path = write_rows(tmp_path / "d.jsonl", rows(12))
+    old, new = f"jsonl:{path}?metric=f1", f"jsonl:{path};metric=f1"
+    assert same_setting(old, new) and same_setting(new, new)
+    assert not same_setting(old, f"jsonl:{path}") and not same_setting("docs", "shapes")
+    document = bare_harness(old).document()  # as a harness compiled before stores it
+    assert document["setting"] == old
+    report = check_harness(document, get_setting(new))
+    assert report.admissible, report.violations
+    other = check_harness(document, get_setting(f"jsonl:{path}"))  # another metric
+    assert [v.detail.split(":")[0] for v in other.violations] == ["setting"]
 
 
 def test_the_teacher_reads_a_description_of_the_file(tmp_path: Path) -> None:
@@ -140,7 +181,7 @@ def test_the_teacher_reads_a_description_of_the_file(tmp_path: Path) -> None:
 def test_deployed_tasks_of_an_empty_split_are_refused(tmp_path: Path) -> None:
     from tether.systems.compile.tasks import parse_suite_spec, setting_tasks
 
-    spec = f"jsonl:{write_rows(tmp_path / 'd.jsonl', rows(12))}?metric=f1"
+    spec = f"jsonl:{write_rows(tmp_path / 'd.jsonl', rows(12))};metric=f1"
     assert parse_suite_spec(f"harness-{spec}:probe") == (spec, "probe")
     assert parse_suite_spec(f"harness-{spec}") == (spec, "test")
     # default sizes fitted to the 12 rows, as a compile without size flags fits them

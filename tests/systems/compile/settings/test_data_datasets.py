@@ -126,7 +126,7 @@ def test_the_canonical_spec_of_a_directory_is_absolute(tmp_path: Path, monkeypat
     saved(tmp_path, rows(2))
     monkeypatch.chdir(tmp_path)
     spec = canonical_spec("hf:saved", metric="f1")
-    assert spec == f"hf:{tmp_path.resolve()}/saved?metric=f1"
+    assert spec == f"hf:{tmp_path.resolve()}/saved;metric=f1"
     assert get_setting(spec).aggregation == "mean_score"
 
 

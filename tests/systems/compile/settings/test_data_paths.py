@@ -58,15 +58,15 @@ def test_a_root_named_on_the_spec_lets_rows_reach_into_it(tmp_path: Path) -> Non
     shared.mkdir()
     (shared / "a.png").write_bytes(b"\x89PNG shared")
     path = write_rows(tmp_path / "data" / "d.jsonl", [row(str(shared / "a.png"))])
-    setting = DataSetting(f"jsonl:{path}?root={shared}")
+    setting = DataSetting(f"jsonl:{path};root={shared}")
     assert setting.image(setting.items[0]) == b"\x89PNG shared"
-    spec = f"jsonl:{path}?metric=f1&root={shared}"
+    spec = f"jsonl:{path};metric=f1;root={shared}"
     assert parse_spec(spec).root == shared and parse_spec(spec).metric == "f1"
-    assert canonical_spec(spec) == f"jsonl:{path.resolve()}?metric=f1&root={shared.resolve()}"
+    assert canonical_spec(spec) == f"jsonl:{path.resolve()};metric=f1;root={shared.resolve()}"
     # the root reaches into that folder only
     other = write_rows(tmp_path / "data" / "e.jsonl", [row(str(tmp_path / "x.png"))])
     with pytest.raises(ConfigError, match="outside the dataset's folder"):
-        DataSetting(f"jsonl:{other}?root={shared}")
+        DataSetting(f"jsonl:{other};root={shared}")
 
 
 def test_a_fifo_or_a_device_is_refused_not_waited_on(tmp_path: Path) -> None:

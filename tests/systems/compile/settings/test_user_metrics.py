@@ -96,7 +96,11 @@ def test_a_metric_failing_later_is_that_items_error_not_the_end(tmp_path, monkey
     assert res.exit_code == 0, res.output[-3000:]
     out = json.loads(res.output)
     assert out["bare"]["infra_errors"]["validation"] + out["bare"]["infra_errors"]["test"] >= 1
-    errors = [o for p in (tmp_path / "b" / "scores").rglob("*.json")
-              for o in json.loads(p.read_text())["outcomes"].values()
-              if o["status"] == "metric_error"]
-    assert errors and all(says in o["error"] for o in errors)
+    # the compile is a run: each failed item is a trial the metric errored, never scored
+    trials = [json.loads(line) for line in
+              (tmp_path / "b" / "trials.jsonl").read_text().splitlines()]
+    errors = [t for t in trials if t["error_kind"] == "metric_error"]
+    assert errors and all(says in t["error_message"] for t in errors)
+    assert all(t["status"] == "error" and t["extra"]["item_outcome"]["status"] == "metric_error"
+               for t in errors)
+    assert all(t["extra"]["item_id"].endswith("3") for t in errors)

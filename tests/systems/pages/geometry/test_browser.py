@@ -28,7 +28,7 @@ def test_network_requests_are_blocked_and_recorded(browser_host):
 def test_artifacts_are_measured_concurrently_in_one_browser():
     host = BrowserHost(concurrency=3)
     try:
-        inst = GeometryInstrument(profile="reference", host=host)
+        inst = GeometryInstrument(GeometryInstrument.Params(profile="reference"), host=host)
         obs = inst.measure_many([("<p style='margin:200px'>Hello</p>", "figure", None)] * 6)
     finally:
         host.close()

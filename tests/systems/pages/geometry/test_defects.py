@@ -47,3 +47,24 @@ def test_a_shifted_card_gets_the_offset_fix():
                           RUN)
     assert "2 cards are misaligned (row: a card shifted out of line)" in d.message
     assert d.evidence["suggested_fix"] == FIXES["misalignment/offset"]
+
+
+def test_the_studys_feedback_form_has_no_coordinates_and_its_example_limits():
+    from tether.core import Observation
+    from tether.systems.pages.geometry.defects import format_geometry_feedback
+
+    other = {"selector": "p", "label": "Costs", "box": {"x": 310, "y": 320, "w": 90, "h": 30}}
+    overlaps = [defect_from_probe({"kind": "text_overlap", "elements": [TEXT, other]}, RUN)
+                for _ in range(14)]
+    overflows = [_overflow(axis="horizontal", scroll=[428, 180]) for _ in range(10)]
+    obs = Observation(instrument="geometry", version="2", grounded=True, score=24.0,
+                      passed=False, defects=overlaps + overflows)
+    ours = format_geometry_feedback(obs)
+    assert "(300,300 118x89)" in ours and "Coordinates are CSS px" in ours
+    study = format_geometry_feedback(obs, coordinates=False)
+    assert "118x89" not in study and "Coordinates" not in study
+    lines = study.splitlines()
+    assert sum(ln.startswith("- TEXT_OVERLAP") for ln in lines) == 12  # the study's 12
+    assert sum(ln.startswith("- OVERFLOW") for ln in lines) == 8  # and 8 of other kinds
+    assert "- ... and 2 more text_overlap" in lines and "- ... and 2 more overflow" in lines
+    assert all("[1920x1080]" in ln for ln in lines if ln.startswith("- ") and "..." not in ln)

@@ -21,6 +21,9 @@ import pytest
 from tether.systems.pages.geometry.browser import BrowserHost
 from tether.systems.pages.geometry.instrument import GeometryInstrument
 
+#: the instrument's declared options
+Options = GeometryInstrument.Params
+
 pytestmark = pytest.mark.browser  # every test here starts Chromium (some their own host)
 
 
@@ -148,8 +151,9 @@ def test_listener_hears_a_direct_request(listener):
 
 def test_no_request_leaves_the_browser_and_each_attempt_is_a_defect(browser_host, listener):
     html, urls = exfil_page(listener)
-    default = GeometryInstrument(profile="default", host=browser_host).measure(html, "figure")
-    reference = GeometryInstrument(profile="reference", host=browser_host).measure(
+    default = GeometryInstrument(Options(profile="default"), host=browser_host).measure(
+        html, "figure")
+    reference = GeometryInstrument(Options(profile="reference"), host=browser_host).measure(
         html, "figure")
     assert _quiet_after(listener) == []
     assert default.ok and reference.ok, (default.error, reference.error)
@@ -173,7 +177,7 @@ def test_in_browser_blocking_alone_keeps_the_listener_silent(listener):
     host = BrowserHost(network_namespace=False)
     try:
         html, urls = exfil_page(listener)
-        obs = GeometryInstrument(profile="default", host=host).measure(html, "figure")
+        obs = GeometryInstrument(Options(profile="default"), host=host).measure(html, "figure")
     finally:
         host.close()
     assert _quiet_after(listener) == []

@@ -11,6 +11,9 @@ from tether.core.task import Task
 from tether.instruments.base import InstrumentEnv, build_instrument, instrument_names
 from tether.systems.pages.geometry import GeometryInstrument, format_geometry_feedback
 
+#: the instrument's declared options
+Options = GeometryInstrument.Params
+
 
 def _task(**data):
     return Task(id="t1", suite="planted", prompt="make a page", artifact_kind="html",
@@ -31,7 +34,7 @@ def test_task_data_gives_modality_and_frames_unless_options_override():
     assert inst.resolve(_task(modality="webpages")) == ("web", None)
     assert inst.resolve(_task(modality="animations", frame_times_ms=[0, 700])) == (
         "animation", (0, 700))
-    forced = GeometryInstrument(modality="figure", frames="0,1")
+    forced = GeometryInstrument(Options(modality="figure", frames="0,1"))
     assert forced.resolve(_task(modality="web", frame_times_ms=[5])) == ("figure", (0, 1))
 
 
@@ -58,15 +61,8 @@ def test_clean_page_passes_with_score_zero(browser_host):
 def test_probe_failure_is_an_error_never_zero_defects(browser_host):
     # A page whose script never yields: the probe times out, and the observation
     # says so instead of reporting a clean page.
-    import tether.systems.pages.geometry.measure as measure_mod
-
-    inst = GeometryInstrument(host=browser_host)
-    old = measure_mod.PROBE_TIMEOUT_S
-    measure_mod.PROBE_TIMEOUT_S = 2.0
-    try:
-        obs = inst.measure("<p>x</p><script>while (true) {}</script>", "figure")
-    finally:
-        measure_mod.PROBE_TIMEOUT_S = old
+    inst = GeometryInstrument(GeometryInstrument.Params(timeout_s=2.0), host=browser_host)
+    obs = inst.measure("<p>x</p><script>while (true) {}</script>", "figure")
     assert obs.error and "1920x1080" in obs.error
     assert obs.score is None and obs.passed is None and obs.defects == []
     assert "loading the page timed out (limit: 2 s per viewport)" in obs.error
@@ -81,19 +77,16 @@ window.getComputedStyle = spin;
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
-def test_a_timeout_names_the_step_and_the_limit(browser_host, monkeypatch, profile):
-    import tether.systems.pages.geometry.measure as measure_mod
-
-    monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
-    obs = GeometryInstrument(profile=profile, host=browser_host).measure(SPINNING_PROBE,
-                                                                          "figure")
+def test_a_timeout_names_the_step_and_the_limit(browser_host, profile):
+    obs = GeometryInstrument(Options(profile=profile, timeout_s=2.0),
+                             host=browser_host).measure(SPINNING_PROBE, "figure")
     assert obs.score is None and obs.defects == []
     assert obs.error == ("geometry probe failed at 1920x1080: evaluating the layout probe "
                          "timed out (limit: 2 s per viewport)")
 
 
 def test_feedback_gives_coordinates_and_fixes(browser_host):
-    inst = GeometryInstrument(profile="reference", host=browser_host)
+    inst = GeometryInstrument(Options(profile="reference"), host=browser_host)
     obs = inst.measure((PLANTED / "overlap_cascade.html").read_text(), "figure")
     text = format_geometry_feedback(obs)
     assert text.startswith("Layout check found 3 defect(s): 3 text_overlap.")

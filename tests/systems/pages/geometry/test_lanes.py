@@ -14,12 +14,14 @@ import json
 
 import pytest
 
-import tether.systems.pages.geometry.measure as measure_mod
 from tests.systems.pages.geometry.conftest import PLANTED
 from tether.studies.interaction_scaling.recorded_geometry import load_recorded
 from tether.systems.pages.geometry.browser import BrowserHost
 from tether.systems.pages.geometry.instrument import GeometryInstrument
 from tether.systems.pages.geometry.temporal import CLOCK_JS
+
+#: the instrument's declared options
+Options = GeometryInstrument.Params
 
 pytestmark = pytest.mark.browser
 
@@ -35,8 +37,7 @@ NEVER_IDLE = "<p>x</p><script>setInterval(() => fetch('/ping').catch(() => {}), 
 
 
 @pytest.fixture()
-def small_host(monkeypatch):
-    monkeypatch.setattr(measure_mod, "PROBE_TIMEOUT_S", 2.0)
+def small_host():
     host = BrowserHost(concurrency=3, js_heap_mb=128)
     yield host
     host.close()
@@ -60,7 +61,7 @@ def test_bad_pages_fail_alone_and_are_replaced(small_host, profile):
         names += [GOOD[i % len(GOOD)], name]
     items += good
     names += GOOD
-    inst = GeometryInstrument(profile=profile, host=small_host)
+    inst = GeometryInstrument(Options(profile=profile, timeout_s=2.0), host=small_host)
     obs = inst.measure_many(items)
     for name, o in zip(names, obs, strict=True):
         if name in bad:
@@ -117,7 +118,7 @@ def overlapping_labels(obs) -> set[str]:
 def test_nothing_an_artifact_leaves_reaches_the_next_one_in_its_lane():
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="reference", host=host)
+        inst = GeometryInstrument(Options(profile="reference"), host=host)
         _, second = inst.measure_many([(LEAVE_BEHIND, "figure", None),
                                        (FIND_LEFTOVERS, "figure", None)])
         # the failing case: the same checks in A's own document find every leftover
@@ -161,7 +162,7 @@ def test_what_a_measured_artifact_still_tries_does_not_reach_the_next_one():
     # without pause is never measured (the "never idle" case above)
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="default", host=host)
+        inst = GeometryInstrument(Options(profile="default"), host=host)
         first, second = inst.measure_many([(LATE_TRIES, "figure", None),
                                            (FIND_LEFTOVERS, "figure", None)])
     finally:
@@ -182,7 +183,7 @@ REQUEST_LOOP = """<p>A</p><script>const go = () => requestIdleCallback(() =>
 def test_a_request_loop_stops_with_its_artifact():
     host = BrowserHost(concurrency=1)
     try:
-        inst = GeometryInstrument(profile="default", host=host)
+        inst = GeometryInstrument(Options(profile="default"), host=host)
         first, second = inst.measure_many([(REQUEST_LOOP, "figure", None),
                                            ("<p>B</p>", "figure", None)])
     finally:
@@ -218,8 +219,8 @@ def test_concurrent_counts_equal_one_at_a_time_fresh_pages(interaction_scaling_d
     fresh = BrowserHost(concurrency=1, max_uses=1)  # a new context per artifact
     lanes = BrowserHost(concurrency=len(items))
     try:
-        alone = [GeometryInstrument(profile=profile, host=fresh).measure(*w) for w in work]
-        together = GeometryInstrument(profile=profile, host=lanes).measure_many(work)
+        alone = [GeometryInstrument(Options(profile=profile), host=fresh).measure(*w) for w in work]
+        together = GeometryInstrument(Options(profile=profile), host=lanes).measure_many(work)
     finally:
         fresh.close()
         lanes.close()

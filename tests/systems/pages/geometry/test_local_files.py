@@ -19,6 +19,9 @@ from tether.instruments.base import InstrumentEnv
 from tether.systems.pages.geometry import GeometryInstrument
 from tether.systems.pages.geometry.local_files import LocalFolder, content_type
 
+#: the instrument's declared options
+Options = GeometryInstrument.Params
+
 #: the headline fits its box unless style.css makes the box narrow and forbids wrapping
 HEADLINE_PAGE = """<!doctype html><html><head><link rel="stylesheet" href="style.css"></head>
 <body><h1>A headline that is far too long for its box</h1></body></html>"""
@@ -115,7 +118,7 @@ def test_missing_stylesheet_is_a_missing_resource_defect(tmp_path, browser_host)
     assert d.evidence["via"] == "stylesheet" and "missing.css" in d.message
     assert d.evidence["suggested_fix"]
     # the reference profile, like the study, lists it without counting it
-    ref = GeometryInstrument(profile="reference", host=browser_host).measure(
+    ref = GeometryInstrument(Options(profile="reference"), host=browser_host).measure(
         page, "slide", base_dir=root)
     assert ref.ok and ref.defects == [] and len(ref.raw["missing_resources"]) == 1
 

@@ -44,7 +44,7 @@ def _defects(obs):
 def test_folder_counts_equal_the_inlined_copy(sites, browser_host, profile, name, modality,
                                               served):
     page = sites / name / "index.html"
-    inst = GeometryInstrument(profile=profile, host=browser_host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=browser_host)
     html = page.read_text()
     folder, inlined, bare = inst.measure_many(
         [(html, modality, None), (inline(page), modality, None), (html, modality, None)],

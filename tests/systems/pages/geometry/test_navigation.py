@@ -43,7 +43,7 @@ AWAY = {
 def test_navigation_away_is_blocked_and_the_page_itself_measured(browser_host, profile, case):
     snippet, target = AWAY[case]
     # The script sits first, so a navigation that stopped the parser would lose the texts.
-    obs = GeometryInstrument(profile=profile, host=browser_host).measure(
+    obs = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=browser_host).measure(
         f"<!DOCTYPE html><html><head></head><body>{snippet}{OVERLAP}</body></html>", "figure")
     assert obs.ok, obs.error
     assert obs.raw["counts"].get("text_overlap") == 1
@@ -75,7 +75,7 @@ SAME_DOCUMENT = {
 @pytest.mark.parametrize("case", sorted(SAME_DOCUMENT))
 @pytest.mark.parametrize("profile", ["default", "reference"])
 def test_same_document_navigation_is_no_defect(browser_host, profile, case):
-    obs = GeometryInstrument(profile=profile, host=browser_host).measure(
+    obs = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=browser_host).measure(
         f"<body>{SAME_DOCUMENT[case]}{OVERLAP}</body>", "figure")
     assert obs.ok, obs.error
     assert obs.raw["counts"] == {"text_overlap": 1}
@@ -84,7 +84,7 @@ def test_same_document_navigation_is_no_defect(browser_host, profile, case):
 
 def test_web_and_animation_pages_keep_their_document(browser_host):
     html = f'<body><script>setTimeout(() => location.href = "about:blank", 500)</script>{OVERLAP}'
-    inst = GeometryInstrument(profile="default", host=browser_host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile="default"), host=browser_host)
     web = inst.measure(html, "web")
     anim = inst.measure(html, "animation", (0, 1000))
     for obs in (web, anim):

@@ -16,7 +16,7 @@ def _png_size(path):
 
 
 def _overlay(host, name, modality, tmp_path, frames=None, profile="reference"):
-    inst = GeometryInstrument(profile=profile, host=host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=host)
     html = (PLANTED / name).read_text()
     obs = inst.measure(html, modality, frames)
     vp, frame = pick_location(obs, modality)

@@ -17,7 +17,7 @@ FRAMES = (0, 500, 1000, 1500, 2000)
 
 
 def _measure(host, profile, names):
-    inst = GeometryInstrument(profile=profile, host=host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile=profile), host=host)
     items = [((PLANTED / n).read_text(), EXPECTED[n]["modality"],
               FRAMES if EXPECTED[n]["modality"] == "animation" else None) for n in names]
     return dict(zip(names, inst.measure_many(items), strict=True))

@@ -21,7 +21,7 @@ RETRIES = 8
 
 
 def _counts(host, items):
-    inst = GeometryInstrument(profile="reference", host=host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile="reference"), host=host)
     obs = inst.measure_many([(a.html, a.modality, a.frames) for a in items])
     errors = [f"{a.task_id}/{a.side}: {o.error}" for a, o in zip(items, obs, strict=True)
               if o.error]

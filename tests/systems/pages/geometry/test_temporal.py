@@ -53,7 +53,7 @@ def test_default_profile_gives_identical_counts_on_repeated_runs(interaction_sca
     items = [a for a in load_recorded(interaction_scaling_dir, "animations")
              if (a.task_id, a.side) in wanted]
     assert len(items) == len(wanted)
-    inst = GeometryInstrument(profile="default", host=browser_host)
+    inst = GeometryInstrument(GeometryInstrument.Params(profile="default"), host=browser_host)
     batch = [(a.html, "animation", a.frames) for a in items]
     runs = [inst.measure_many(batch) for _ in range(2)]
     per_frame = [[o.raw["per_location"] for o in run] for run in runs]

@@ -18,7 +18,8 @@ from tether.context import TrialContext  # noqa: E402
 from tether.core.budget import BudgetSpec  # noqa: E402
 from tether.core.trial import TrialSpec  # noqa: E402
 from tether.systems.scene.loop.baselines import BlenderAlchemy, SceneOneShot  # noqa: E402
-from tether.systems.scene.loop.host import HostLoop, LoopConfig  # noqa: E402
+from tether.systems.scene.loop.host import HostLoop  # noqa: E402
+from tether.systems.scene.loop.params import HostParams  # noqa: E402
 from tether.systems.scene.loop.session import CHAIN_SEPARATOR, SceneSession  # noqa: E402
 from tether.systems.scene.loop.strategies import Viga  # noqa: E402
 from tether.systems.scene.record import refiner_off  # noqa: E402
@@ -83,7 +84,7 @@ class RecordingRefiner:
 
 
 def loop(scenes, refiner=refiner_off, **cfg) -> HostLoop:
-    return HostLoop(LoopConfig(**{**SMALL, **cfg}), refiner, scenes=scenes)
+    return HostLoop(HostParams(**{**SMALL, **cfg}), refiner, scenes=scenes)
 
 
 def test_n4_votes_the_action_executes_only_that_type_and_the_judge_selects(scenes) -> None:
@@ -200,7 +201,7 @@ def test_budget_ends_the_loop_normally_and_keeps_the_answer(scenes) -> None:
 
 def test_persistent_scene_chains_the_delivered_programs(scenes) -> None:
     lift = 'import bpy\nbpy.data.objects["Box"].location.z = 1.5\n'
-    strategy = Viga(**SMALL)
+    strategy = Viga(Viga.Params(**SMALL))
     strategy.scenes = scenes
     result = strategy.run(context(BOX, per_round([[edit(MOVE.format(y=2.0))], [edit(lift)]], 1)))
     text = result.artifact.text
@@ -209,14 +210,14 @@ def test_persistent_scene_chains_the_delivered_programs(scenes) -> None:
 
 
 def test_one_shot_and_blender_alchemy_counts(scenes) -> None:
-    one = SceneOneShot(**SMALL)
+    one = SceneOneShot(SceneOneShot.Params(**SMALL))
     one.scenes = scenes
     f = one.run(context(BOX, lambda m, i: edit(MOVE.format(y=2.0)))).facts
     assert f.valid and f.executions == 2 and f.calls == {"generator": 1}
     bad = one.run(context(BOX, lambda m, i: edit(RAISES)))
     assert bad.artifact is None and bad.facts.invalid_reason == "no_render"
 
-    alchemy = BlenderAlchemy(**SMALL)
+    alchemy = BlenderAlchemy(BlenderAlchemy.Params(**SMALL))
     alchemy.scenes = scenes
     ys = iter([1.0, 2.0, 2.5, 1.5])
     result = alchemy.run(context(BOX, lambda m, i: edit(MOVE.format(y=next(ys))),
@@ -247,8 +248,11 @@ def test_vetr_strategy_runs_through_the_runner_with_the_scene_metric(scenes, mon
     assert {c.role for c in record.calls} == {"generator", "verifier"}
 
 
-def test_tether_run_and_report_on_the_scene_suite(scenes, monkeypatch, tmp_path) -> None:
-    """`tether run` with scripted roles (one model serves all three), then `tether report`."""
+def test_a_run_that_delivered_nothing_is_not_ok_in_the_run_table(scenes, monkeypatch,
+                                                                  tmp_path) -> None:
+    """The embedded model's failure mode, scripted: no reply has an action, so nothing is
+    executed and the trial is invalid (no_render); the table `tether run` prints ends
+    with it under `invalid`, not `ok`."""
     import json
 
     from click.testing import CliRunner
@@ -258,6 +262,44 @@ def test_tether_run_and_report_on_the_scene_suite(scenes, monkeypatch, tmp_path)
 
     monkeypatch.setattr(instrument, "_SCENES", scenes)
     monkeypatch.setattr(instrument, "_SCENES_PID", os.getpid())
+    config = tmp_path / "scene.toml"
+    config.write_text(f"""suites = ["scene"]
+tasks = ["{BOX}"]
+[models]
+proposer = {json.dumps("scripted:" + json.dumps(["I would move the box."] * 2))}
+[[strategies]]
+name = "vetr"
+params = {{max_interactions = 2, size = 64, samples = 4}}
+[run]
+concurrency = 1
+""")
+    res = CliRunner().invoke(main, ["run", str(config), "--out", str(tmp_path / "run")],
+                             terminal_width=200)
+    assert res.exit_code == 0, res.output
+    header = next(line for line in res.output.splitlines() if "arm" in line and "budget" in line)
+    row = next(line for line in res.output.splitlines() if line.strip("│┃ ").startswith("vetr"))
+    cells = dict(zip([c.strip() for c in header.split("┃")], [c.strip() for c in row.split("│")],
+                     strict=False))
+    assert cells["ok"] == "0" and cells["invalid"] == "1" and cells["mean score"] == "-", res.output
+
+
+def test_tether_run_and_report_on_the_scene_suite(scenes, monkeypatch, tmp_path) -> None:
+    """`tether run` with scripted roles (one model serves all three), then `tether report`;
+    N-CLIP and LPIPS from small RANDOMLY INITIALISED ONNX networks (their values mean
+    nothing; that they reach the report is what is tested)."""
+    import json
+
+    pytest.importorskip("onnx")
+    from click.testing import CliRunner
+
+    import tether.systems.scene.instrument as instrument
+    from tests.systems.scene.test_learned import random_clip, random_lpips
+    from tether.cli.hub import main
+
+    monkeypatch.setattr(instrument, "_SCENES", scenes)
+    monkeypatch.setattr(instrument, "_SCENES_PID", os.getpid())
+    monkeypatch.setenv("TETHER_CLIP_ONNX", str(random_clip(tmp_path / "clip.onnx")))
+    monkeypatch.setenv("TETHER_LPIPS_ONNX", str(random_lpips(tmp_path / "lpips.onnx")))
     noop = "import bpy\n"  # renders the base scene: a valid, poor answer on any task
     script = json.dumps([edit(noop), "The box is not where the goal has it.", END])
     small = "size = 64, samples = 4"
@@ -281,9 +323,22 @@ concurrency = 1
     assert res.exit_code == 0, res.output
     res = CliRunner().invoke(main, ["report", str(out), "--out", str(tmp_path / "r.html")])
     assert res.exit_code == 0, res.output
+
     html = (tmp_path / "r.html").read_text()
     assert "Scene programs (VETR)" in html and "scene_one_shot vs vetr" in html
     assert html.count("data:image/png;base64,") == 2 * 2 + 4  # start + goal, 4 delivered
+    for column in ("<th>N-CLIP</th>", "<th>LPIPS</th>", "<th>CLIP</th>"):
+        assert column in html, column
+    from tether.report.data import build_report
+    from tether.runs.store import RunStore
+
+    with RunStore(out) as store:
+        summary = build_report(store).numbers["scene"]["summary"]
+    for row in summary:  # every valid trial measured both learned metrics
+        overall = row["overall"]
+        assert overall["valid"] == 2 and overall["coverage"]["n_clip"] == 2
+        assert overall["coverage"]["lpips"] == 2
+        assert 0 <= overall["means"]["n_clip"] <= 2 and overall["means"]["lpips"] >= 0
 
 
 def test_trace_summaries_and_shared_verifier_memory_switches(scenes) -> None:
@@ -308,6 +363,16 @@ def test_trace_summaries_and_shared_verifier_memory_switches(scenes) -> None:
     gen_seen.clear(), ver_seen.clear()
     loop(scenes).run(context(BOX, generator, verifier=verifier))
     assert "Observed writes" not in gen_seen[1] and [len(m) for m in ver_seen] == [2, 2]
+    # shared memory (w/o role asymmetry): the verifier reads the generator's window, its
+    # own system prompt in place of the generator's, then its request
+    ver_seen.clear()
+    facts = loop(scenes, shared_memory=True).run(context(BOX, generator, verifier=verifier)).facts
+    assert [len(m) for m in ver_seen] == [4, 6] and facts.settings["shared_memory"]
+    first, second = ver_seen
+    assert first[0]["content"].startswith("You check a Blender scene edit")
+    assert "The edit:" in str(first[1]["content"]) and "You edit Blender" not in str(first)
+    assert first[2]["role"] == "assistant" and first[2]["content"] == edit(MOVE.format(y=1.0))
+    assert "Verifier: round 0: move it further" in str(second[3]["content"])
 
 
 # A correct program that resets the box to its start position, then sets the goal one.

@@ -53,3 +53,32 @@ def test_previous_reuse_and_nothing_to_deliver(tmp_path, bwrap) -> None:
     none = CliRunner().invoke(main, ["scene", "refine", str(bad), "--previous", str(bad),
                                      "--initial", str(bad), *SMALL])
     assert none.exit_code == 1 and "nothing could be delivered" in none.output
+
+
+def test_refine_render_score_chain_gives_pl_0_for_correct_and_displaced(tmp_path,
+                                                                       bwrap) -> None:
+    """The issue's chain under the default scope: refine, render the delivered program,
+    score it against the goal's render."""
+    pytest.importorskip("bpy")
+    from tests.systems.scene.refiner.programs import DISPLACED, GOAL, INITIAL
+
+    for name, text in (("initial.py", INITIAL), ("goal.py", GOAL), ("bad.py", DISPLACED)):
+        (tmp_path / name).write_text(text)
+    cli = CliRunner()
+    render = cli.invoke(main, ["scene", "render", str(tmp_path / "goal.py"), "--out",
+                               str(tmp_path / "goal.png"), *SMALL])
+    assert render.exit_code == 0, render.output
+    for submitted, accepted in (("goal.py", "raw"), ("bad.py", "recovery_current")):
+        out = tmp_path / f"delivered-{submitted}"
+        refined = cli.invoke(main, ["scene", "refine", str(tmp_path / submitted), "--initial",
+                                    str(tmp_path / "initial.py"), "--out", str(out), *SMALL])
+        assert refined.exit_code == 0, refined.output
+        assert f"accepted: {accepted}" in refined.output
+        assert "projection scope: keep_other_writes" in refined.output
+        png = tmp_path / f"{submitted}.png"
+        made = cli.invoke(main, ["scene", "render", str(out), "--out", str(png), *SMALL])
+        assert made.exit_code == 0, made.output
+        scored = cli.invoke(main, ["scene", "score", str(png), str(tmp_path / "goal.png"),
+                                   "--json"])
+        assert scored.exit_code == 0, scored.output
+        assert json.loads(scored.output)["pl"] == 0.0, submitted

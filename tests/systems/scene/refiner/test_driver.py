@@ -29,12 +29,35 @@ def test_the_schematic_full_effect_skip_does_not_execute() -> None:
     prev = record("prev\n", cells={FILL_E: 1.0})
     raw = record("raw\n", cells={FILL_E: 2.0, 'bpy.data.objects["Left"].location': [5.0, 0, 0]})
     ex = ScriptedExecutor([record(cells={FILL_E: 1.5}).execution])
-    got = refine_record(raw, executor=ex, previous=prev, initial=prev, render=R)
+    got = refine_record(raw, executor=ex, previous=prev, initial=prev, render=R,
+                        projection_scope="paper")
     outcomes = {t["alternative"]: t["outcome"] for t in got.tried}
     assert outcomes["projection_full"].startswith("skipped: endpoints match")
     assert got.accepted == "projection_half" and got.executions == 1
     assert len(ex.programs) == 1 and "energy = 1.5" in ex.programs[0]
     assert ex.programs[0].startswith("prev\n")  # projection compiles into the previous
+
+
+def test_keep_other_writes_makes_that_projection_ineligible_and_delivers_raw() -> None:
+    prev = record("prev\n", cells={FILL_E: 1.0})
+    raw = record("raw\n", cells={FILL_E: 2.0, 'bpy.data.objects["Left"].location': [5.0, 0, 0]})
+    ex = ScriptedExecutor([])
+    got = refine_record(raw, executor=ex, previous=prev, initial=prev, render=R)
+    outcomes = {t["alternative"]: t["outcome"] for t in got.tried}
+    for name in ("projection_full", "projection_half"):
+        assert outcomes[name] == ("not eligible (keep_other_writes): the submission also "
+                                  'changes bpy.data.objects["Left"].location')
+    assert got.accepted == "raw" and got.delivered is raw and ex.programs == []
+    assert got.projection_scope == "keep_other_writes"
+
+
+def test_an_unknown_projection_scope_is_refused() -> None:
+    import pytest
+
+    raw = record("raw\n")
+    with pytest.raises(ValueError, match="unknown projection scope 'all'"):
+        refine_record(raw, executor=ScriptedExecutor([]), previous=raw, initial=raw, render=R,
+                      projection_scope="all")
 
 
 def test_full_effect_returns_the_raw_record_when_it_passes_against_previous() -> None:

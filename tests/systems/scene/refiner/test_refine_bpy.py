@@ -99,7 +99,8 @@ def test_projection_when_the_raw_program_also_moved_a_protected_object(
                "fill.data.energy = 200.0\n"
                "fill.data.color = (1.0, 0.5, 0.5)\n"
                "bpy.data.objects['Camera'].location.z = 5.0\n")
-    got, prev = run(scenes, "lighting_fill_energy", program)  # previous: start, Fill 100
+    got, prev = run(scenes, "lighting_fill_energy", program,  # previous: start, Fill 100
+                    projection_scope="paper")
     skipped = next(t for t in got.tried if t["alternative"] == "projection_full")
     assert skipped["outcome"].startswith("skipped: endpoints match")
     assert not skipped["checks"]["frames"]["ok"]
@@ -118,7 +119,8 @@ def test_the_seeds_schematic_skip_is_not_executed(scenes: TaskScenes) -> None:
     previous = "import bpy\nbpy.data.objects['Fill'].data.energy = 1.0\n"
     program = ("import bpy\nbpy.data.objects['Fill'].data.energy = 2.0\n"
                "bpy.data.objects['Statue'].location.x = 5.0\n")  # Statue at x = 0 before
-    got, _ = run(scenes, "lighting_fill_energy", program, previous=previous)
+    got, _ = run(scenes, "lighting_fill_energy", program, previous=previous,
+                 projection_scope="paper")
     full = next(t for t in got.tried if t["alternative"] == "projection_full")
     assert full["outcome"] == "skipped: endpoints match but the raw record fails the contract"
     assert full["checks"]["endpoints"]["ok"] and not full["checks"]["preservation"]["ok"]
@@ -226,3 +228,33 @@ def test_shared_group_written_through_modifier_aliases_gets_a_copy(scenes: TaskS
     assert got.checks["bindings"]["rebound"] == [["Cube", 'modifiers["GN"].node_group']]
     assert lifted(got.delivered.execution.state) == {"Cube": 1.0, "Twin": 0.0}
     assert all(c["ok"] for c in got.checks.values()) and got.delivered.rendered
+
+
+def test_a_correct_submission_is_delivered_as_it_is_by_default(scenes: TaskScenes) -> None:
+    """The issue's programs: the paper's scope projects half the light change into the
+    initial program (dropping the cube's edits); the default keeps the submission."""
+    from tests.systems.scene.refiner.programs import DISPLACED, GOAL, INITIAL
+
+    ex = scenes.executor
+    z0 = SceneRecord(INITIAL, ex.execute(INITIAL))
+    goal = ex.execute(GOAL, render=R)
+    kept = refine(GOAL, executor=ex, previous=z0, initial=z0, render=R)
+    assert kept.accepted == "raw" and kept.delivered.program == GOAL and kept.executions == 0
+    assert outcomes(kept)["projection_half"].startswith(
+        "not eligible (keep_other_writes): the submission also changes "
+        'bpy.data.objects["Cube"].location, bpy.data.objects["Cube"].rotation_euler')
+    paper = refine(GOAL, executor=ex, previous=z0, initial=z0, render=R,
+                   projection_scope="paper")
+    assert paper.accepted == "projection_half" and paper.executions == 1
+    assert paper.delivered.program.startswith(INITIAL.rstrip())  # the cube edits are gone
+    cells = paper.delivered.execution.state["cells"]
+    assert cells['bpy.data.lights["Light"].energy'] == 750.0
+    assert cells['bpy.data.objects["Cube"].location'] == [0.0, 0.0, 0.0]
+    assert paper.delivered.execution.render_png != goal.render_png
+    for scope in ("keep_other_writes", "paper"):  # a displaced write is repaired under both
+        fixed = refine(DISPLACED, executor=ex, previous=z0, initial=z0, render=R,
+                       projection_scope=scope)
+        assert fixed.accepted == "recovery_current" and fixed.projection_scope == scope
+        assert tail(fixed) == ("recovery_current\nimport bpy\n"
+                               "bpy.data.objects['Cube'].location[0] = 1.5\n")
+        assert fixed.delivered.execution.state["cells"] == goal.state["cells"]

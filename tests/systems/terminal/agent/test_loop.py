@@ -14,8 +14,10 @@ from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.models.errors import ContextLengthExceeded
+from tether.strategies import STRATEGIES
 from tether.systems.terminal.agent.actions import FINISH_MARKER
-from tether.systems.terminal.agent.loop import AgentConfig, SamplePolicy, run_attempt
+from tether.systems.terminal.agent.loop import SamplePolicy, run_attempt
+from tether.systems.terminal.agent.params import AgentParams
 from tether.testing.scripted_models import ScriptedModel
 
 SUBMIT = f"Done.\n```bash\necho {FINISH_MARKER}\n```"
@@ -36,7 +38,7 @@ def context(script, budget: BudgetSpec | None = None) -> TrialContext:
 def run(script, env=None, budget=None, **config):
     ctx = context(script, budget)
     env = env or ScriptedEnvironment()
-    cfg = AgentConfig(**config)
+    cfg = AgentParams(**config)
     return ctx, env, run_attempt(ctx, env, SamplePolicy(cfg), cfg)
 
 
@@ -181,13 +183,24 @@ def test_templates_are_strict_about_variables():
 
 
 def test_a_bad_observation_template_fails_before_any_call():
-    with pytest.raises(ConfigError, match="undefined"):
-        AgentConfig(observation_template="{{ observaton }}")
+    with pytest.raises(ConfigError, match="observation_template: prompt template: .*undefined"):
+        STRATEGIES.check("agent", {"observation_template": "{{ observaton }}"})
 
 
-def test_config_rejects_nonsense_limits():
-    with pytest.raises(ConfigError):
-        AgentConfig(step_limit=0)
+@pytest.mark.parametrize(("key", "value", "wanted"), [
+    ("step_limit", 0, "greater than or equal to 1"),
+    ("max_tokens", -1, "greater than or equal to 1"),
+    ("max_format_errors", 0, "greater than or equal to 1"),
+    ("observation_limit", 0, "greater than or equal to 1"),
+    ("command_timeout_s", 0, "greater than 0"),
+    ("wall_time_s", -5.0, "greater than 0"),
+    ("command_timeout_s", float("inf"), "finite number"),
+    ("top_p", 1.5, "less than or equal to 1"),
+    ("temperature", -0.1, "greater than or equal to 0"),
+])
+def test_config_rejects_nonsense_limits(key, value, wanted):
+    with pytest.raises(ConfigError, match=f"^strategy 'agent': parameter {key}: .*{wanted}"):
+        STRATEGIES.check("agent", {key: value})
 
 
 def test_each_recorded_call_keeps_the_messages_it_was_sent():

@@ -14,14 +14,16 @@ from tether.core.task import Task
 from tether.core.trial import TrialSpec
 from tether.errors import ConfigError
 from tether.models.base import Completion, ToolCall
+from tether.strategies import STRATEGIES
 from tether.systems.terminal.agent.actions import (
     BASH_TOOL,
     FINISH_MARKER,
     FormatError,
     parse_native_action,
 )
-from tether.systems.terminal.agent.loop import AgentConfig, SamplePolicy, run_attempt
-from tether.systems.terminal.turn_bon import TurnBoNPolicy
+from tether.systems.terminal.agent.loop import SamplePolicy, run_attempt
+from tether.systems.terminal.agent.params import AgentParams
+from tether.systems.terminal.turn_bon import TurnBoNParams, TurnBoNPolicy
 from tether.testing.scripted_models import ScriptedModel
 
 
@@ -46,7 +48,7 @@ def context(generator, *, tools: bool = True, selector=None) -> TrialContext:
 
 def run(generator, *, tools: bool = True, **config):
     ctx = context(generator, tools=tools)
-    cfg = AgentConfig(**config)
+    cfg = AgentParams(**config)
     env = ScriptedEnvironment()
     return ctx, env, run_attempt(ctx, env, SamplePolicy(cfg), cfg)
 
@@ -143,8 +145,9 @@ def test_tool_calls_protocol_on_a_text_model_is_a_config_error():
 
 
 def test_unknown_protocol_is_a_config_error():
-    with pytest.raises(ConfigError, match="protocol must be one of"):
-        AgentConfig(protocol="xml")
+    with pytest.raises(ConfigError, match="parameter protocol: expected 'auto' | "
+                                          "'tool_calls' | 'text'"):
+        STRATEGIES.check("agent", {"protocol": "xml"})
 
 
 def test_turn_bon_selects_among_tool_call_candidates_and_runs_only_the_pick():
@@ -157,9 +160,9 @@ def test_turn_bon_selects_among_tool_call_candidates_and_runs_only_the_pick():
 
     ctx = context(lambda m, info: turns[info.call_number // 2][info.sample_index],
                   selector=selector)
-    cfg = AgentConfig()
+    cfg = TurnBoNParams(n=2)
     env = ScriptedEnvironment()
-    result = run_attempt(ctx, env, TurnBoNPolicy(cfg, 2), cfg)
+    result = run_attempt(ctx, env, TurnBoNPolicy(cfg), cfg)
     assert env.executed == ["touch b.txt", f"echo {FINISH_MARKER}"]
     assert set(env.files) == {"b.txt"}
     assert '[bash tool call] {"command": "touch a.txt"}' in shown[0]
@@ -180,8 +183,9 @@ def test_tool_choice_is_sent_only_when_not_the_default(choice, sent):
 
 
 def test_unknown_tool_choice_is_a_config_error():
-    with pytest.raises(ConfigError, match="tool_choice must be one of"):
-        AgentConfig(tool_choice="python")
+    with pytest.raises(ConfigError, match="parameter tool_choice: expected 'auto' | "
+                                          "'required' | 'bash'"):
+        STRATEGIES.check("agent", {"tool_choice": "python"})
 
 
 def test_a_raw_newline_inside_the_command_string_is_accepted():

@@ -53,7 +53,7 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--restarts", type=int, help="extra round-0 proposals when H0 is unusable [2]")
 @click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
 @click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
-@click.option("--out", help="the build directory")
+@click.option("--out", help="the run directory the compile writes")
 @click.option("--interventions", is_flag=True, default=None,
               help="also score the selection's five decision interventions on test")
 @click.option("--comparators",
@@ -81,7 +81,7 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         if resume is not None:
             if config is not None or given:
                 raise ConfigError("--resume takes no config or other fields",
-                                  hint="the directory's config.json is used as it was")
+                                  hint="the config the compile recorded is used as it was")
             compiler = Compiler.resume(resume, progress=report)
         elif config is not None:
             compiler = Compiler(load_compile_config(config, **given), progress=report)
@@ -96,7 +96,7 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))
     else:
-        _summary(make_console(), result, compiler.dir.root)
+        _summary(make_console(), result, compiler.store.root)
         sizes = compiler.config.sizes
         make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
                              highlight=False)
@@ -180,4 +180,4 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
     refused = sum(b.get("teacher_refusals") or 0 for b in builds)
     console.print(f"teacher tokens: {result['teacher_tokens']}"
                   + (f" ({refused} calls refused by the budget)" if refused else "")
-                  + f"; build directory: {root}")
+                  + f"; run directory: {root}")

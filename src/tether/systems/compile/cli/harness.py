@@ -116,11 +116,12 @@ def load_harness_suite(spec: str) -> list[Task]:
 
 def _label(setting: str) -> str:
     """A setting as one path component: a data setting's spec holds a path (and a
-    metric), so `jsonl:/data/cities.jsonl?metric=f1` is `jsonl-cities.jsonl`."""
+    metric), so `jsonl:/data/cities.jsonl;metric=f1` (or the old `?metric=f1`) is
+    `jsonl-cities.jsonl`."""
     kind, sep, rest = setting.partition(":")
     if not sep:
         return setting
-    name = Path(rest.partition("?")[0]).name or "setting"
+    name = Path(rest.partition(";")[0].partition("?")[0]).name or "setting"
     return f"{kind}-{name}".replace(":", "-")
 
 

@@ -5,10 +5,13 @@ student from its probe traces; a disjoint validation split decides what is deplo
     from tether.systems.compile.compiler import Compiler, CompileConfig
     result = Compiler(CompileConfig(setting="shapes", teacher=..., student=..., out=DIR)).run()
 
-Modules: config (the fields), store (the build directory), student (the student's
-budgeted, recorded calls), scoring (a harness on a split through the runtime), evidence
-(probe reports), prompts (the teacher's prompts), teacher (recorded, budgeted calls),
-gate, loop (one build), build (builds, freeze, test), scripted_teacher (test doubles).
+Modules: config (the fields), run (the compile's run directory: tether.runs' store),
+build_records (a build's events), trial (one student scoring as a trial record),
+endpoint (the student's budgeted, recorded calls), scoring (a harness on a split
+through the runtime), evidence (probe reports), prompts (the teacher's prompts), teacher
+(recorded, budgeted calls), gate, loop (one build), build (builds, freeze, test),
+gepa_arm (GEPA as a comparator), summary and view (the result, of either layout),
+legacy (build directories an earlier tether wrote), records (the shapes read back).
 """
 
 from tether.systems.compile.compiler.build import Compiler, FreezeError

@@ -1,21 +1,24 @@
 """`compile_harness(config)`: the builds of a compile, their freeze, then the test split.
 
-    result = Compiler(config).run()          # also written to OUT/result.json
-    result = Compiler.resume("OUT").run()    # after a kill: continues from the files
+    result = Compiler(config).run()          # also recorded as OUT's `result` event
+    result = Compiler.resume("OUT").run()    # after a kill: continues from what OUT holds
+
+OUT is a run directory (compiler/run.py): every student scoring is a trial of it, every
+teacher call, round and selection an event.
 
 Order (the test split is touched once, after every selection is frozen):
-1. each build runs its loop (loop.py) and freezes `selected.json`, then makes the
+1. each build runs its loop (loop.py) and records its selection, then makes the
    one-shot teacher harness (the paper's Table 22: one call under the manual with the
    guidance removed; no probe score, no examples, no restarts, no gate);
 2. each build's selection is audited against test gold (answer_audit, flagged in
-   test.json and the result, never used to choose), and bare and the selection are
-   scored on the same test items, with the comparators the config names (all by
+   its test record and the result, never used to choose), and bare and the selection
+   are scored on the same test items, with the comparators the config names (all by
    default): H0, the one-shot harness, the setting's human recipe (where one is
    bundled), and the two baselines with no harness, student_routed and cot_vote
    (systems/compile/baselines.py), and GEPA's best harness when `gepa` is named
    (systems/compile/compiler/gepa_arm.py: its search runs in step 1, after the build's freeze,
    on probe and validation only, under the build's teacher budget).
-A test item is never scored before its build's selected.json exists (checked before
+A test item is never scored before its build's selection is recorded (checked before
 every test item, baselines included). Scores of the same harness (or baseline) are
 shared by the builds of a directory.
 
@@ -34,19 +37,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tether.core import BudgetSpec, Ledger
+from tether.core import BudgetSpec, Ledger, Task
 from tether.errors import ConfigError, TetherError
 from tether.models import Model, Usage, accepts_images, json_object, parse_model
+from tether.runs import DB_NAME
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.answer_audit import audit_answers
 from tether.systems.compile.baselines import BASELINES
+from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.config import CompileConfig, stored_config
+from tether.systems.compile.compiler.endpoint import StudentEndpoint
 from tether.systems.compile.compiler.gepa_arm import matched_budget, require_gepa, run_gepa
 from tether.systems.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.systems.compile.compiler.prompts import oneshot_prompt
+from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import Progress, ScoringEnv, SplitScore, SplitScorer
-from tether.systems.compile.compiler.store import BuildDir, BuildStore
-from tether.systems.compile.compiler.student import ModelStudent
 from tether.systems.compile.compiler.summary import summarise
 from tether.systems.compile.compiler.teacher import TeacherClient
 from tether.systems.compile.harness import Harness, bare_harness
@@ -55,12 +60,14 @@ from tether.systems.compile.recipes import recipe, recipe_settings
 from tether.systems.compile.setting import (
     SPLITS,
     Item,
+    Setting,
     check_splits,
     fitted_sizes,
     get_setting,
     item_count,
 )
 from tether.systems.compile.student import STUDENT_ROLE
+from tether.systems.compile.tasks import item_tasks, task_suite
 
 __all__ = ["Compiler", "FreezeError"]
 
@@ -92,61 +99,51 @@ class Compiler:
                  teacher: Model | None = None, student: Model | None = None,
                  progress: Progress | None = None,
                  before_item: Callable[[str, str, Item], None] | None = None,
-                 resume: bool = False) -> None:
+                 resume: bool = False, run: CompileRun | None = None) -> None:
         target = out or config.out
         if target is None:
             raise ConfigError("no output directory", hint="pass --out DIR (or out = in the file)")
         if "gepa" in config.comparators:
             require_gepa()  # before anything is written or scored
-        self.dir = BuildDir(target)
-        # one process per directory: a second compile or resume refuses to start
-        self._locked = self.dir.lock()
-        try:
-            self._open(config, target, teacher, student, progress, before_item, resume)
-        except BaseException:
-            self._release()
-            raise
-
-    def _release(self) -> None:
-        if self._locked:
-            self.dir.unlock()
-            self._locked = False
-
-    def _open(self, config: CompileConfig, target: str | Path, teacher: Model | None,
-              student: Model | None, progress: Progress | None,
-              before_item: Callable[[str, str, Item], None] | None, resume: bool) -> None:
-        stored = self.dir.config()
-        if stored is not None and not resume:
-            raise ConfigError(f"{target} already holds a compile",
-                              hint=f"tether compile --resume {target}, or another --out")
-        if resume and stored is None:
-            raise ConfigError(f"{target} holds no compile to resume (no config.json)")
         self.setting = get_setting(config.setting)
-        if not resume:  # a resumed build keeps the sizes its config.json recorded
+        if not resume:  # a resumed compile keeps the sizes it recorded
             config = _fit_sizes(config, self.setting)
         self.config = config
-        self.teacher_model = teacher or parse_model(config.teacher)
-        student_model = student or parse_model(config.student)
-        self.student = ModelStudent(student_model, ledger=student_ledger(self.dir, config),
-                                    sink=self.dir.append_student_call)
         self.splits = self.setting.splits(config.seed, config.sizes)
         check_splits(self.setting, self.splits, config.sizes)
-        self._testing: BuildStore | None = None
+        # one process per directory: the run store's lock, held until run() ends
+        self.store = run if run is not None else CompileRun.create(
+            target, config.model_dump(), compile_tasks(self.setting, self.splits, config))
+        try:
+            self._open(teacher, student, progress, before_item)
+        except BaseException:
+            self.store.close()
+            raise
+
+    def _open(self, teacher: Model | None, student: Model | None, progress: Progress | None,
+              before_item: Callable[[str, str, Item], None] | None) -> None:
+        config = self.config
+        self.teacher_model = teacher or parse_model(config.teacher)
+        student_model = student or parse_model(config.student)
+        self.endpoint = StudentEndpoint(student_model, ledger=student_ledger(self.store, config),
+                                        record=self.store.append_student_call)
+        self._testing: BuildRecords | None = None
         self._before_item = before_item
-        self.scorer = SplitScorer(self.setting, self.student, self.dir,
+        self.scorer = SplitScorer(self.setting, self.endpoint, self.store,
                                   modality=_modality(student_model, config.modality),
                                   before_item=self._guard, progress=progress)
-        if not resume:
-            self.dir.write_config(config.model_dump())
-            self.dir.start_student_calls()  # a student refused every call spent 0, not null
 
     @classmethod
     def resume(cls, out: str | Path, **kwargs: Any) -> Compiler:
-        stored = BuildDir(out).config()
-        if stored is None:
-            raise ConfigError(f"{out} holds no compile to resume (no config.json)")
-        config = stored_config(stored, str(Path(out) / "config.json"))
-        return cls(config, out=out, resume=True, **kwargs)
+        run = CompileRun.reopen(out)
+        try:
+            stored = run.config()
+            assert stored is not None  # reopen found the compile event
+            config = stored_config(stored, f"{Path(out) / DB_NAME}: the compile's config")
+            return cls(config, out=out, resume=True, run=run, **kwargs)
+        except BaseException:
+            run.close()
+            raise
 
     def _guard(self, split: str, harness_hash: str, item: Item) -> None:
         if split == "test" and (self._testing is None or self._testing.selected() is None):
@@ -158,14 +155,15 @@ class Compiler:
         try:
             return self._run()
         finally:
-            self._release()
+            self.store.close()
 
     def _run(self) -> dict[str, Any]:
         cfg = self.config
         env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
                        cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests)
         for k in range(cfg.builds):
-            store = self.dir.build(k)
+            self.store.start_build(k)
+            store = self.store.build(k)
             teacher = TeacherClient(self.teacher_model, store, seed=cfg.seed + k,
                                     temperature=cfg.teacher_temperature,
                                     max_tokens=cfg.teacher_max_tokens,
@@ -177,9 +175,9 @@ class Compiler:
             if "gepa" in cfg.comparators and store.gepa() is None:
                 store.write_gepa(self._gepa(env, store, k))
         for k in range(cfg.builds):
-            self._test(self.dir.build(k))
-        result = summarise(self.dir)
-        self.dir.write_result(result)
+            self._test(self.store.build(k))
+        result = summarise(self.store)
+        self.store.write_result(result)
         return result
 
     def _oneshot(self, teacher: TeacherClient) -> dict[str, Any]:
@@ -199,7 +197,7 @@ class Compiler:
             row["document"] = Harness.model_validate(document).document()
         return row
 
-    def _gepa(self, env: ScoringEnv, store: BuildStore, k: int) -> dict[str, Any]:
+    def _gepa(self, env: ScoringEnv, store: BuildRecords, k: int) -> dict[str, Any]:
         """GEPA's search for this build on the build's own scoring, matched to the build's
         spend (gepa_arm.py)."""
         cfg = self.config
@@ -219,16 +217,17 @@ class Compiler:
             wanted.discard("human_recipe")
         return wanted
 
-    def _test(self, store: BuildStore) -> None:
+    def _test(self, store: BuildRecords) -> None:
         wanted = self._comparators()
         stored = store.test()
-        # A finished build's test.json is final unless the config was widened before a
-        # resume: then the missing arms are scored, the others come from the score cache.
+        # A finished build's test record is final unless the config was widened before a
+        # resume: then the missing arms are scored, the others come from their trials.
         if stored is not None and wanted <= set(stored["arms"]):
             return
         selected = store.selected()
         if selected is None:
-            raise FreezeError(f"{store.root}: no selected.json; the build did not finish")
+            raise FreezeError(f"{store.name}: no selection recorded; the build did not "
+                              "finish")
         self._testing = store
         test_items = self.splits["test"]
         chosen = Harness.model_validate(selected["document"])
@@ -286,17 +285,30 @@ class Compiler:
         self._testing = None
 
 
-def student_ledger(dir_: BuildDir, config: CompileConfig) -> Ledger:
-    """The compile's student budget, charged with what the directory says was spent (a
+def compile_tasks(setting: Setting, splits: dict[str, list[Item]],
+                  config: CompileConfig) -> list[Task]:
+    """The tasks of the compile's items, split by split (what its trials are of): the
+    tasks a `tether run` on the setting's `harness-` suites with these sizes has."""
+    tasks: list[Task] = []
+    for split in SPLITS:
+        suite = task_suite(setting.name, split, seed=config.seed, sizes=config.sizes,
+                           count=item_count(setting))
+        tasks += item_tasks(setting.name, split, splits.get(split, []), suite=suite,
+                            seed=config.seed, sizes=config.sizes)
+    return tasks
+
+
+def student_ledger(run: CompileRun, config: CompileConfig) -> Ledger:
+    """The compile's student budget, charged with what the run says was spent (a
     resumed compile goes on from there), in generated tokens as tokens/item counts them."""
     ledger = Ledger(BudgetSpec(total=config.student_token_budget))
-    for row in dir_.student_calls():
+    for row in run.student_calls():
         ledger.settle(STUDENT_ROLE, 0, Usage(**row["usage"]))
     return ledger
 
 
 def _arm(result: SplitScore, harness_hash: str | None = None) -> dict[str, Any]:
-    """An arm's row in test.json: `key` names its scores (a harness hash, or a
+    """An arm's row in the test record: `key` names its scores (a harness hash, or a
     baseline's key), `hash` the harness (None for a baseline)."""
     row = {"hash": harness_hash, "key": result.hash,
            # an arm the student's budget stopped before its last item has no mean: a mean

@@ -23,21 +23,23 @@
     seed = 0                    # split seed; base of the teacher seeds
     out = "builds/docs"
 
-The fields may sit at the top of the file or under a `[compile]` table.
+The fields may sit at the top of the file or under a `[compile]` table. The file is read
+by the strict loader experiment configs are read with (`tether.runs.strict`): an unknown
+field, or one of the wrong type or out of range, is one line naming the file and the
+field, with a "did you mean" for a misspelt name.
 """
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tether.errors import ConfigError
+from tether.runs import read_config, strict_model
 from tether.systems.compile.setting import DATA_FORMATS
 from tether.systems.compile.settings.data import canonical_spec
-from tether.textio import loads_toml, read_text
 
 __all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile_config",
            "stored_config"]
@@ -68,7 +70,7 @@ class CompileConfig(BaseModel):
     builds: int = Field(default=1, ge=1)
     seed: int = 0
     out: str | None = None
-    #: a data setting's metric; folded into the setting spec (`jsonl:PATH?metric=f1`)
+    #: a data setting's metric; folded into the setting spec (`jsonl:PATH;metric=f1`)
     metric: str | None = None
     #: the student's modality: auto (text for local and scripted students), text, image
     modality: Literal["auto", "text", "image"] = "auto"
@@ -106,14 +108,9 @@ class CompileConfig(BaseModel):
         return {"probe": self.probe, "validation": self.validation, "test": self.test}
 
 
-def _config(fields: dict[str, Any], where: str, base: Path | None = None) -> CompileConfig:
-    try:
-        config = CompileConfig.model_validate(fields)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = ".".join(str(p) for p in err["loc"]) or "config"
-        raise ConfigError(f"{where}: {name}: {err['msg']}",
-                          hint="fields: " + ", ".join(CompileConfig.model_fields)) from None
+def _config(fields: Any, where: str, base: Path | None = None) -> CompileConfig:
+    config = strict_model(CompileConfig, fields, where, what="compile fields",
+                    hint="fields: " + ", ".join(CompileConfig.model_fields))
     return _with_data_spec(config, base)
 
 
@@ -131,19 +128,16 @@ def _with_data_spec(config: CompileConfig, base: Path | None) -> CompileConfig:
 
 
 def stored_config(fields: dict[str, Any], where: str) -> CompileConfig:
-    """A build directory's config.json, checked as a config given by hand is."""
+    """A compile's stored config, checked as a config given by hand is."""
     return _config(fields, where)
 
 
 def load_compile_config(path: str | Path, **overrides: Any) -> CompileConfig:
-    """The config in a TOML file, with `overrides` (flags given) on top."""
-    text = read_text(path, what="compile config")  # bounded; a FIFO is refused
-    try:
-        data = loads_toml(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not TOML: {exc}") from None
-    fields = dict(data.get("compile", data))
-    fields.update({k: v for k, v in overrides.items() if v is not None})
+    """The config in a TOML (or JSON) file, with `overrides` (flags given) on top."""
+    data = read_config(path, what="a compile config file (TOML)")
+    fields = data.get("compile", data) if isinstance(data, dict) else data
+    if isinstance(fields, dict):
+        fields = {**fields, **{k: v for k, v in overrides.items() if v is not None}}
     return _config(fields, str(path), base=Path(path).parent)
 
 

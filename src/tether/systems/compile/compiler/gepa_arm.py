@@ -19,10 +19,12 @@ How it is matched with the compile (the paper's Table 43 compares the two search
   hard-coded-answer audit on probe and validation gold included); an inadmissible one
   scores 0 on every item and its feedback names the violations;
 - scores: the compile's student and metric through the same runtime (SplitScorer),
-  cached per item under `builds/K/gepa/scores/`; an infrastructure error counts 0 in
-  GEPA's search (its API takes a number) and is never scored on test;
+  each item a trial of the compile's run in the search's own scope (`gepaK`: its
+  strategy params say `search`); an infrastructure error counts 0 in GEPA's search (its
+  API takes a number) and is never scored on test;
 - reflection: each GEPA reflection is one `TeacherClient` call (the charged path:
-  reserved before the call, recorded in `builds/K/gepa/teacher/`, replayed on resume);
+  reserved before the call, recorded as a `teacher_call` event of scope `K/gepa`,
+  replayed on resume);
 - budget (`GepaMatch`): teacher tokens = the compile's `teacher_token_budget`, or where
   it has none the tokens the build's own teacher spent; metric calls = the probe and
   validation item scorings the build's loop made. A call the budget refuses ends the
@@ -38,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from tether.errors import ConfigError, TetherError
 from tether.systems.compile.admissibility import check_harness
+from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.evidence import stage_of, trace_of
-from tether.systems.compile.compiler.scoring import ScoringEnv, SplitScore, SplitScorer
-from tether.systems.compile.compiler.store import BuildDir, BuildStore
+from tether.systems.compile.compiler.scoring import ScoringEnv, SplitScore
 from tether.systems.compile.compiler.teacher import TeacherClient
 from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.prompt_fields import observation_fields
@@ -90,6 +92,11 @@ expects from the examples, and say what the student should do. Reply with the ne
 alone inside one ``` block."""
 
 
+def search_scope(store: BuildRecords) -> str:
+    """The scope of a build's GEPA scores: `gepaK` for build K."""
+    return "gepa" + store.scope.split("/")[0]
+
+
 def require_gepa() -> None:
     """ConfigError naming the extra when the `gepa` package is not installed."""
     try:
@@ -107,7 +114,7 @@ class GepaMatch:
     metric_calls: int
 
 
-def matched_budget(token_budget: int | None, store: BuildStore,
+def matched_budget(token_budget: int | None, store: BuildRecords,
                    sizes: Mapping[str, int]) -> GepaMatch:
     """The build's own spend: its token cap (else the tokens its loop's teacher calls
     used; the one-shot comparator's call is not the search's) and the probe and
@@ -121,18 +128,6 @@ def matched_budget(token_budget: int | None, store: BuildStore,
     return GepaMatch(teacher_tokens=token_budget or max(1, spent), metric_calls=calls)
 
 
-class _ItemScores(BuildDir):
-    """The GEPA arm's score store: each (split, harness) keeps every item it has scored in
-    its partial file, so a minibatch never re-runs an item (GEPA scores subsets of a
-    split; the compile's store keeps whole splits only)."""
-
-    def split_score(self, split: str, harness_hash: str) -> SplitScore | None:
-        return None
-
-    def write_split_score(self, score: SplitScore) -> None:
-        return None  # the partial rows are the record
-
-
 class HarnessAdapter:
     """GEPA's adapter (`gepa.GEPAAdapter`): a candidate is a harness's prompt texts;
     `evaluate` scores the student with that harness on a batch of one split."""
@@ -140,12 +135,11 @@ class HarnessAdapter:
     #: GEPA's own reflection proposes the texts (through `TeacherReflection`)
     propose_new_texts: ProposalFn | None = None
 
-    def __init__(self, env: ScoringEnv, store: BuildStore) -> None:
+    def __init__(self, env: ScoringEnv, store: BuildRecords) -> None:
         self.env = env
-        self.scorer = SplitScorer(env.setting, env.scorer.student, _ItemScores(store.root),
-                                  modality=env.scorer.modality,
-                                  before_item=env.scorer.before_item,
-                                  progress=env.scorer.progress)
+        # its candidates' scores are its own trials (scope gepaK), item by item, so a
+        # minibatch never re-runs an item and the build's scores stay the build's
+        self.scorer = env.scorer.within(search_scope(store))
         self.base = bare_harness(env.setting.name).document()
         self.split_of = {item.item_id: split for split, items in env.splits.items()
                          for item in items}
@@ -282,10 +276,10 @@ class _Log:
         self.lines.append(message)
 
 
-def run_gepa(env: ScoringEnv, store: BuildStore, teacher: TeacherClient, match: GepaMatch, *,
+def run_gepa(env: ScoringEnv, store: BuildRecords, teacher: TeacherClient, match: GepaMatch, *,
              seed: int) -> dict[str, Any]:
     """Run the search (`seed`: GEPA's own sampling) with `teacher` recording into `store`
-    (the build's `gepa_store()`); its record, which the caller writes to gepa.json."""
+    (the build's `gepa_store()`); its record, which the caller records as `gepa`."""
     require_gepa()
     import gepa
 

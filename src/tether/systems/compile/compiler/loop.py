@@ -1,7 +1,7 @@
 """One build's compile loop: bare floor, round 0 with restarts, reflection A or B, freeze.
 
     loop = BuildLoop(env, build_store, teacher)
-    selected = loop.run()      # the frozen selection (also written to selected.json)
+    selected = loop.run()      # the frozen selection (also recorded: `selected`)
 
 The steps (the paper's Tables 15 and 25):
 1. The bare harness is scored on probe and validation: the first incumbent.
@@ -14,13 +14,13 @@ The steps (the paper's Tables 15 and 25):
    Either may first request one probe trace. A failed call or an unparseable reply is
    the round's record (`error` / `unparseable`), never a no-op. A call the teacher's
    token budget refuses is the round's `error`, and no further round is asked:
-   `selected.json`'s `stopped` names the budget. So does a proposal whose probe or
+   the selection's `stopped` names the budget. So does a proposal whose probe or
    validation items the student's token budget left unscored (scoring.py): the round is
    an `error` (no gate on an incomplete split), `stopped` and `student_stopped` say why;
    when it is the bare floor itself, no teacher call is made and bare is selected.
 4. Every parsed proposal is written, checked for admissibility, and only if admissible
    scored on probe (its report is the next round's evidence) and validation; the gate
-   (gate.py) decides. 5. The incumbent is frozen to selected.json.
+   (gate.py) decides. 5. The incumbent is frozen: the build's `selected` record.
 
 The teacher's calls are made one at a time, by design: each needs the reply before it
 (a restart is asked only after an unusable proposal and is told why; a trace answer
@@ -28,7 +28,7 @@ carries the trace the round's first reply asked for; a reflection round reads ev
 earlier round's outcome). Nothing in a round could be asked in parallel without asking
 for different proposals; the concurrency is in the scoring (scoring.py).
 
-Teacher calls and scores are read back from the build directory when present, so
+Teacher calls and scores are read back from the compile's run when present, so
 running the loop again after a kill replays the same decisions without calling the
 teacher or the student again for anything already done.
 """
@@ -42,6 +42,7 @@ from typing import Any
 from tether.models import json_object
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.answer_audit import audit_findings, redact_document
+from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.evidence import paired_traces, probe_report, trace_of
 from tether.systems.compile.compiler.gate import Incumbent, gate
 from tether.systems.compile.compiler.prompts import (
@@ -53,7 +54,6 @@ from tether.systems.compile.compiler.prompts import (
     trace_answer,
 )
 from tether.systems.compile.compiler.scoring import ScoringEnv, SplitScore
-from tether.systems.compile.compiler.store import BuildStore
 from tether.systems.compile.compiler.teacher import TeacherClient, TeacherReply
 from tether.systems.compile.harness import Harness, bare_harness
 
@@ -71,7 +71,7 @@ class BuildEnv(ScoringEnv):
 
 
 class BuildLoop:
-    def __init__(self, env: BuildEnv, store: BuildStore, teacher: TeacherClient) -> None:
+    def __init__(self, env: BuildEnv, store: BuildRecords, teacher: TeacherClient) -> None:
         self.env = env
         self.store = store
         self.teacher = teacher

@@ -1,15 +1,18 @@
-"""The shapes of a build directory's files, checked whenever one is read back.
+"""The shapes of what a compile records, checked whenever one is read back.
 
-A build file damaged by hand or by a full disk (cut short, not UTF-8, nested past the
-parser, a field of the wrong type) is a one-line ConfigError naming the file, never a
-traceback from wherever the value is used later (a report template, a resume). Each
-shape names the fields the compiler and the report read, with their types; fields
-they do not read pass through unchecked, so files written by older versions still load.
-config.json is checked as a whole, by CompileConfig itself.
+A compile's events (compiler/run.py) and the files of a build directory an earlier
+tether wrote (compiler/legacy.py) are checked against the same shapes: a row damaged by
+hand or by a full disk (cut short, not UTF-8, nested past the parser, a field of the
+wrong type) is a one-line ConfigError naming where it is, never a traceback from
+wherever the value is used later (a report template, a resume). Each shape names the
+fields the compiler and the report read, with their types; fields they do not read pass
+through unchecked, so what older versions wrote still loads. The config is checked as a
+whole, by CompileConfig itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +22,34 @@ from tether.errors import ConfigError
 from tether.systems.compile.harness import Harness
 from tether.textio import JSONError, loads
 
-__all__ = ["Arm", "Oneshot", "ProbeReport", "Record", "Round", "Score", "Selected",
-           "TeacherCall", "TestScores", "Verdict", "damaged", "read_record"]
+__all__ = ["Arm", "CompileRow", "Oneshot", "ProbeReport", "Record", "Round", "Score",
+           "Selected", "StudentCall", "TeacherCall", "TestScores", "Verdict", "checked",
+           "damaged", "damaged_event", "read_record"]
 
 
 def damaged(path: Path, why: str) -> ConfigError:
     return ConfigError(f"{path}: {why}", hint="the build file is damaged: restore it, or "
                        "delete it to have that step run again")
+
+
+def damaged_event(run_dir: Path, where: str, why: str) -> ConfigError:
+    return ConfigError(f"{where}: {why}", hint=(
+        f"{run_dir / 'events.jsonl'} and {run_dir / 'trials.jsonl'} hold a copy of what "
+        f"the compile recorded: move run.sqlite aside, then `tether compile --resume "
+        f"{run_dir}` rebuilds the store from them"))
+
+
+def checked(value: Any, shape: type[BaseModel], fail: Callable[[str], ConfigError]) -> Any:
+    """`value` once it is a JSON object with `shape`; `fail(why)` is raised otherwise."""
+    if not isinstance(value, dict):
+        raise fail(f"not a JSON object but {type(value).__name__}")
+    try:
+        shape.model_validate(value)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(map(str, err["loc"])) or "the document"
+        raise fail(f"{where}: {err['msg']}") from None
+    return value
 
 
 def read_record(path: Path, shape: type[BaseModel]) -> Any:
@@ -38,15 +62,7 @@ def read_record(path: Path, shape: type[BaseModel]) -> Any:
         raise damaged(path, f"not valid JSON: {exc}") from None
     except OSError as exc:
         raise damaged(path, f"cannot read: {exc.strerror}") from None
-    if not isinstance(value, dict):
-        raise damaged(path, f"not a JSON object but {type(value).__name__}")
-    try:
-        shape.model_validate(value)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(map(str, err["loc"])) or "the document"
-        raise damaged(path, f"{where}: {err['msg']}") from None
-    return value
+    return checked(value, shape, lambda why: damaged(path, why))
 
 
 class Record(BaseModel):
@@ -166,3 +182,22 @@ class Score(Record):
     infra_errors: int = 0
     na: dict[str, str] = {}
     budget: dict[str, Any] = {}
+
+
+class CompileRow(Record):
+    """The `compile` event: what the compile was asked and on which items."""
+
+    config: dict[str, Any]
+    splits: dict[str, list[str]]
+    tasks: dict[str, dict[str, Any]]
+
+
+class _Usage(BaseModel):
+    output_tokens: int
+    reasoning_tokens: int = 0
+
+
+class StudentCall(Record):
+    """A student call's record (what a resumed compile is charged with)."""
+
+    usage: _Usage

@@ -1,13 +1,14 @@
-"""Scoring a harness on a split: the runtime of `compiled_harness`, item by item, cached.
+"""Scoring a harness on a split: the runtime of `compiled_harness`, item by item, recorded.
 
-    scorer = SplitScorer(setting, student, store)
+    scorer = SplitScorer(setting, endpoint, run)
     result = scorer.score(harness, "validation", items)   # SplitScore
 
-Every item goes through `HarnessRuntime.run_item` (systems/compile/runtime.py), the runtime the
-`compiled_harness` strategy deploys, with a `ModelStudent` (student.py) making the
-calls, each budgeted and recorded. Each item's outcome is appended to
-`scores/SPLIT/HASH.partial.jsonl` as soon as it is known and the finished split is
-written to `scores/SPLIT/HASH.json` atomically, so after a kill the next run re-scores
+Every item goes through `HarnessRuntime.run_item` (systems/compile/runtime.py), the
+runtime the `compiled_harness` strategy deploys, with a `StudentSession` of the compile's
+student endpoint (endpoint.py) making the calls, each budgeted and recorded. `score_item`
+is the one student-scoring path: it runs one item and returns its row and calls; the
+scorer commits each scored item to the compile's run as a trial record as soon as it is
+known (compiler/run.py, compiler/trial.py), so after a kill the next run re-scores
 neither a scored proposal nor a scored item (the student is decoded with a fixed seed,
 so a replayed item would give the same answer anyway).
 
@@ -18,46 +19,44 @@ An intervention is decided n/a per item: an item it does not apply to (no candid
 no signals, no resource on that item) is recorded as n/a with the reason, never scored,
 and the split's mean is over the items where it applies; only when it applies to none
 is the whole split `NotApplicable`. An item a student call of which the student's token
-budget refused is a budget stop: recorded with the reason (`SplitScore.budget`), never
-scored (the student did not fail it; it was not asked), never kept as the item's result,
-and a split with one is incomplete (`stopped`): not written as final, so a resume asks
-again, and the compile loop stops there (loop.py).
+budget refused is a budget stop: kept in the split's result with the reason
+(`SplitScore.budget`), never scored (the student did not fail it; it was not asked),
+never committed as the item's result, and a split with one is incomplete (`stopped`):
+a resume asks again, and the compile loop stops there (loop.py).
 
-`score_baseline` scores a baseline with no harness (systems/compile/baselines.py: student_routed,
-cot_vote) the same cached, item-by-item way.
+`score_baseline` scores a baseline with no harness (systems/compile/baselines.py:
+student_routed, cot_vote) the same recorded, item-by-item way.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether.core import BudgetExhausted
 from tether.errors import ConfigError
-from tether.models import ModelError
+from tether.models import CallRecord, ModelError
 from tether.systems.compile.baselines import CotVote, StudentRouted
-from tether.systems.compile.compiler.student import ModelStudent
-from tether.systems.compile.harness import Harness
-from tether.systems.compile.interventions import NotApplicable, intervene
-from tether.systems.compile.runtime import (
-    HarnessRuntime,
-    ItemOutcome,
-    ItemPolicy,
-    StudentFn,
-    score_outcome,
-)
+from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.systems.compile.compiler.trial import Scoring
+from tether.systems.compile.harness import Harness, bare_harness
+from tether.systems.compile.interventions import NotApplicable, intervene, intervened_harness
+from tether.systems.compile.runtime import HarnessRuntime, ItemOutcome, score_outcome
 from tether.systems.compile.setting import Item, Setting
 from tether.systems.compile.settings.metric_process import MetricError
+from tether.systems.compile.student import StudentSession
 
-__all__ = ["ModelStudent", "NotApplicable", "ScoringEnv", "SplitScore", "SplitScorer", "graded"]
+if TYPE_CHECKING:
+    from tether.systems.compile.compiler.run import CompileRun
+
+__all__ = ["NotApplicable", "ScoredItem", "ScoringEnv", "SplitScore", "SplitScorer", "graded"]
 
 #: called before an item is scored: (split, harness hash, item) (tests check the freeze)
 BeforeItem = Callable[[str, str, Item], None]
-#: one item's row (item_id, score, tokens, outcome)
-RunItem = Callable[[Item], dict[str, Any]]
 Progress = Callable[[str, int, int], None]
 
 
@@ -108,46 +107,81 @@ class SplitScore:
                 "na": self.na, **({"budget": self.budget} if self.budget else {})}
 
     @classmethod
+    def of_rows(cls, key: str, split: str, rows: Sequence[dict[str, Any]]) -> SplitScore:
+        """The split's result from its items' rows, in the order given."""
+        result = cls(key, split)
+        for row in rows:
+            _add(result, row)
+        return result
+
+    @classmethod
     def from_json(cls, row: dict[str, Any]) -> SplitScore:
         return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
                    int(row["output_tokens"]), int(row.get("infra_errors", 0)),
                    dict(row.get("na", {})), dict(row.get("budget", {})))
 
 
-class SplitScorer:
-    """Scores harnesses on splits through the runtime, with the store's cache."""
+@dataclass
+class ScoredItem:
+    """One item scored: the scorer's row of it and the student calls it made."""
 
-    def __init__(self, setting: Setting, student: ModelStudent, store: Any, *,
+    row: dict[str, Any]
+    calls: list[CallRecord]
+    wall_s: float = 0.0
+
+    @property
+    def budget_stop(self) -> bool:
+        return "budget" in self.row
+
+
+#: what scores one item of a split (a harness's runtime, or a baseline)
+ItemScorer = Callable[[Item], ScoredItem]
+
+
+class SplitScorer:
+    """Scores harnesses on splits through the runtime, each item a trial of `run`.
+
+    `scope` keeps a search's scores apart from the compile's own ("gepa0": GEPA's search
+    of build 0 scores its candidates in its own trials, as it always did)."""
+
+    def __init__(self, setting: Setting, endpoint: StudentEndpoint, run: CompileRun, *,
                  modality: str = "text", before_item: BeforeItem | None = None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, scope: str = "") -> None:
         self.setting = setting
-        self.student = student
-        self.store = store
+        self.endpoint = endpoint
+        self.run = run
         self.modality = modality
         self.before_item = before_item
         self.progress = progress
+        self.scope = scope
+        self.bare_hash = bare_harness(setting.name).hash
+
+    def within(self, scope: str) -> SplitScorer:
+        """The same scorer, keeping its scores in `scope`."""
+        return SplitScorer(self.setting, self.endpoint, self.run, modality=self.modality,
+                           before_item=self.before_item, progress=self.progress, scope=scope)
 
     def score(self, harness: Harness, split: str, items: Sequence[Item],
               intervention: str | None = None) -> SplitScore:
         """The harness's scores on `items` (with one decision intervention applied:
         systems/compile/interventions.py; NotApplicable when it applies to none of them)."""
-        key = harness.hash if intervention is None else f"{harness.hash}+{intervention}"
+        scoring = Scoring.of_harness(harness, split, bare_hash=self.bare_hash,
+                                     intervention=intervention, scope=self.scope)
 
         @contextmanager
-        def runner() -> Iterator[RunItem]:
-            run = harness
-            if intervention is not None:  # persist runs an edited copy: its runtime
-                run, _ = intervene(intervention, harness, self.setting, self.student,
-                                   lambda: None)
-            self.student.configure(run)
+        def runner() -> Iterator[ItemScorer]:
+            # persist runs an edited copy: its runtime
+            run = harness if intervention is None else intervened_harness(intervention,
+                                                                          harness)
             with HarnessRuntime(run, self.setting,
                                 # self.modality is a Modality value; its attribute is typed str
                                 student_modality=self.modality) as runtime:  # type: ignore[arg-type]
-                yield lambda item: self._one(runtime, harness, split, item, intervention)
+                yield lambda item: self.score_item(scoring, item, harness=harness,
+                                                   runtime=runtime, intervention=intervention)
 
         # an intervention's policy may keep state across items: those run one at a time
-        result = self._score(key, split, items, runner,
-                             f"{split} {key[:8]}" + (f" {intervention}" if intervention else ""),
+        label = f"{split} {scoring.key[:8]}" + (f" {intervention}" if intervention else "")
+        result = self._score(scoring, items, runner, label,
                              workers=1 if intervention is not None else None)
         if intervention is not None and result.na and len(result.na) == len(result.outcomes):
             raise NotApplicable(next(iter(result.na.values())))
@@ -156,40 +190,36 @@ class SplitScorer:
     def score_baseline(self, baseline: CotVote | StudentRouted, split: str,
                        items: Sequence[Item]) -> SplitScore:
         """A baseline's scores on `items`, keyed by `baseline.key`."""
+        scoring = Scoring.of_baseline(baseline.name, baseline.key, split)
 
         @contextmanager
-        def runner() -> Iterator[RunItem]:
-            self.student.decode(max_tokens=baseline.max_tokens,
-                                temperature=baseline.temperature)
-            yield lambda item: self._baseline_one(baseline, split, item)
+        def runner() -> Iterator[ItemScorer]:
+            yield lambda item: self.score_item(scoring, item, baseline=baseline)
 
-        return self._score(baseline.key, split, items, runner, f"{split} {baseline.name}")
+        return self._score(scoring, items, runner, f"{split} {baseline.name}")
 
-    def _score(self, key: str, split: str, items: Sequence[Item],
+    def _score(self, scoring: Scoring, items: Sequence[Item],
                runner: Callable[[], Any], label: str, *, workers: int | None = None
                ) -> SplitScore:
-        cached = self.store.split_score(split, key)
-        if cached is not None and set(cached.outcomes) == {i.item_id for i in items}:
-            return cached  # (a file for other items is not these items' scores)
-        rows = {row["item_id"]: row for row in self.store.partial_items(split, key)}
+        rows = self.run.scored(scoring)
         todo = [item for item in items if item.item_id not in rows]
         if todo:
-            with runner() as run_item:
-                width = self.student.concurrency if workers is None else workers
-                for row in _run_items(run_item, todo, width, self._tick(label, len(items),
-                                                                         len(rows))):
+            with runner() as score_one:
+                def commit(item: Item) -> dict[str, Any]:
+                    scored = score_one(item)
                     # item by item: resumable; a budget stop is no result of the item
-                    if "budget" not in row:
-                        self.store.append_partial(split, key, row)
+                    if not scored.budget_stop:
+                        self.run.commit(scoring, self.setting, item, scored.row, scored.calls,
+                                        modality=self.modality, wall_s=scored.wall_s)
+                    return scored.row
+
+                width = self.endpoint.concurrency if workers is None else workers
+                for row in _run_items(commit, todo, width,
+                                      self._tick(label, len(items), len(items) - len(todo))):
                     rows[row["item_id"]] = row
         # split order, whatever order the items finished in: the same result as serial
-        result = SplitScore(key, split)
-        order = [i.item_id for i in items if i.item_id in rows]
-        for item_id in [*order, *(k for k in rows if k not in set(order))]:
-            _add(result, rows[item_id])
-        if not result.budget:  # an incomplete split is never final: a resume retries it
-            self.store.write_split_score(result)
-        return result
+        return SplitScore.of_rows(scoring.key, scoring.split,
+                                  [rows[i.item_id] for i in items if i.item_id in rows])
 
     def _tick(self, label: str, total: int, done: int) -> Callable[[], None]:
         count = [done]
@@ -201,84 +231,91 @@ class SplitScorer:
 
         return tick
 
-    def _policy(self, harness: Harness, item: Item, intervention: str | None,
-                student: StudentFn) -> ItemPolicy | None:
-        if intervention is None:
-            return None
-        image = (lambda: self.setting.image(item)) if self.modality == "image" else (
-            lambda: None)
-        return intervene(intervention, harness, self.setting, student, image)[1]
-
-    def _one(self, runtime: HarnessRuntime, harness: Harness, split: str,
-             item: Item, intervention: str | None = None) -> dict[str, Any]:
+    # -- one item: the student-scoring path -------------------------------------------
+    def score_item(self, scoring: Scoring, item: Item, *, harness: Harness | None = None,
+                   runtime: HarnessRuntime | None = None, intervention: str | None = None,
+                   baseline: CotVote | StudentRouted | None = None) -> ScoredItem:
+        """Score one item (with the harness's `runtime`, or a baseline): its row and the
+        student calls it made, nothing recorded yet (the caller commits it). Safe to call
+        for several items at once: each gets its own student session and call log."""
         if self.before_item is not None:
-            self.before_item(split, harness.hash, item)
-        with self.student.at(split, harness.hash, item.item_id):
-            return self._run_one(runtime, harness, split, item, intervention)
+            self.before_item(scoring.split, scoring.key.split("+")[0], item)
+        calls: list[CallRecord] = []
+        started = time.monotonic()
+        if baseline is not None:
+            student = self.endpoint.session(
+                max_tokens=baseline.max_tokens, temperature=baseline.temperature,
+                modality=self._modality(), where=scoring.where(item.item_id), log=calls)
+            row = self._baseline_row(baseline, item, student)
+        else:
+            assert harness is not None and runtime is not None
+            student = self.endpoint.session(
+                max_tokens=harness.decode.max_tokens, temperature=harness.decode.temperature,
+                modality=self._modality(), where=scoring.where(item.item_id), log=calls)
+            row = self._harness_row(runtime, harness, scoring.split, item, intervention,
+                                    student)
+        return ScoredItem(row, calls, time.monotonic() - started)
 
-    def _run_one(self, runtime: HarnessRuntime, harness: Harness, split: str,
-                 item: Item, intervention: str | None) -> dict[str, Any]:
-        before = self.student.counts()[1]
+    def _modality(self) -> Any:
+        return "image" if self.modality == "image" else "text"
+
+    def _harness_row(self, runtime: HarnessRuntime, harness: Harness, split: str,
+                     item: Item, intervention: str | None,
+                     student: StudentSession) -> dict[str, Any]:
         shown: list[str] = []
 
-        def student(prompt: str, image: bytes | None) -> str:
+        def call(prompt: str, image: bytes | None) -> str:
             shown.append(prompt)  # the rendered prompt: the probe evidence reads it
-            return self.student(prompt, image)
+            return student(prompt, image)
 
-        call: StudentFn = student
         try:
-            outcome: ItemOutcome = runtime.run_item(
-                item, call, self._policy(harness, item, intervention, call))
+            policy = None
+            if intervention is not None:
+                image = (lambda: self.setting.image(item)) if self.modality == "image" \
+                    else (lambda: None)
+                policy = intervene(intervention, harness, self.setting, call, image)[1]
+            outcome: ItemOutcome = runtime.run_item(item, call, policy)
         except NotApplicable as exc:  # this item only: the split reports the others
             return {"item_id": item.item_id, "score": None, "na": str(exc),
-                    "tokens": self.student.counts()[1] - before,
+                    "tokens": student.output_tokens,
                     "outcome": {"status": "na", "answer": None, "error": str(exc),
                                 "step_limit": False, "calls": []}}
         except BudgetExhausted as exc:
-            return _budget_stop(item, str(exc), self.student.counts()[1] - before)
+            return _budget_stop(item, str(exc), student.output_tokens)
         compact = _compact(outcome)
         try:
             value = score_outcome(self.setting, item, outcome)
         except MetricError as exc:  # the metric's failure on this item: never scored
             value, compact = None, {**compact, "status": "metric_error", "error": str(exc)}
         row: dict[str, Any] = {"item_id": item.item_id, "score": value,
-               "tokens": self.student.counts()[1] - before, "outcome": compact}
+                               "tokens": student.output_tokens, "outcome": compact}
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
 
-    def _baseline_one(self, baseline: CotVote | StudentRouted, split: str,
-                      item: Item) -> dict[str, Any]:
-        if self.before_item is not None:
-            self.before_item(split, baseline.key, item)
-        with self.student.at(split, baseline.key, item.item_id):
-            return self._run_baseline(baseline, item)
-
-    def _run_baseline(self, baseline: CotVote | StudentRouted, item: Item) -> dict[str, Any]:
-        calls, before = self.student.counts()
+    def _baseline_row(self, baseline: CotVote | StudentRouted, item: Item,
+                      student: StudentSession) -> dict[str, Any]:
         image = self.setting.image(item) if self.modality == "image" else None
         answer: str | None
         try:
-            answer, detail = baseline.answer(self.setting, item, self.student, image)
+            answer, detail = baseline.answer(self.setting, item, student, image)
             status, error = "answered", ""
         except ModelError as exc:  # an API failure: infra, never scored (invariant 6)
             answer, detail = None, {}
             status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
         except BudgetExhausted as exc:
-            return _budget_stop(item, str(exc), self.student.counts()[1] - before)
+            return _budget_stop(item, str(exc), student.output_tokens)
         try:
             value = None if answer is None else self.setting.score(answer, item)
         except MetricError as exc:  # the metric's failure on this item: never scored
             value, status, error = None, "metric_error", str(exc)
-        return {"item_id": item.item_id, "score": value,
-                "tokens": self.student.counts()[1] - before,
+        return {"item_id": item.item_id, "score": value, "tokens": student.output_tokens,
                 "outcome": {"status": status, "answer": answer, "error": error,
-                            "step_limit": False,
-                            "student_calls": self.student.counts()[0] - calls,
+                            "step_limit": False, "student_calls": student.calls,
                             "calls": [], **detail}}
 
 
-def _run_items(run_item: RunItem, items: Sequence[Item], workers: int,
+def _run_items(run_item: Callable[[Item], dict[str, Any]], items: Sequence[Item], workers: int,
                tick: Callable[[], None]) -> Iterator[dict[str, Any]]:
     """Each item's row as it finishes, up to `workers` items at once (1: in order). On
     a failure nothing new starts, what runs finishes (its row is still yielded, so a

@@ -1,12 +1,13 @@
-"""A build directory's result, read from its files alone (`tether compile --json`,
+"""A compile's result, read from what it recorded alone (`tether compile --json`,
 `tether report`, a resumed compile's summary): nothing here scores or calls a model, so
-a finished or half-finished directory summarises the same way from any process."""
+a finished or half-finished compile summarises the same way from any process, in a run
+directory or in a build directory an earlier tether wrote (compiler/view.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tether.systems.compile.compiler.store import BuildDir, BuildStore
+from tether.systems.compile.compiler.view import BuildView, CompileView
 from tether.systems.compile.harness import bare_harness
 
 __all__ = ["ARMS", "ROUND_FIELDS", "build_summary", "student_spend", "summarise",
@@ -20,16 +21,16 @@ ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
 
 
 
-def student_spend(dir_: BuildDir) -> int | None:
-    """Generated tokens of every student call the directory recorded (None: it was
-    written before they were recorded)."""
+def student_spend(dir_: CompileView) -> int | None:
+    """Generated tokens of every student call the compile recorded (None: a build
+    directory written before they were recorded)."""
     if not dir_.records_student_calls():
         return None
     return sum(int(r["usage"]["output_tokens"]) + int(r["usage"]["reasoning_tokens"])
                for r in dir_.student_calls())
 
 
-def build_summary(dir_: BuildDir, store: BuildStore) -> dict[str, Any]:
+def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
     """One build's result (the `--json` shape)."""
     selected = store.selected() or {}
     test = (store.test() or {}).get("arms", {})
@@ -115,7 +116,7 @@ def _setting_of(selected: dict[str, Any]) -> str:
     return str(selected["document"]["setting"])
 
 
-def summarise(dir_: BuildDir) -> dict[str, Any]:
+def summarise(dir_: CompileView) -> dict[str, Any]:
     """The result of a directory: one build's summary, or the mean over several."""
     builds = [build_summary(dir_, dir_.build(k)) for k in dir_.build_indices()]
     # the student's spend is the directory's: its builds share the scores

@@ -3,9 +3,9 @@
     teacher = TeacherClient(model, build_store, seed=3, temperature=0.7, max_tokens=2048)
     reply = teacher.call("r01-s0", prompt)      # TeacherReply(text, error, tokens)
 
-Each call is written to the build's `teacher/KEY.json` (prompt, reply, input and output
+Each call is recorded as the build's `teacher_call` event (prompt, reply, input and output
 tokens, cost where the provider reports one: tether's backends report none, so null,
-latency, error). A key already recorded is answered from its file without calling the
+latency, error). A key already recorded is answered from its record without calling the
 model: `tether compile --resume` replays the teacher's earlier replies, so a resumed
 build makes the decisions it would have made. An API error (after the backend's own
 retries) is a reply with `error` set: the round is recorded as an error and the build
@@ -30,7 +30,7 @@ from typing import Any
 from tether.context import charged_generate
 from tether.core import BudgetExhausted, BudgetSpec, Ledger
 from tether.models import CallRecord, GenerateParams, Model, ModelError, Usage
-from tether.systems.compile.compiler.store import BuildStore
+from tether.systems.compile.compiler.build_records import BuildRecords
 
 __all__ = ["TEACHER_ROLE", "TeacherClient", "TeacherReply"]
 
@@ -49,7 +49,7 @@ class TeacherReply:
 class TeacherClient:
     """Budgeted, recorded, replayable teacher calls (see the module docstring)."""
 
-    def __init__(self, model: Model, store: BuildStore, *, seed: int, temperature: float,
+    def __init__(self, model: Model, store: BuildRecords, *, seed: int, temperature: float,
                  max_tokens: int, token_budget: int | None = None) -> None:
         self.model = model
         self.store = store

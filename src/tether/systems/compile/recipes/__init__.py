@@ -2,7 +2,7 @@
 
 They follow the paper's published recipes (its Tables 10 and 40) where they fit:
 - `docs`: page OCR (4,000 characters) in a context frame, the paper's DocVQA objective
-  ("a single word, number, or short phrase, copied from the page"), 96 decode tokens;
+  ("one word, a number or a short phrase copied from the page"), 96 decode tokens;
 - `flags`: InfoSeek's recognise-then-read: the student picks one of the linker's three
   candidates by number ("0. None of them", read as the linker's top 1), then reads the
   picked card under the paper's card frame;

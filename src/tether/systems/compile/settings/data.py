@@ -29,16 +29,17 @@ left for it comes up short here, and the compiler refuses it with the item count
 setting says how many rows it has (`__len__`), so sizes left to the defaults are fitted
 to a small file (setting.fitted_sizes: 12 rows are 3 / 3 / 6).
 
-The spec names the file and, optionally, the metric: `jsonl:PATH?metric=f1`
-(`tether compile --metric f1` writes this). The metric is `exact` (default), `anls`,
+The spec names the file and, optionally, the metric: `jsonl:PATH;metric=f1` (the one
+spec syntax; `tether compile --metric f1` writes this; the older `jsonl:PATH?metric=f1`
+is still read, with a notice). The metric is `exact` (default), `anls`,
 `f1`, `numeric`, `choice` or `module:function` (data_metrics.py); the aggregation
 follows from it. A bad file is a ConfigError naming the line.
 
 Files a row names (its `image`) are read only from inside the dataset's own folder (the
 file's directory, or a saved dataset's directory), links resolved: an absolute path or
 `../x` elsewhere is refused naming the row. A row may reach further only into a root
-the user names on the spec, `jsonl:PATH?root=DIR` (with a metric:
-`jsonl:PATH?metric=f1&root=DIR`).
+the user names on the spec, `jsonl:PATH;root=DIR` (with a metric:
+`jsonl:PATH;metric=f1;root=DIR`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from typing import Any
 from tether.errors import ConfigError
 from tether.suites import FORMATS as DATASET_FORMATS, load_dataset_rows
 from tether.systems.compile.setting import SPLITS, Item
-from tether.systems.compile.settings import DATA_FORMATS
+from tether.systems.compile.settings import DATA_FORMATS, data_spec, parse_data_spec
 from tether.systems.compile.settings.base import check_resources
 from tether.systems.compile.settings.data_metrics import Metric, MetricError, resolve_metric
 from tether.textio import JSONError, loads, read_bytes, read_text, resolved
@@ -64,8 +65,6 @@ __all__ = ["FORMATS", "MAX_FIELDS", "MAX_IMAGE_BYTES", "DataSetting", "DataSpec"
 
 FORMATS = DATA_FORMATS
 _REQUIRED = ("id", "question", "answer")
-#: the options a spec may end with, `?metric=NAME&root=DIR`
-_OPTIONS = ("metric", "root")
 #: the most resource fields a data file may offer: every one is named to the teacher
 MAX_FIELDS = 256
 #: the largest image file a row may name (a remote student gets it base64-encoded)
@@ -74,7 +73,7 @@ MAX_IMAGE_BYTES = 32 * 2**20
 
 @dataclass(frozen=True)
 class DataSpec:
-    """`FORMAT:PATH[?metric=NAME][&root=DIR]` taken apart."""
+    """`FORMAT:PATH[;metric=NAME][;root=DIR]` taken apart."""
 
     fmt: str
     path: Path
@@ -83,32 +82,10 @@ class DataSpec:
     root: Path | None = None
 
 
-def _options(rest: str) -> tuple[str, dict[str, str]]:
-    """(path, options) of `PATH?key=value&key=value`; a `?` not followed by known
-    options is part of the path."""
-    path, sep, tail = rest.rpartition("?")
-    if not sep:
-        return rest, {}
-    options: dict[str, str] = {}
-    for part in tail.split("&"):
-        key, eq, value = part.partition("=")
-        if not eq or key not in _OPTIONS or key in options or not value:
-            return rest, {}
-        options[key] = value
-    return path, options
-
-
 def parse_spec(spec: str) -> DataSpec:
-    """The parts of `FORMAT:PATH[?metric=NAME][&root=DIR]`."""
-    fmt, _, rest = spec.partition(":")
-    if fmt not in FORMATS or not rest:
-        raise ConfigError(f"not a data setting spec: {spec!r}",
-                          hint="write jsonl:PATH, csv:PATH, hf:PATH or parquet:PATH "
-                               "(optionally ?metric=NAME&root=DIR)")
-    path, options = _options(rest)
-    root = options.get("root")
-    return DataSpec(fmt, Path(path), options.get("metric", "exact"),
-                    Path(root) if root else None)
+    """The parts of `FORMAT:PATH[;metric=NAME][;root=DIR]` (settings.parse_data_spec)."""
+    fmt, path, metric, root = parse_data_spec(spec)
+    return DataSpec(fmt, Path(path), metric, None if root is None else Path(root))
 
 
 def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = None) -> str:
@@ -121,11 +98,8 @@ def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = 
 
     chosen = metric or parsed.metric
     resolve_metric(chosen)  # an unknown metric is refused before anything runs
-    options = [] if chosen == "exact" else [f"metric={chosen}"]
-    if parsed.root is not None:
-        options.append(f"root={absolute(parsed.root)}")
-    suffix = f"?{'&'.join(options)}" if options else ""
-    return f"{parsed.fmt}:{absolute(parsed.path)}{suffix}"
+    root = None if parsed.root is None else str(absolute(parsed.root))
+    return data_spec(parsed.fmt, str(absolute(parsed.path)), chosen, root)
 
 
 def _where(fmt: str, path: Path, number: int) -> str:
@@ -222,7 +196,7 @@ def _image(row: dict[str, Any], base: Path, root: Path | None, where: str,
     if not inside:
         raise ConfigError(f"{where}: image {value!r} is outside the dataset's folder {base}",
                           hint="keep images beside the data, or name their folder on the "
-                               "spec: FORMAT:PATH?root=DIR")
+                               "spec: FORMAT:PATH;root=DIR")
     if not image.is_file():
         raise ConfigError(f"{where}: image {value!r} does not exist or is not a regular "
                           f"file ({image})")
@@ -262,9 +236,13 @@ class DataSetting:
     """The rows of one file as a setting (see the module docstring)."""
 
     def __init__(self, spec: str) -> None:
-        parsed = parse_spec(spec)
-        fmt, path = parsed.fmt, parsed.path
-        self.name = spec
+        fmt, path_text, metric_name, root = parse_data_spec(spec)
+        path = Path(path_text)
+        parsed = DataSpec(fmt, path, metric_name, None if root is None else Path(root))
+        #: the spec as written, in its one spelling (an old `?metric=` spec is named as it
+        #: is written now; stored harnesses naming it the old way still match it:
+        #: setting.same_setting)
+        self.name = data_spec(fmt, path_text, metric_name, root)
         self.path = path
         self.metric: Metric = resolve_metric(parsed.metric)
         #: graded metrics (anls, f1, a function's float) aggregate as a mean score

@@ -1,4 +1,4 @@
-"""The metrics a data setting (`jsonl:PATH?metric=NAME`) can be scored with.
+"""The metrics a data setting (`jsonl:PATH;metric=NAME`) can be scored with.
 
 - `exact`: SQuAD-normalized exact match against any accepted answer (pass/fail);
 - `anls`: DocVQA's ANLS (graded);

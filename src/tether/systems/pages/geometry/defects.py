@@ -7,6 +7,7 @@ feedback formatter turns it into lines a model can act on, with coordinates.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -16,7 +17,7 @@ from tether.systems.pages.geometry.local_files import MissingResource
 from tether.systems.pages.geometry.measure import Measurement, ProbeRun
 
 KINDS = ("text_overlap", "out_of_bounds", "overflow", "scrollbar", "misalignment",
-         "external_resource", "navigation", "missing_resource")
+         "occlusion", "external_resource", "navigation", "missing_resource")
 
 FIXES = {
     "text_overlap": "move the texts apart (or give them separate rows/columns) so their "
@@ -37,6 +38,9 @@ FIXES = {
                     "equal gaps (a grid or flex row with gap)",
     "misalignment/offset": "move the shifted card back into line (remove its own margin, top "
                            "or transform offset, or align the row with align-items: start)",
+    "occlusion": "give the hidden content a place of its own: move the element drawn over "
+                 "it into the layout flow (drop its absolute/fixed position, negative margin "
+                 "or transform), or move or remove it",
     "external_resource": "inline the resource (data: URL, inline SVG, system fonts); "
                          "artifacts must not load anything from the network",
     "missing_resource": "add the file to the page's folder or fix the reference (paths are "
@@ -98,6 +102,12 @@ def _message(kind: str, d: dict[str, Any], viewport: tuple[int, int]) -> tuple[s
         shifted = any("offset" in (f.get("reasons") or []) for f in findings)
         return (f"{len(els)} cards are misaligned ({what}): {boxes}",
                 FIXES["misalignment/offset" if shifted else kind])
+    if kind == "occlusion":
+        share = detail.get("share")
+        how = f"{share:.0%} of it" if isinstance(share, int | float) else "most of it"
+        cover = f" under {_name(els[1])} {_box(els[1]['box'])}" if len(els) > 1 else ""
+        return (f"{_name(els[0])} {_box(els[0]['box'])} is hidden{cover}: {how} covered",
+                FIXES[kind])
     return f"{kind}: {detail}", FIXES.get(kind, "")
 
 
@@ -183,25 +193,42 @@ def observation_from(m: Measurement, *, name: str, version: str,
                        higher_is_better=False, aggregation="defect_count")
 
 
-def format_geometry_feedback(obs: Observation, limit_per_kind: int = 8) -> str:
-    """Lines a proposer can act on: kind, where, coordinates, and a suggested fix."""
+#: a box as `_box` writes it, and how many examples of a kind the study's feedback gave
+_BOX = re.compile(r" ?\(-?\d+,-?\d+ \d+x\d+\)")
+STUDY_LIMITS = {"text_overlap": 12}
+STUDY_LIMIT = 8
+
+
+def format_geometry_feedback(obs: Observation, limit_per_kind: int = 8,
+                             coordinates: bool = True) -> str:
+    """Lines a proposer can act on: kind, where, coordinates, and a suggested fix.
+
+    `coordinates=False` is the interaction-scaling study's form (its geometry-probe
+    notes): one line per example defect, up to 12 overlaps and 8 of each other kind,
+    each with its viewport or frame and a fix, and no coordinates."""
     if obs.error:
         return f"The layout could not be measured ({obs.error}); fix the page so it renders."
     if not obs.defects:
         return "Layout check: no defects found."
     counts = Counter(d.kind for d in obs.defects)
     head = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-    lines = [f"Layout check found {len(obs.defects)} defect(s): {head}. "
-             "Coordinates are CSS px (x,y width x height) in the named viewport."]
+    lines = [f"Layout check found {len(obs.defects)} defect(s): {head}."
+             + (" Coordinates are CSS px (x,y width x height) in the named viewport."
+                if coordinates else "")]
+
+    def limit(kind: str) -> int:
+        return limit_per_kind if coordinates else STUDY_LIMITS.get(kind, STUDY_LIMIT)
+
     shown: Counter[str] = Counter()
     for d in obs.defects:
         shown[d.kind] += 1
-        if shown[d.kind] > limit_per_kind:
+        if shown[d.kind] > limit(d.kind):
             continue
         fix = d.evidence.get("suggested_fix")
-        lines.append(f"- {d.kind.upper()} [{d.location}]: {d.message}"
+        message = d.message if coordinates else _BOX.sub("", d.message)
+        lines.append(f"- {d.kind.upper()} [{d.location}]: {message}"
                      + (f" -- fix: {fix}" if fix else ""))
     for kind, n in sorted(counts.items()):
-        if n > limit_per_kind:
-            lines.append(f"- ... and {n - limit_per_kind} more {kind}")
+        if n > limit(kind):
+            lines.append(f"- ... and {n - limit(kind)} more {kind}")
     return "\n".join(lines)

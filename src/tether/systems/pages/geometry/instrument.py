@@ -1,7 +1,9 @@
 """The `geometry` instrument: DOM geometry (and, for animations, time) of rendered HTML.
 
 Spec options: `geometry;profile=default|reference;modality=figure|slide|web|animation;
-frames=0,1000,...;overlay=true`. Without options the task decides: `task.data["modality"]` and
+frames=0,1000,...;overlay=true;timeout_s=30;entrance_animations=ignore|count;
+coordinates=false` (coordinates=false: feedback in the interaction-scaling study's form,
+without coordinates). Without options the task decides: `task.data["modality"]` and
 `task.data["frame_times_ms"]`. Score = number of defects (lower is better).
 """
 
@@ -11,16 +13,16 @@ import base64
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from tether import params
 from tether.core import Artifact, Observation, Task
 from tether.instruments import InstrumentEnv, register_instrument
 from tether.systems.pages.geometry.browser import BrowserHost, get_browser_host
 from tether.systems.pages.geometry.defects import format_geometry_feedback, observation_from
-from tether.systems.pages.geometry.measure import measure_html
+from tether.systems.pages.geometry.measure import PROBE_TIMEOUT_S, measure_html
 from tether.systems.pages.geometry.overlay import pick_location, render_overlay
 from tether.systems.pages.geometry.profiles import (
     get_profile,
@@ -48,23 +50,45 @@ class GeometryInstrument:
         frames: Annotated[str | list[float], params.checked(parse_frames)] | None = Field(
             None, description="frame times in ms for animated pages: '0,500' or a list")
         overlay: bool = Field(False, description="attach a PNG with the defects drawn")
+        coordinates: bool = Field(True, description="give defect coordinates in feedback "
+                                                    "(false: the study's form, without)")
+        timeout_s: params.Seconds = Field(PROBE_TIMEOUT_S, description="seconds one "
+                                          "viewport's measurement may take, loading "
+                                          "included")
+        entrance_animations: Literal["ignore", "count"] = Field(
+            "ignore", description="static pages under the default profile: 'ignore' "
+            "measures the page once its entrance animations have ended; 'count' also "
+            "measures the first frame (t = 0) and reports what only it shows")
+
+        @model_validator(mode="after")
+        def _entrance_needs_controlled_time(self) -> GeometryInstrument.Params:
+            if self.entrance_animations == "count" and not get_profile(
+                    self.profile).controlled_time:
+                raise ValueError("entrance_animations=count is an option of the default "
+                                 "profile: the reference profile keeps the study's "
+                                 "wall-clock waits (drop the option or use profile=default)")
+            return self
 
     @staticmethod
     def feedback(obs: Observation) -> str:
-        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs."""
+        """Coordinates, viewports and a suggested fix per defect: what a layout fix needs
+        (without coordinates when the observation says its instrument was asked so)."""
         if obs.passed:
             return f"{obs.instrument}: passed."
-        return format_geometry_feedback(obs)
+        return format_geometry_feedback(obs, coordinates=obs.raw.get("feedback_coordinates",
+                                                                     True) is not False)
 
-    def __init__(self, profile: str = "default", modality: str | None = None,
-                 frames: Any = None, host: BrowserHost | None = None,
-                 overlay: bool = False) -> None:
-        self.profile = get_profile(profile)
-        #: attach a PNG with the defects drawn (raw `overlay_png_b64`; the run store
-        #: keeps it as a blob and the report shows it) to every observation with defects
-        self.overlay = bool(overlay)
-        self.modality = normalize_modality(modality) if modality else None
-        self.frames = parse_frames(frames)
+    def __init__(self, params: Params | None = None, *,
+                 host: BrowserHost | None = None) -> None:
+        self.params = p = params if params is not None else self.Params()
+        # what the options name, resolved once
+        self.profile = get_profile(p.profile)
+        self.modality = normalize_modality(p.modality) if p.modality else None
+        self.frames = parse_frames(p.frames)
+        #: seconds one viewport's measurement may take
+        self.timeout_s = float(p.timeout_s)
+        #: measure static pages at t = 0 too (where entrance animations start)
+        self.entrance = p.entrance_animations == "count"
         self.version = f"2+{self.profile.version}"
         self._host = host
 
@@ -82,7 +106,12 @@ class GeometryInstrument:
     def observe(self, artifact: Artifact, task: Task, env: InstrumentEnv) -> Observation:
         modality, frames = self.resolve(task)
         obs = self.measure(artifact.text, modality, frames)
-        if self.overlay and obs.ok and obs.defects:
+        if not self.params.coordinates:
+            # feedback without coordinates (the study's form): the observation says so
+            obs.raw["feedback_coordinates"] = False
+        # `overlay` attaches a PNG with the defects drawn (raw `overlay_png_b64`; the run
+        # store keeps it as a blob and the report shows it) to an observation with defects
+        if self.params.overlay and obs.ok and obs.defects:
             try:
                 png = self.overlay_png(artifact.text, modality, obs)
             except Exception as exc:  # noqa: BLE001 - the counts stand; only the picture failed
@@ -97,7 +126,7 @@ class GeometryInstrument:
         with tempfile.TemporaryDirectory(prefix="tether-overlay-") as tmp:
             out = Path(tmp) / "overlay.png"
             self.host.run(render_overlay(self.host, html, modality, self.profile, vp, frame,
-                                         out))
+                                         out, timeout_s=self.timeout_s))
             return out.read_bytes()
 
     def measure(self, html: str, modality: str, frames: tuple[int, ...] | None = None,
@@ -125,7 +154,8 @@ class GeometryInstrument:
         async def one(host: BrowserHost, item: Any) -> Any:
             (html, modality, frames), base_dir = item
             try:
-                return await measure_html(host, html, modality, self.profile, frames, base_dir)
+                return await measure_html(host, html, modality, self.profile, frames, base_dir,
+                                          timeout_s=self.timeout_s, entrance=self.entrance)
             finally:
                 if on_done is not None:
                     on_done()

@@ -121,41 +121,63 @@ def timeout_message(step: str, limit: str) -> str:
 
 async def measure_html(host: BrowserHost, html: str, modality: str, profile: Profile,
                        frames: tuple[int, ...] | None = None,
-                       base_dir: Path | None = None) -> Measurement:
+                       base_dir: Path | None = None, *, timeout_s: float = PROBE_TIMEOUT_S,
+                       entrance: bool = False) -> Measurement:
     """All probe runs for one artifact (web viewports measured concurrently).
 
     `base_dir`: the folder the page's relative URLs are served from (local_files.py);
-    None (model-written artifacts) serves nothing but the document.
+    None (model-written artifacts) serves nothing but the document. `timeout_s`: how long
+    one viewport's measurement may take, loading included. `entrance` (default profile,
+    static pages): also measure the first frame (t = 0, where entrance animations start)
+    and keep the defects found only there, located "@ 0ms".
     """
     folder = LocalFolder(base_dir) if base_dir is not None else None
     animated = modality == "animation"
     frame_list: tuple[int | None, ...] = (
-        tuple(frames or DEFAULT_FRAMES_MS) if animated else (None,))
+        tuple(frames or DEFAULT_FRAMES_MS) if animated else ((0, None) if entrance else (None,)))
     web = modality == "web"
     m = Measurement(profile=profile.name, modality=modality, runs=[])
     parts = await asyncio.gather(*(
-        _measure_viewport(host, html, vp, web, frame_list, profile, m, folder=folder)
+        _measure_viewport(host, html, vp, web, frame_list, profile, m, folder=folder,
+                          timeout_s=timeout_s)
         for vp in viewports_for(modality)))
     for runs in parts:
+        if entrance and not animated:
+            _keep_entrance_only(runs)
         m.runs.extend(runs)
     return m
 
 
+def _keep_entrance_only(runs: list[ProbeRun]) -> None:
+    """Drop from the first frame's run the defects the settled page has too (same kind,
+    same elements): what is left is what only the entrance shows."""
+    first, settled = runs[0], runs[-1]
+    if first.frame_ms != 0 or settled.frame_ms is not None or first is settled:
+        return
+
+    def key(d: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+        return d["kind"], tuple(sorted(e.get("selector", "") for e in d.get("elements", [])))
+    later = {key(d) for d in settled.defects}
+    first.defects = [d for d in first.defects if key(d) not in later]
+
+
 async def probe_one(host: BrowserHost, html: str, modality: str, profile: Profile,
                     viewport: tuple[int, int], frame_ms: int | None,
-                    after: AfterProbe, base_dir: Path | None = None) -> Measurement:
+                    after: AfterProbe, base_dir: Path | None = None, *,
+                    timeout_s: float = PROBE_TIMEOUT_S) -> Measurement:
     """Probe one viewport at one frame and hand the live page to `after`."""
     m = Measurement(profile=profile.name, modality=modality, runs=[])
     folder = LocalFolder(base_dir) if base_dir is not None else None
     m.runs = await _measure_viewport(host, html, viewport, modality == "web", (frame_ms,),
-                                     profile, m, after, folder)
+                                     profile, m, after, folder, timeout_s=timeout_s)
     return m
 
 
 async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, int], web: bool,
                             frames: tuple[int | None, ...], profile: Profile,
                             m: Measurement, after: AfterProbe | None = None,
-                            folder: LocalFolder | None = None) -> list[ProbeRun]:
+                            folder: LocalFolder | None = None, *,
+                            timeout_s: float = PROBE_TIMEOUT_S) -> list[ProbeRun]:
     runs = [ProbeRun(viewport=viewport, frame_ms=f) for f in frames]
     init = [CLOCK_JS] if profile.controlled_time else []
     progress = Progress()
@@ -171,51 +193,61 @@ async def _measure_viewport(host: BrowserHost, html: str, viewport: tuple[int, i
             page.on("pageerror", page_error)
             try:
                 await _within(_load_and_probe(session, html, web, runs, profile, progress,
-                                              folder), progress)
+                                              folder, _load_limit_ms(timeout_s)),
+                              progress, timeout_s)
                 if after is not None:
                     progress.step = "drawing the overlay"
-                    await _within(after(page, runs), progress)
+                    await _within(after(page, runs), progress, timeout_s)
             finally:
                 # the page serves the next artifact: its errors are not this one's
                 page.remove_listener("pageerror", page_error)
                 m.record(session, progress.guard)
     except Exception as exc:  # noqa: BLE001 - every failure becomes the probes' error
-        message = _failure(exc, progress)
+        message = _failure(exc, progress, _load_limit_ms(timeout_s))
         for run in runs:
             if not run.done:
                 run.error = message
     return runs
 
 
-async def _within(work: Awaitable[None], progress: Progress) -> None:
-    """Run one viewport's work under PROBE_TIMEOUT_S; a timeout names the step it hit."""
+def _load_limit_ms(timeout_s: float) -> float:
+    """Playwright's limit on loading: LOAD_TIMEOUT_MS, raised in proportion to a timeout
+    longer than the default (a slow page then gets to load); a shorter timeout is the
+    viewport's own limit, which then stops the load and names itself."""
+    return LOAD_TIMEOUT_MS * max(1.0, timeout_s / PROBE_TIMEOUT_S)
+
+
+async def _within(work: Awaitable[None], progress: Progress,
+                  timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Run one viewport's work under `timeout_s`; a timeout names the step it hit."""
     try:
-        await asyncio.wait_for(work, PROBE_TIMEOUT_S)
+        await asyncio.wait_for(work, timeout_s)
     except TimeoutError:
         raise StepTimeout(timeout_message(
-            progress.step, f"{PROBE_TIMEOUT_S:g} s per viewport")) from None
+            progress.step, f"{timeout_s:g} s per viewport")) from None
 
 
-def _failure(exc: Exception, progress: Progress) -> str:
+def _failure(exc: Exception, progress: Progress, load_ms: float = LOAD_TIMEOUT_MS) -> str:
     """One line for a failed viewport: what timed out, or the error as Playwright said it."""
     if isinstance(exc, (StepTimeout, ForeignDocument)):
         return str(exc)
     first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     if type(exc).__name__ == "TimeoutError":  # Playwright's own limit on one call
         if progress.step == "loading the page":
-            return timeout_message(progress.step, f"{LOAD_TIMEOUT_MS / 1000:g} s")
+            return timeout_message(progress.step, f"{load_ms / 1000:g} s")
         return timeout_message(progress.step, first or "Playwright's default")
     return f"{type(exc).__name__}: {first}"
 
 
 async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list[ProbeRun],
                           profile: Profile, progress: Progress,
-                          folder: LocalFolder | None = None) -> None:
+                          folder: LocalFolder | None = None,
+                          load_ms: float = LOAD_TIMEOUT_MS) -> None:
     page = session.page
     args = {"opts": {"web": web}}
     progress.step = "loading the page"
     if not profile.controlled_time:
-        await session.load(html, "networkidle", LOAD_TIMEOUT_MS, folder)
+        await session.load(html, "networkidle", load_ms, folder)
         if runs[0].frame_ms is None:
             progress.step = "waiting 80 ms after load"
             await page.wait_for_timeout(80)
@@ -230,7 +262,7 @@ async def _load_and_probe(session: PageSession, html: str, web: bool, runs: list
             await asyncio.sleep(max(0.0, t0 + (run.frame_ms or 0) / 1000 - loop.time()))
             await _probe(page, run, profile, args, progress)
         return
-    await session.load(html, "load", LOAD_TIMEOUT_MS, folder)
+    await session.load(html, "load", load_ms, folder)
     progress.step = "waiting for fonts"
     await page.evaluate("() => document.fonts.ready.then(() => true)")
     for run in runs:

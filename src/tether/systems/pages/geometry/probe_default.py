@@ -24,11 +24,17 @@ What it changes, each answering a weakness listed in geometry-probe.md:
 - Cut-off content the reference never sees is out_of_bounds: painted boxes (cards,
   panels) crossing the canvas edge, and on a fixed canvas text left wholly outside it.
 - A blocked network request is an `external_resource` defect (added by the instrument).
+- Content hidden under an opaque element drawn over it is an `occlusion` (probe_occlusion.py),
+  neither a text overlap of the hidden text nor a misalignment of the hidden card. On a
+  web page, text in a fixed or sticky bar and text scrolling under it are no overlap.
+- Cards placed by a CSS grid are judged on the offset alone: an item spanning two tracks
+  (`grid-column: span 2`) is wider by design, not a size, edge or gap misalignment.
 """
 
 from __future__ import annotations
 
 from tether.systems.pages.geometry.probe_common import COMMON_JS
+from tether.systems.pages.geometry.probe_occlusion import OCCLUSION_JS
 
 PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
   const W = window.innerWidth, H = window.innerHeight, EPS = 4, MINOVL = 6, TOL = 16;
@@ -135,7 +141,7 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     texts.push({el, t, rects, ink: union(raw), vis: union(rects), clipped});
   }
   const ev = (x, r) => evidence(x.el, asBox(r || x.vis));
-
+""" + OCCLUSION_JS + r"""
   // 1. text_overlap: connected groups of text whose visible line boxes intersect.
   const overlapOf = (a, c) => {
     let best = -INF;
@@ -146,6 +152,13 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     }
     return best;
   };
+  const pinnedOf = (el) => {
+    for (let p = el; p && p !== root; p = p.parentElement) {
+      const pos = getComputedStyle(p).position;
+      if (pos === 'fixed' || pos === 'sticky') return p;
+    }
+    return null;
+  };
   const parent = texts.map((_, i) => i);
   const find = (i) => (parent[i] === i ? i : (parent[i] = find(parent[i])));
   const pairs = [];
@@ -155,6 +168,11 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       if (a.vis.right <= c.vis.left || c.vis.right <= a.vis.left || a.vis.bottom <= c.vis.top
           || c.vis.bottom <= a.vis.top) continue;
       if (a.el.contains(c.el) || c.el.contains(a.el)) continue;
+      // hidden text is an occlusion, not an overlap: the reader sees one of the two
+      if (isCovered(a.el) || isCovered(c.el)) continue;
+      // on a web page, text in a fixed or sticky bar passes over the text scrolling
+      // under it: where they meet depends on the scroll, not on the layout
+      if (web && !pinnedOf(a.el) !== !pinnedOf(c.el)) continue;
       const ov = overlapOf(a, c);
       if (ov >= MINOVL) { pairs.push([i, j, r1(ov)]); parent[find(i)] = find(j); }
     }
@@ -286,7 +304,9 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
     if (b.width < 80 || b.height < 30 || b.width > 0.72 * W || b.height > 0.88 * H) continue;
     cand.push({el, b});
   }
-  const cards = cand.filter((c) => !cand.some((o) => o !== c && o.el.contains(c.el)));
+  // A covered card is an occlusion (reported above), not a card out of line.
+  const cards = cand.filter((c) => !cand.some((o) => o !== c && o.el.contains(c.el))
+                            && !isCovered(c.el));
   const bad = [];
   // Sibling cards share a line (a row, or a column) when their keys (tops, or lefts)
   // are within TOL of each other, or when their cross extents overlap by at least half
@@ -321,7 +341,10 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
       if (!byParent.has(k)) byParent.set(k, []);
       byParent.get(k).push(c);
     }
-    for (const sibs of byParent.values()) {
+    for (const [parentEl, sibs] of byParent) {
+      // A grid places its items on its tracks: an item spanning two of them is wider by
+      // design, so only a card moved off its place (offset) is out of line there.
+      const inGrid = !!parentEl && /grid/.test(getComputedStyle(parentEl).display);
       for (const g of lines(sibs, keyOf, crossOf, endOf)) {
         if (g.length < 2) continue;
         // Shifted: cards of one cross size whose start edges disagree (one card moved).
@@ -329,7 +352,7 @@ PROBE_DEFAULT_JS = "(opts) => {\n" + COMMON_JS + r"""
           && spread(g.map((c) => crossOf(c.b))) <= 12;
         // A pair is judged on that alone: two cards of unequal size or height side by
         // side (a sidebar and its main panel) are a common deliberate layout.
-        if (g.length === 2) {
+        if (g.length === 2 || inGrid) {
           if (shifted) bad.push({axis, reasons: ['offset'], members: new Set(g.map((c) => c.el))});
           continue;
         }

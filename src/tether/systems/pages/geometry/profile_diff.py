@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from tether.systems.pages.geometry.browser import BrowserHost, get_browser_host
-from tether.systems.pages.geometry.measure import Measurement, ProbeRun, measure_html
+from tether.systems.pages.geometry.measure import (
+    PROBE_TIMEOUT_S,
+    Measurement,
+    ProbeRun,
+    measure_html,
+)
 from tether.systems.pages.geometry.profiles import get_profile
 
 WHY = {
@@ -41,6 +46,8 @@ WHY = {
     "navigation": "blocked navigation away from the page (reference does not count it)",
     "missing": "local resource missing from the page's folder (reference does not count it)",
     "timing": "frames at controlled time (reference: wall-clock waits)",
+    "occluded": "hidden under an opaque element drawn over it: an occlusion (reference "
+                "does not check what is drawn on top)",
 }
 
 
@@ -66,7 +73,7 @@ def _sel(d: dict[str, Any], i: int = 0) -> str:
 def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str, str],
                  modality: str) -> Counter[str]:
     why: Counter[str] = Counter()
-    hidden = {k: v for k, v in skipped.items() if v in ("invisible", "clipped")}
+    hidden = {k: v for k, v in skipped.items() if v in ("invisible", "clipped", "occluded")}
     if kind == "text_overlap":
         groups = [{e["selector"] for e in d["elements"]} for d in dfl]
         pairs_in_group: Counter[int] = Counter()
@@ -113,6 +120,8 @@ def _reasons_for(kind: str, ref: list[dict], dfl: list[dict], skipped: dict[str,
             why["root_hides"] += 1
     elif kind == "misalignment":
         why["cards"] += 1
+    elif kind == "occlusion":
+        why["occluded"] += len(dfl)
     if modality == "animation" and not why:
         why["timing"] += 1
     return why
@@ -147,25 +156,31 @@ def explain(ref: Measurement, dfl: Measurement) -> list[KindDiff]:
 
 
 async def _both(host: BrowserHost, html: str, modality: str, frames: tuple[int, ...] | None,
-                base_dir: Path | None = None) -> tuple[Measurement, Measurement]:
+                base_dir: Path | None = None, timeout_s: float = PROBE_TIMEOUT_S
+                ) -> tuple[Measurement, Measurement]:
     ref, dfl = await asyncio.gather(
-        measure_html(host, html, modality, get_profile("reference"), frames, base_dir),
-        measure_html(host, html, modality, get_profile("default"), frames, base_dir))
+        measure_html(host, html, modality, get_profile("reference"), frames, base_dir,
+                     timeout_s=timeout_s),
+        measure_html(host, html, modality, get_profile("default"), frames, base_dir,
+                     timeout_s=timeout_s))
     return ref, dfl
 
 
 def diff_profiles(items: list[tuple[str, str, tuple[int, ...] | None]],
                   host: BrowserHost | None = None,
-                  base_dirs: Sequence[Path | None] | None = None) -> list[list[KindDiff] | str]:
+                  base_dirs: Sequence[Path | None] | None = None, *,
+                  timeout_s: float = PROBE_TIMEOUT_S) -> list[list[KindDiff] | str]:
     """For each (html, modality, frames): its differences, or the error that stopped it.
 
-    `base_dirs[i]`, when given, is the folder item i's relative URLs are served from.
+    `base_dirs[i]`, when given, is the folder item i's relative URLs are served from;
+    `timeout_s` is each viewport's limit.
     """
     host = host or get_browser_host()
     dirs = list(base_dirs) if base_dirs is not None else [None] * len(items)
-    # mypy counts a starred Any as filling every parameter, so it[1] looks like one too many
-    results = host.gather(lambda it: _both(host, *it[0], it[1]),  # type: ignore[call-arg]
-                          list(zip(items, dirs, strict=True)))
+    def both(it: tuple[tuple[str, str, tuple[int, ...] | None], Path | None]) -> Any:
+        (html, modality, frames), base_dir = it
+        return _both(host, html, modality, frames, base_dir, timeout_s)
+    results = host.gather(both, list(zip(items, dirs, strict=True)))
     out: list[list[KindDiff] | str] = []
     for res in results:
         if isinstance(res, BaseException):

@@ -34,7 +34,7 @@ class Profile:
 PROFILES = {
     "reference": Profile("reference", "reference-1", PROBE_REFERENCE_JS,
                          controlled_time=False, counts_external=False),
-    "default": Profile("default", "default-1", PROBE_DEFAULT_JS,
+    "default": Profile("default", "default-2", PROBE_DEFAULT_JS,
                        controlled_time=True, counts_external=True),
 }
 

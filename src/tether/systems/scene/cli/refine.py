@@ -5,6 +5,9 @@ is) once without a render (z0), the previous delivered program (--previous, else
 with a render, then refines RAW.py against them and prints which alternative was
 accepted (or `raw` / `previous`), the executions used beyond the raw one, the
 delivered program and the contract's checks with their values.
+`--projection-scope keep_other_writes` (the default) makes a projection ineligible when
+RAW.py also wrote outside the light channel, so a correct program is delivered as it is;
+`paper` runs Algorithm 1 as the paper states it.
 Exit 0 when a record was delivered, 1 when none could be, 2 for bad input.
 """
 
@@ -47,11 +50,15 @@ def _read(path: Path | None, what: str) -> str | None:
 @click.option("--size", type=int, default=None, help="Render size (default: the task's, or 256).")
 @click.option("--samples", type=int, default=None,
               help="Cycles samples (default: the task's, or 16).")
+@click.option("--projection-scope", type=click.Choice(["keep_other_writes", "paper"]),
+              default="keep_other_writes", show_default=True,
+              help="keep_other_writes: a projection never drops RAW.py's other writes; "
+                   "paper: Algorithm 1 as the paper states it.")
 @click.option("--timeout-s", type=float, default=120.0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the refinement as JSON.")
 def refine_cmd(raw: Path, task_dir: Path | None, base: Path | None, previous: Path | None,
                initial: Path | None, out: Path | None, size: int | None, samples: int | None,
-               timeout_s: float, as_json: bool) -> None:
+               projection_scope: str, timeout_s: float, as_json: bool) -> None:
     """Refine RAW.py from its execution evidence (no model calls)."""
     from tether.errors import ConfigError
     from tether.systems.scene import RenderSettings, SceneExecutor, SceneRecord, refine
@@ -81,7 +88,7 @@ def refine_cmd(raw: Path, task_dir: Path | None, base: Path | None, previous: Pa
         prev = z0 if prev_source is None else SceneRecord(
             prev_source, executor.execute(prev_source, base=staged, render=render))
         result = refine(source, executor=executor, previous=prev, initial=z0, render=render,
-                        base=staged)
+                        base=staged, projection_scope=projection_scope)
     delivered = result.delivered
     if out is not None and delivered is not None:
         out.write_text(delivered.program)
@@ -97,6 +104,7 @@ def _json(result: Any) -> dict[str, Any]:
     d = result.delivered
     return {
         "accepted": result.accepted, "executions": result.executions,
+        "projection_scope": result.projection_scope,
         "raw": {"ok": result.raw.execution.ok, "error": result.raw.execution.error,
                 "rendered": result.raw.rendered},
         "delivered": None if d is None else {"program": d.program, "rendered": d.rendered},
@@ -112,7 +120,8 @@ def _print(result: Any) -> None:
         f"{', rendered' if result.raw.rendered else ''}")
     for t in result.tried:
         say(f"  {t['alternative']:<24} {t['outcome']}  (compiled in {t['compile_ms']} ms)")
-    say(f"accepted: {result.accepted}   executions beyond the raw one: {result.executions}")
+    say(f"accepted: {result.accepted}   executions beyond the raw one: {result.executions}"
+        f"   projection scope: {result.projection_scope}")
     for name, check in result.checks.items():
         values = {k: v for k, v in check.items() if k != "ok"}
         say(f"  {'ok  ' if check['ok'] else 'FAIL'} {name} {json.dumps(values, default=str)}")

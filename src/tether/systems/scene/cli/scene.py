@@ -187,8 +187,9 @@ def tasks() -> None:
 def tasks_check(dirs: tuple[Path, ...], bundled: bool, record: bool, as_json: bool) -> None:
     """Check task DIRs: base deterministic, start/goal run, renders deterministic and as stored.
 
-    A DIR holding task directories is expanded. Exit 0 when all pass, 1 with one line per
-    failing task, 2 for bad input.
+    A DIR holding task directories is expanded. Prints each task's family and where it
+    came from (task.json, the folder name, the default). Exit 0 when all pass, 1 with one
+    line per failing task, 2 for bad input.
     """
     from tether.errors import ConfigError
     from tether.systems.scene import TaskScenes, bundled_task_dirs, check_task, load_any_task
@@ -213,6 +214,8 @@ def tasks_check(dirs: tuple[Path, ...], bundled: bool, record: bool, as_json: bo
         for r in results:
             for note in r.details.get("notes", []):
                 click.echo(f"note {r.task}: {note['message']}")
+        for r in results:
+            click.echo(f"family {r.task}: {r.details['family']} (from {r.details['family_from']})")
         click.echo(f"{len(results) - len(failed)}/{len(results)} tasks pass"
                    + (" (digests recorded)" if record else ""))
     if failed:

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from tether import params
 from tether.context import TrialContext
 from tether.core import BudgetExhausted
 from tether.strategies import StrategyResult, register_strategy
@@ -26,8 +27,8 @@ from tether.systems.scene.loop.facts import SceneFacts
 from tether.systems.scene.loop.host import GENERATOR_ROLE, LoopState, finish
 from tether.systems.scene.loop.judges import JUDGE_ROLE, tournament
 from tether.systems.scene.loop.messages import content, resolve_modality
+from tether.systems.scene.loop.params import SceneParams
 from tether.systems.scene.loop.session import SceneSession
-from tether.systems.scene.loop.strategies import SceneParams
 from tether.systems.scene.record import SceneRecord
 from tether.systems.scene.scenes import TaskScenes
 
@@ -37,9 +38,9 @@ EDIT_SYSTEM = ("You edit Blender Python (bpy 4.2) scene programs so that the sce
                "one ```python fenced block.")
 
 
-def _session(ctx: TrialContext, scenes: TaskScenes | None, size: int | None,
-             samples: int | None) -> SceneSession:
-    return SceneSession(ctx.task, scenes or shared_scenes(), size=size, samples=samples)
+def _session(ctx: TrialContext, scenes: TaskScenes | None, p: SceneParams) -> SceneSession:
+    return SceneSession(ctx.task, scenes or shared_scenes(), size=p.size, samples=p.samples,
+                        persistent=False)
 
 
 def _ask(session: SceneSession, program: str, render: bytes | None, modality: str,
@@ -58,22 +59,21 @@ class SceneOneShot:
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE,)
 
     class Params(SceneParams):
-        temperature: float = Field(0.0, description="the generator's temperature")
+        temperature: params.Temperature = Field(0.0, description="the generator's "
+                                                                 "temperature")
 
-    def __init__(self, max_tokens: int = 2048, temperature: float = 0.0,
-                 size: int | None = None, samples: int | None = None,
-                 modality: str = "auto") -> None:
-        self.max_tokens, self.temperature = max_tokens, temperature
-        self.size, self.samples, self.modality = size, samples, modality
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
         self.scenes: TaskScenes | None = None
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        session = _session(ctx, self.scenes, self.size, self.samples)
-        modality = resolve_modality(ctx, GENERATOR_ROLE, self.modality)
+        p = self.params
+        session = _session(ctx, self.scenes, p)
+        modality = resolve_modality(ctx, GENERATOR_ROLE, p.modality)
         facts = SceneFacts(scene_strategy=self.name, family=session.task.family,
                            modality={GENERATOR_ROLE: modality},
-                           settings={"max_tokens": self.max_tokens,
-                                     "temperature": self.temperature})
+                           settings={"max_tokens": p.max_tokens,
+                                     "temperature": p.temperature})
         state = LoopState(previous=session.initial)
         calls = {GENERATOR_ROLE: 0}
         stop = "delivered"
@@ -81,7 +81,7 @@ class SceneOneShot:
             reply = ctx.generate(GENERATOR_ROLE, _ask(session, session.task.start,
                                                       session.initial.execution.render_png,
                                                       modality, "start"),
-                                 max_tokens=self.max_tokens, temperature=self.temperature)[0]
+                                 max_tokens=p.max_tokens, temperature=p.temperature)[0]
         except BudgetExhausted:
             return finish(ctx, session, state, facts, calls, "budget")
         calls[GENERATOR_ROLE] = 1
@@ -110,32 +110,30 @@ class BlenderAlchemy:
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, JUDGE_ROLE)
 
     class Params(SceneParams):
-        depth: int = Field(2, description="rounds of edits, each judged")
-        breadth: int = Field(2, description="edits per round")
-        temperature: float = Field(0.7, description="the generator's temperature")
+        depth: params.Count = Field(2, description="rounds of edits, each judged")
+        breadth: params.Count = Field(2, description="edits per round")
+        temperature: params.Temperature = Field(0.7, description="the generator's "
+                                                                 "temperature")
 
-    def __init__(self, depth: int = 2, breadth: int = 2, max_tokens: int = 2048,
-                 temperature: float = 0.7, size: int | None = None, samples: int | None = None,
-                 modality: str = "auto") -> None:
-        self.depth, self.breadth = depth, breadth
-        self.max_tokens, self.temperature = max_tokens, temperature
-        self.size, self.samples, self.modality = size, samples, modality
+    def __init__(self, params: Params | None = None) -> None:
+        self.params = params if params is not None else self.Params()
         self.scenes: TaskScenes | None = None
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        session = _session(ctx, self.scenes, self.size, self.samples)
-        modality = {r: resolve_modality(ctx, r, self.modality)
+        p = self.params
+        session = _session(ctx, self.scenes, p)
+        modality = {r: resolve_modality(ctx, r, p.modality)
                     for r in (GENERATOR_ROLE, JUDGE_ROLE)}
         facts = SceneFacts(scene_strategy=self.name, family=session.task.family,
                            modality=modality,
-                           settings={"depth": self.depth, "breadth": self.breadth,
-                                     "max_tokens": self.max_tokens,
-                                     "temperature": self.temperature})
+                           settings={"depth": p.depth, "breadth": p.breadth,
+                                     "max_tokens": p.max_tokens,
+                                     "temperature": p.temperature})
         state = LoopState(previous=session.initial)
         calls = {GENERATOR_ROLE: 0, JUDGE_ROLE: 0}
         stop = "cap"
         try:
-            for d in range(1, self.depth + 1):
+            for d in range(1, p.depth + 1):
                 self._depth(ctx, d, session, state, facts, calls, modality)
                 facts.interactions = d
         except BudgetExhausted:
@@ -148,8 +146,8 @@ class BlenderAlchemy:
         replies = ctx.generate(GENERATOR_ROLE, _ask(session, current.program,
                                                     current.execution.render_png,
                                                     modality[GENERATOR_ROLE], "current"),
-                               n=self.breadth, max_tokens=self.max_tokens,
-                               temperature=self.temperature)
+                               n=self.params.breadth, max_tokens=self.params.max_tokens,
+                               temperature=self.params.temperature)
         calls[GENERATOR_ROLE] += len(replies)
         actions = [parse_reply(r.text, r.finish_reason) for r in replies]
         facts.rounds.append({"interaction": d, "actions": [a.kind for a in actions],

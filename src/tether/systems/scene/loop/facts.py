@@ -24,6 +24,8 @@ class SceneFacts(Facts):
     #: why the loop stopped: end | cap | budget | timeout | delivered (one-shot)
     stop_reason: str | None = None
     family: str | None = None
+    #: the task's difficulty level where its data declares one (BlenderBench), else None
+    level: str | None = None
     interactions: int = 0
     invalid_replies: int = 0
     calls: dict[str, int] = Field(default_factory=dict)  # per role

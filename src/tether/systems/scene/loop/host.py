@@ -43,6 +43,7 @@ from tether.systems.scene.loop.messages import (
     state_summary,
     trace_summary,
 )
+from tether.systems.scene.loop.params import HostParams
 from tether.systems.scene.loop.session import Outcome, SceneSession
 from tether.systems.scene.record import Refiner, SceneRecord
 from tether.systems.scene.scenes import TaskScenes
@@ -52,42 +53,6 @@ GENERATOR_SYSTEM = ("You edit Blender Python (bpy 4.2) scene programs so that th
                     "render matches a goal image. Your programs run afresh on the task's base "
                     "scene, which already holds the objects; keep what the edit does not "
                     "concern.\n" + REPLY_FORMAT)
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    """The loop's settings; each ablation changes one of them.
-
-    n: candidates per interaction (width N); max_interactions: T; history: the window's
-    unpinned messages (24; the ablation: 3); verifier: off is the "no verifier"
-    ablation; verifier_memory: the verifier keeps its past rounds; persistent: the scene
-    of the last delivered outcome is the next one's origin (session.py) instead of a
-    fresh base; show_trace: the generator sees the raw program's observed writes.
-    verify: "requested" (the verifier runs when the selected edit asks for it) or
-    "every_edit" (after every delivered edit).
-    temperature: None is 0 at N = 1 and 0.7 at N > 1 (N equal samples select nothing).
-    """
-
-    n: int = 1
-    max_interactions: int = 10
-    history: int = 24
-    verifier: bool = True
-    verify: str = "requested"
-    verifier_memory: bool = False
-    persistent: bool = False
-    show_trace: bool = False
-    max_tokens: int = 2048
-    temperature: float | None = None
-    timeout_s: float = 7200.0
-    size: int | None = None
-    samples: int | None = None
-    modality: str = "auto"
-
-    @property
-    def sampling_temperature(self) -> float:
-        if self.temperature is not None:
-            return self.temperature
-        return 0.0 if self.n == 1 else 0.7
 
 
 def png_artifact(ctx: TrialContext, png: bytes) -> str:
@@ -107,20 +72,22 @@ class LoopState:
 
 
 class HostLoop:
-    def __init__(self, config: LoopConfig, refiner: Refiner, *, name: str = "vetr",
+    """Algorithm 2 with `params` (`HostParams`: width, limits, the ablations' switches)."""
+
+    def __init__(self, params: HostParams, refiner: Refiner, *, name: str = "vetr",
                  scenes: TaskScenes | None = None) -> None:
-        self.config, self.refiner, self.name, self._scenes = config, refiner, name, scenes
+        self.params, self.refiner, self.name, self._scenes = params, refiner, name, scenes
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        cfg = self.config
-        session = SceneSession(ctx.task, self._scenes or shared_scenes(), size=cfg.size,
-                               samples=cfg.samples, persistent=cfg.persistent)
-        modality = {role: resolve_modality(ctx, role, cfg.modality)
+        p = self.params
+        session = SceneSession(ctx.task, self._scenes or shared_scenes(), size=p.size,
+                               samples=p.samples, persistent=p.persistent)
+        modality = {role: resolve_modality(ctx, role, p.modality)
                     for role in (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)}
         facts = SceneFacts(scene_strategy=self.name, family=session.task.family,
-                           modality=modality, settings=_settings(cfg))
+                           modality=modality, settings=_settings(p))
         calls = {GENERATOR_ROLE: 0, VERIFIER_ROLE: 0, JUDGE_ROLE: 0}
-        verifier = Verifier(modality[VERIFIER_ROLE], memory=cfg.verifier_memory)
+        verifier = Verifier(modality[VERIFIER_ROLE], memory=p.verifier_memory)
         window = Window(pinned=[
             {"role": "system", "content": GENERATOR_SYSTEM},
             {"role": "user", "content": content([
@@ -129,11 +96,11 @@ class HostLoop:
                 ("start image", session.start_png),
                 ("text", f"The start program:\n```python\n{session.task.start}```"),
             ], modality[GENERATOR_ROLE])},
-        ], limit=cfg.history)
+        ], limit=p.history)
         state = LoopState(previous=session.initial)
         stop = "cap"
-        for j in range(1, cfg.max_interactions + 1):
-            if session.elapsed() > cfg.timeout_s:
+        for j in range(1, p.max_interactions + 1):
+            if session.elapsed() > p.timeout_s:
                 stop = "timeout"
                 break
             try:
@@ -146,16 +113,16 @@ class HostLoop:
             if done:
                 stop = "end"
                 break
-        if stop != "timeout" and session.elapsed() > cfg.timeout_s:
+        if stop != "timeout" and session.elapsed() > p.timeout_s:
             stop = "timeout"
         return finish(ctx, session, state, facts, calls, stop)
 
     def _interaction(self, ctx: TrialContext, j: int, session: SceneSession, window: Window,
                      state: LoopState, facts: SceneFacts, calls: dict[str, int],
                      verifier: Verifier, modality: dict[str, str]) -> bool:
-        cfg = self.config
-        replies = ctx.generate(GENERATOR_ROLE, window.messages(), n=cfg.n,
-                               max_tokens=cfg.max_tokens, temperature=cfg.sampling_temperature)
+        p = self.params
+        replies = ctx.generate(GENERATOR_ROLE, window.messages(), n=p.n,
+                               max_tokens=p.max_tokens, temperature=p.sampling_temperature)
         calls[GENERATOR_ROLE] += len(replies)
         actions = [parse_reply(r.text, r.finish_reason) for r in replies]
         chosen = vote(actions)
@@ -229,7 +196,7 @@ class HostLoop:
             feedback.append(("text", f"Your program failed ({error.get('kind')}"
                                      f"{'' if line is None else f' at line {line}'}): "
                                      f"{str(error.get('message', ''))[:600]}"))
-        if self.config.show_trace:
+        if self.params.show_trace:
             feedback.append(("text", "Observed writes of your program:\n"
                                      + trace_summary(record.execution.events)))
         if winner is not None:
@@ -240,16 +207,18 @@ class HostLoop:
             state.previous, state.previous_generated = delivered, selected.generated
             if selected.generated:
                 state.answer, facts.answer_interaction = delivered, j
-                if self.config.persistent:
+                if self.params.persistent:
                     state.chain = delivered.program
             png = delivered.execution.render_png
             note = ("The delivered scene's render" if selected.generated
                     else "The scene is unchanged; its render")
             feedback.append((note, png))
-            asked = self.config.verify == "every_edit" or selected_action.verify
+            asked = self.params.verify == "every_edit" or selected_action.verify
             row["verify_requested"] = selected_action.verify
-            if self.config.verifier and asked and png is not None:
-                said = verifier.check(ctx, png, session.goal_png, session.task.description)
+            if self.params.verifier and asked and png is not None:
+                shared = window.messages()[1:] if self.params.shared_memory else None
+                said = verifier.check(ctx, png, session.goal_png, session.task.description,
+                                      shared=shared)
                 calls[VERIFIER_ROLE] += 1
                 feedback.append(("text", f"Verifier: {said}"))
         else:
@@ -258,13 +227,20 @@ class HostLoop:
         window.add("user", content(feedback, modality[GENERATOR_ROLE]))
 
 
-def _settings(cfg: LoopConfig) -> dict[str, Any]:
-    return {k: getattr(cfg, k) for k in cfg.__dataclass_fields__}
+def _settings(params: HostParams) -> dict[str, Any]:
+    """The loop's settings as the trial records them (a strategy's own params, such as
+    vetr's refiner, are recorded with the trial's spec), and the projection scope of the
+    refiner the loop runs (None without one), which the report shows per arm."""
+    found = {k: getattr(params, k) for k in HostParams.model_fields}
+    refines = getattr(params, "refiner", "off") != "off"
+    found["projection_scope"] = getattr(params, "projection_scope", None) if refines else None
+    return found
 
 
 def finish(ctx: TrialContext, session: SceneSession, state: LoopState, facts: SceneFacts,
             calls: dict[str, int], stop: str) -> StrategyResult:
     facts.stop_reason = stop
+    facts.level = session.task.level
     facts.calls = calls
     facts.executions = session.executor.executions
     facts.renders = session.executor.renders

@@ -7,7 +7,9 @@ neither keeps the current champion and is counted as invalid. k = 1 costs no cal
 
 Verifier: compares the delivered render with the goal and says what to change. Its
 context is reset each round (one system and one user message) unless `memory` is on
-(the "shared verifier memory" ablation keeps its previous exchanges).
+(the verifier keeps its own previous exchanges), or the loop hands it the generator's
+window as `shared` (the paper's "w/o role asymmetry" ablation: one memory for both
+roles, so the verifier reads the generator's task, programs and feedback).
 """
 
 from __future__ import annotations
@@ -83,12 +85,14 @@ class Verifier:
     history: list[Message] = field(default_factory=list)
     calls: int = 0
 
-    def check(self, ctx: TrialContext, render: bytes, goal: bytes, description: str) -> str:
+    def check(self, ctx: TrialContext, render: bytes, goal: bytes, description: str,
+              shared: list[Message] | None = None) -> str:
         ask: Message = {"role": "user", "content": content([
             ("text", f"The edit asked for: {description}"), ("goal image", goal),
             ("current render", render), ("text", "What differs, and what should change?"),
         ], self.modality)}
-        messages = [{"role": "system", "content": VERIFIER_SYSTEM}, *self.history, ask]
+        past = self.history if shared is None else shared
+        messages = [{"role": "system", "content": VERIFIER_SYSTEM}, *past, ask]
         reply = ctx.generate(VERIFIER_ROLE, messages, max_tokens=self.max_tokens,
                              temperature=0.0)[0]
         self.calls += 1

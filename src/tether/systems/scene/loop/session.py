@@ -77,8 +77,9 @@ class Outcome:
 class SceneSession:
     """The scene side of one trial (see the module docstring)."""
 
-    def __init__(self, task: Task, scenes: TaskScenes, *, size: int | None = None,
-                 samples: int | None = None, persistent: bool = False) -> None:
+    def __init__(self, task: Task, scenes: TaskScenes, *, size: int | None,
+                 samples: int | None, persistent: bool) -> None:
+        # size, samples, persistent: the strategy's params (none: the task's render)
         where = task.data.get("task_dir")
         if not where:
             raise ConfigError(f"task {task.key} names no task_dir: scene strategies run scene "

@@ -1,9 +1,13 @@
 """`vetr` and `viga`: the host loop as strategies of `tether run`.
 
-`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the paper's Table 7 switches
-(run at n = 1 as the paper does): refiner = "off", verifier_memory = true (shared verifier
-memory), history = 3 (3-message window), verifier = false, persistent = true (persistent
-scene instead of a fresh base), show_trace = true (the generator sees observed writes).
+`vetr`: Algorithm 2 with the refiner, width n = 1 or 4, and the paper's ablation switches
+(run at n = 1 as the paper does): refiner = "off", shared_memory = true (one memory for
+generator and verifier: "w/o role asymmetry"), history = 3 (3-message window), verifier =
+false, persistent = true (persistent scene instead of a fresh base); and tether's own:
+verifier_memory = true (the verifier keeps its own past rounds), show_trace = true (the
+generator sees observed writes). projection_scope: "keep_other_writes" (the default: a
+projection never drops the submission's other writes) or "paper" (Algorithm 1 as stated;
+the paper's configs).
 verify = "requested" (the paper: the verifier runs when the selected edit asks for it) or
 "every_edit" (after every delivered edit, as VIGA's runner does).
 
@@ -22,116 +26,75 @@ from pydantic import Field
 
 from tether import params
 from tether.context import TrialContext
-from tether.errors import ConfigError
 from tether.strategies import StrategyResult, register_strategy
-from tether.systems.scene.loop.host import GENERATOR_ROLE, HostLoop, LoopConfig
+from tether.systems.scene.loop.host import GENERATOR_ROLE, HostLoop
 from tether.systems.scene.loop.judges import JUDGE_ROLE, VERIFIER_ROLE
-from tether.systems.scene.loop.messages import MODALITIES
+from tether.systems.scene.loop.params import HostParams, LoopBounds
 from tether.systems.scene.loop.refiners import resolve_refiner
 from tether.systems.scene.record import Refiner
 from tether.systems.scene.scenes import TaskScenes
 
 ROLES = (GENERATOR_ROLE, VERIFIER_ROLE, JUDGE_ROLE)
-VERIFY_WHEN = ("requested", "every_edit")
 
 
-class SceneParams(params.Params):
-    """What every scene strategy takes: its calls' decoding and the render settings."""
+class VetrParams(HostParams):
+    """The host loop's settings and the refiner of failed edits."""
 
-    max_tokens: int = Field(2048, description="most tokens of one generator reply")
-    size: int | None = Field(None, description="render size (default: the task's)")
-    samples: int | None = Field(None, description="render samples (default: the task's)")
-    modality: Literal["auto", "text", "image"] = Field(
-        "auto", description="what the models see of a render: image, text, or auto "
-                            "(images where the model accepts them)")
+    refiner: Annotated[str, params.checked(resolve_refiner)] = Field(
+        "vetr", description="the refiner of failed edits: vetr or off")
+    projection_scope: Literal["keep_other_writes", "paper"] = Field(
+        "keep_other_writes", description="keep_other_writes: a projection never drops "
+                                              "the submission's other writes; paper: "
+                                              "Algorithm 1 as stated")
 
-
-class _LoopParams(SceneParams):
-    max_interactions: int = Field(10, ge=1, description="most interactions of the loop")
-    history: int = Field(24, ge=1, description="messages of the conversation kept")
-    timeout_s: float = Field(7200.0, description="wall-clock cap of one trial")
+    def roles(self) -> tuple[str, ...]:
+        # The judge is declared at n = 1 too (its tournament then makes no call), so one
+        # experiment can name a judge model for every arm.
+        return ROLES if self.verifier else (GENERATOR_ROLE, JUDGE_ROLE)
 
 
 @register_strategy("vetr")
 class Vetr:
     name: ClassVar[str] = "vetr"
+    Params = VetrParams
 
-    class Params(_LoopParams):
-        n: int = Field(1, ge=1, description="candidate edits per interaction")
-        refiner: Annotated[str, params.checked(resolve_refiner)] = Field(
-            "vetr", description="the refiner of failed edits: vetr or off")
-        verifier: bool = Field(True, description="a verifier call reviews delivered edits")
-        verify: Literal["requested", "every_edit"] = Field(
-            "requested", description="when the verifier runs: when the edit asks for it, "
-                                     "or after every delivered edit")
-        verifier_memory: bool = Field(False, description="one verifier memory shared "
-                                                         "across interactions")
-        persistent: bool = Field(False, description="edits apply to the latest scene "
-                                                    "instead of a fresh base")
-        show_trace: bool = Field(False, description="the generator sees observed writes")
-        temperature: float | None = Field(None, description="the generator's temperature "
-                                                            "(none: the model's default)")
-
-        def roles(self) -> tuple[str, ...]:
-            return ROLES if self.verifier else (GENERATOR_ROLE, JUDGE_ROLE)
-
-    def __init__(self, n: int = 1, refiner: str = "vetr", max_interactions: int = 10,
-                 history: int = 24, verifier: bool = True, verify: str = "requested",
-                 verifier_memory: bool = False,
-                 persistent: bool = False, show_trace: bool = False, max_tokens: int = 2048,
-                 temperature: float | None = None, timeout_s: float = 7200.0,
-                 size: int | None = None, samples: int | None = None,
-                 modality: str = "auto") -> None:
-        if n < 1 or max_interactions < 1 or history < 1:
-            raise ConfigError("vetr needs n, max_interactions and history >= 1")
-        if modality not in MODALITIES:
-            raise ConfigError(f"unknown modality {modality!r}",
-                              hint=f"one of {', '.join(MODALITIES)}")
-        if verify not in VERIFY_WHEN:
-            raise ConfigError(f"unknown verify {verify!r}",
-                              hint=f"one of {', '.join(VERIFY_WHEN)}")
-        self.refiner_name = refiner
-        resolve_refiner(refiner)  # fail at config time when the refiner is absent
-        self.config = LoopConfig(
-            n=n, max_interactions=max_interactions, history=history, verifier=verifier,
-            verify=verify, verifier_memory=verifier_memory, persistent=persistent,
-            show_trace=show_trace,
-            max_tokens=max_tokens, temperature=temperature, timeout_s=timeout_s, size=size,
-            samples=samples, modality=modality)
+    def __init__(self, params: VetrParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
         #: tests inject scripted refiners and their own TaskScenes here
         self.refiner_override: Refiner | None = None
         self.scenes: TaskScenes | None = None
 
     @property
     def roles(self) -> tuple[str, ...]:
-        # The judge is declared at n = 1 too (its tournament then makes no call), so one
-        # experiment can name a judge model for every arm.
-        if self.config.verifier:
-            return ROLES
-        return (GENERATOR_ROLE, JUDGE_ROLE)
+        return self.params.roles()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        refiner = self.refiner_override or resolve_refiner(self.refiner_name)
-        return HostLoop(self.config, refiner, name=self.name, scenes=self.scenes).run(ctx)
+        refiner = self.refiner_override or resolve_refiner(self.params.refiner,
+                                                           self.params.projection_scope)
+        return HostLoop(self.params, refiner, name=self.name, scenes=self.scenes).run(ctx)
+
+
+class VigaParams(LoopBounds):
+    """What a config may set of VIGA's runner: the loop's limits, decoding, rendering."""
+
+    temperature: params.Temperature = Field(0.0, description="the generator's temperature")
 
 
 @register_strategy("viga")
 class Viga:
     name: ClassVar[str] = "viga"
     roles: ClassVar[tuple[str, ...]] = (GENERATOR_ROLE, VERIFIER_ROLE)
+    Params = VigaParams
 
-    class Params(_LoopParams):
-        temperature: float = Field(0.0, description="the generator's temperature")
-
-    def __init__(self, max_interactions: int = 10, history: int = 24, max_tokens: int = 2048,
-                 temperature: float = 0.0, timeout_s: float = 7200.0, size: int | None = None,
-                 samples: int | None = None, modality: str = "auto") -> None:
-        self.config = LoopConfig(
-            n=1, max_interactions=max_interactions, history=history, verifier=True,
-            verify="every_edit", persistent=True, max_tokens=max_tokens, temperature=temperature,
-            timeout_s=timeout_s, size=size, samples=samples, modality=modality)
+    def __init__(self, params: VigaParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
+        # VIGA's runner as the paper describes it: one candidate, a persistent scene,
+        # its verifier after every delivered edit (the settings no config changes)
+        self.host = HostParams.model_validate({**self.params.model_dump(), "n": 1,
+                                               "verifier": True, "verify": "every_edit",
+                                               "persistent": True})
         self.scenes: TaskScenes | None = None
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        return HostLoop(self.config, resolve_refiner("off"), name=self.name,
+        return HostLoop(self.host, resolve_refiner("off"), name=self.name,
                         scenes=self.scenes).run(ctx)

@@ -10,7 +10,12 @@ from tether.systems.scene.refiner.driver import (
            refine,
            refine_record,
 )
-from tether.systems.scene.refiner.spec import ALTERNATIVES, MAX_EXTRA_EXECUTIONS
+from tether.systems.scene.refiner.spec import (
+           ALTERNATIVES,
+           DEFAULT_PROJECTION_SCOPE,
+           MAX_EXTRA_EXECUTIONS,
+           PROJECTION_SCOPES,
+)
 
-__all__ = ["ALTERNATIVES", "BUILDERS", "MAX_EXTRA_EXECUTIONS", "compile_alternatives", "refine",
-           "refine_record"]
+__all__ = ["ALTERNATIVES", "BUILDERS", "DEFAULT_PROJECTION_SCOPE", "MAX_EXTRA_EXECUTIONS",
+           "PROJECTION_SCOPES", "compile_alternatives", "refine", "refine_record"]

@@ -6,6 +6,10 @@ record already realizes is skipped; full-effect projection whose endpoints the r
 record matches returns the raw record when Valid_h(raw) holds against the previous
 record, and otherwise continues WITHOUT executing its compiled program; every other
 constructed candidate is executed afresh from the base under the cap. No model calls.
+
+`projection_scope` (spec.PROJECTION_SCOPES): "paper" runs the listing as it stands;
+"keep_other_writes" makes a projection ineligible (recorded, never executed) when the
+submission wrote anything outside the light channel it projects (scope.py).
 """
 
 from __future__ import annotations
@@ -17,10 +21,16 @@ from typing import Any, TypedDict
 
 from tether.systems.scene.executor import RenderSettings, SceneExecutor
 from tether.systems.scene.record import Refinement, SceneRecord
-from tether.systems.scene.refiner import light, projection, recovery
+from tether.systems.scene.refiner import light, projection, recovery, scope
 from tether.systems.scene.refiner.candidate import Candidate
 from tether.systems.scene.refiner.contract import valid
-from tether.systems.scene.refiner.spec import ALTERNATIVES, MAX_EXTRA_EXECUTIONS
+from tether.systems.scene.refiner.spec import (
+    ALTERNATIVES,
+    DEFAULT_PROJECTION_SCOPE,
+    MAX_EXTRA_EXECUTIONS,
+    PROJECTION_ALPHA,
+    PROJECTION_SCOPES,
+)  # fmt: skip
 
 # builder(raw, initial, previous) -> the alternative's candidate, or None (unavailable)
 Builder = Callable[[SceneRecord, SceneRecord, SceneRecord], Candidate | None]
@@ -54,12 +64,14 @@ def refine(
     base: Path | None = None,
     max_executions: int = MAX_EXTRA_EXECUTIONS,
     alternatives: Sequence[tuple[str, Builder]] | None = None,
+    projection_scope: str = DEFAULT_PROJECTION_SCOPE,
 ) -> Refinement:
     """Execute the submitted program, then refine it from its execution evidence."""
+    _check_scope(projection_scope)  # before the raw execution
     raw = SceneRecord(program, executor.execute(program, render=render, **_base(base)))
     return refine_record(raw, executor=executor, previous=previous, initial=initial,
                          render=render, base=base, max_executions=max_executions,
-                         alternatives=alternatives)
+                         alternatives=alternatives, projection_scope=projection_scope)
 
 
 def refine_record(
@@ -72,8 +84,10 @@ def refine_record(
     base: Path | None = None,
     max_executions: int = MAX_EXTRA_EXECUTIONS,
     alternatives: Sequence[tuple[str, Builder]] | None = None,
+    projection_scope: str = DEFAULT_PROJECTION_SCOPE,
 ) -> Refinement:
     """Algorithm 1 on an already executed raw record."""
+    _check_scope(projection_scope)
     spent = 0
     tried: list[dict[str, Any]] = []
     for name, build in alternatives if alternatives is not None else BUILDERS.items():
@@ -92,6 +106,13 @@ def refine_record(
             entry["outcome"] = "unavailable" + (f" ({problem})" if problem else "")
             continue
         entry["patch"] = cand.patch
+        if projection_scope == "keep_other_writes" and name in PROJECTION_ALPHA:
+            dropped = scope.other_writes(raw, previous, projection.in_scope(raw, previous))
+            if dropped:
+                entry["outcome"] = ("not eligible (keep_other_writes): the submission also "
+                                    f"changes {scope.describe(dropped)}")
+                entry["other_writes"] = len(dropped)
+                continue
         if name.startswith("light_recovery") and light.realized(cand, raw):
             entry["outcome"] = "skipped: the raw record realizes its endpoints"
             continue
@@ -100,7 +121,7 @@ def refine_record(
             entry["checks"] = checks
             if ok:
                 entry["outcome"] = "accepted: raw record reused"
-                return Refinement(raw, raw, name, spent, checks, tried)
+                return Refinement(raw, raw, name, spent, checks, tried, projection_scope)
             entry["outcome"] = "skipped: endpoints match but the raw record fails the contract"
             continue  # the listing: do not fall through to executing the compiled program
         if spent >= max_executions:
@@ -112,12 +133,19 @@ def refine_record(
         entry["checks"] = checks
         entry["outcome"] = "accepted" if ok else "rejected"
         if ok:
-            return Refinement(raw, SceneRecord(cand.program, ex), name, spent, checks, tried)
+            return Refinement(raw, SceneRecord(cand.program, ex), name, spent, checks, tried,
+                              projection_scope)
     if raw.rendered:
-        return Refinement(raw, raw, "raw", spent, {}, tried)
+        return Refinement(raw, raw, "raw", spent, {}, tried, projection_scope)
     if previous.execution.ok:
-        return Refinement(raw, previous, "previous", spent, {}, tried)
-    return Refinement(raw, None, "none", spent, {}, tried)
+        return Refinement(raw, previous, "previous", spent, {}, tried, projection_scope)
+    return Refinement(raw, None, "none", spent, {}, tried, projection_scope)
+
+
+def _check_scope(projection_scope: str) -> None:
+    if projection_scope not in PROJECTION_SCOPES:
+        raise ValueError(f"unknown projection scope {projection_scope!r} "
+                         f"(one of {', '.join(PROJECTION_SCOPES)})")
 
 
 class _Base(TypedDict, total=False):

@@ -19,6 +19,15 @@ ALTERNATIVES = (
 )  # fmt: skip
 PROJECTION_ALPHA = {"projection_full": 1.0, "projection_half": 0.5}
 
+# Which candidates built on the previous delivered program (projection) are eligible.
+# "paper": as Algorithm 1 states it (projection keeps the previous program's other state,
+# so a submission's other writes are dropped by a projection). "keep_other_writes": a
+# projection is eligible only when the submission wrote nothing outside the light channel
+# it projects (scope.py), so a correct submission is never delivered worse. The paper's
+# configs use "paper"; `tether scene refine` and user configs default to the other.
+PROJECTION_SCOPES = ("paper", "keep_other_writes")
+DEFAULT_PROJECTION_SCOPE = "keep_other_writes"
+
 # Numerical agreement (≃): RNA floats are 32-bit, so two values agree when they are within
 # an absolute 1e-5 plus a relative 1e-5 of each other (a few float32 ulps at the scales a
 # scene uses); ints, bools and strings agree when equal; sequences componentwise with equal

@@ -47,7 +47,7 @@ class FormatError(Exception):
 class Action:
     """One parsed action: the command to run, and the form it came in.
 
-    `form` is how this one reply wrote its command; `AgentConfig.protocol` is the
+    `form` is how this one reply wrote its command; `AgentParams.protocol` is the
     agent's setting for which forms it asks for (the word "protocol" means only that)."""
 
     command: str

@@ -3,7 +3,7 @@
 One attempt is a conversation: the system and instance templates, then per turn the
 chosen reply (assistant) and what came of it (user): the command's JSON observation,
 or the format error when the reply held no single runnable command. With native tool
-calls (`AgentConfig.protocol`, "auto" uses them when the generator's API takes tools)
+calls (`AgentParams.protocol`, "auto" uses them when the generator's API takes tools)
 the bash tool is offered on every call, and what came of a call is a `tool` message
 answering it (every call of a reply is answered, as the APIs require). Which reply is
 chosen is the policy's business (`SamplePolicy`: one sample, the baseline;
@@ -41,7 +41,6 @@ from tether.strategies import Selection
 from tether.systems.terminal.agent.actions import (
     BASH_TOOL,
     FINISH_MARKER,
-    OBSERVATION_LIMIT,
     FormatError,
     elide,
     is_submission,
@@ -50,74 +49,20 @@ from tether.systems.terminal.agent.actions import (
     parse_native_action,
     strip_private_reasoning,
 )
-from tether.systems.terminal.agent.templates import (
-    AGENT_FORMAT_ERROR,
-    AGENT_INSTANCE,
-    AGENT_OBSERVATION,
-    AGENT_SYSTEM,
-    render,
-)
+from tether.systems.terminal.agent.params import AgentParams
+from tether.systems.terminal.agent.templates import render
 from tether.systems.terminal.environment import AgentTimeExceeded, CommandResult
 
 #: The role of the calls that propose actions (falls back to the proposer's model).
 GENERATOR_ROLE = "generator"
-PROTOCOLS = ("auto", "tool_calls", "text")
 #: why a reply cut off at the output limit cannot run (and, executed, ends the attempt)
 CUT_OFF = "the reply was cut off at the output limit (max_tokens)"
-TOOL_CHOICES = ("auto", "required", "bash")
 
 
 class Environment(Protocol):
     """Where commands run: `TerminalEnvironment`, or a scripted double in tests."""
 
     def execute(self, command: str, *, timeout_s: float | None = None) -> CommandResult: ...
-
-
-@dataclass
-class AgentConfig:
-    """How one attempt runs. Every field can be set from the strategy params."""
-
-    #: most replies per attempt (a reply with a format error counts as a step)
-    step_limit: int = 30
-    #: wall-clock cap of the attempt; None = the task's agent timeout only
-    wall_time_s: float | None = None
-    #: cap of one command (the environment also clips it to the agent time left)
-    command_timeout_s: float = 60.0
-    #: most tokens of one generator reply
-    max_tokens: int = 1024
-    #: sampling of the generator: the baseline samples like each Turn-BoN candidate
-    temperature: float = 1.0
-    top_p: float = 0.95
-    #: this many replies in a row without a runnable command end the attempt
-    max_format_errors: int = 3
-    #: observations longer than this are shown as head and tail
-    observation_limit: int = OBSERVATION_LIMIT
-    system_template: str = AGENT_SYSTEM
-    instance_template: str = AGENT_INSTANCE
-    observation_template: str = AGENT_OBSERVATION
-    format_error_template: str = AGENT_FORMAT_ERROR
-    #: "auto" (native tool calls when the generator supports them), "tool_calls" or "text"
-    protocol: str = "auto"
-    #: with native tool calls: "auto" (the model may answer without a call), "required",
-    #: or "bash" (force the bash call: small models served with a grammar need it)
-    tool_choice: str = "auto"
-
-    def __post_init__(self) -> None:
-        if self.protocol not in PROTOCOLS:
-            raise ConfigError(f"agent: protocol must be one of {', '.join(PROTOCOLS)}, "
-                              f"got {self.protocol!r}")
-        if self.tool_choice not in TOOL_CHOICES:
-            raise ConfigError(f"agent: tool_choice must be one of {', '.join(TOOL_CHOICES)}, "
-                              f"got {self.tool_choice!r}")
-        for name in ("step_limit", "max_tokens", "max_format_errors", "observation_limit"):
-            if int(getattr(self, name)) < 1:
-                raise ConfigError(f"agent: {name} must be at least 1, got {getattr(self, name)}")
-        if self.command_timeout_s <= 0 or (self.wall_time_s is not None and self.wall_time_s <= 0):
-            raise ConfigError("agent: timeouts must be positive numbers of seconds")
-        # Templates rendered mid-attempt are checked now, so a typo fails before any call.
-        render(self.observation_template, observation="{}", steps_left=1)
-        for native in (False, True):
-            render(self.format_error_template, error="e", errors_left=1, tool_calls=native)
 
 
 @dataclass
@@ -133,6 +78,8 @@ class Candidate:
     tool_calls: tuple[ToolCall, ...] = ()
     #: the token budget, not `max_tokens`, set this call's limit (a cut is the budget's)
     budget_limited: bool = False
+    #: the reasoning tokens its provider counted (part of output_tokens)
+    reasoning_tokens: int = 0
 
     @property
     def cut_off(self) -> bool:
@@ -141,17 +88,21 @@ class Candidate:
 
     @classmethod
     def from_completion(cls, completion: Completion) -> Candidate:
-        tokens = completion.usage.output_tokens + completion.usage.reasoning_tokens
+        reasoning = completion.usage.reasoning_tokens
+        tokens = completion.usage.output_tokens + reasoning
         text = strip_private_reasoning(completion.text)
         calls = completion.tool_calls
         if completion.finish_reason == "length":
-            return cls(text, None, CUT_OFF, tokens, completion.finish_reason, calls)
+            return cls(text, None, CUT_OFF, tokens, completion.finish_reason, calls,
+                       reasoning_tokens=reasoning)
         try:
             action = (parse_native_action(calls) if calls else
                       parse_action(completion.text, finish_reason=completion.finish_reason))
         except FormatError as exc:
-            return cls(text, None, str(exc), tokens, completion.finish_reason, calls)
-        return cls(text, action.command, None, tokens, completion.finish_reason, calls)
+            return cls(text, None, str(exc), tokens, completion.finish_reason, calls,
+                       reasoning_tokens=reasoning)
+        return cls(text, action.command, None, tokens, completion.finish_reason, calls,
+                   reasoning_tokens=reasoning)
 
     @property
     def shown(self) -> str:
@@ -171,6 +122,7 @@ class Candidate:
     def to_json(self) -> dict[str, Any]:
         row: dict[str, Any] = {"text": self.text, "command": self.command, "error": self.error,
                                "output_tokens": self.output_tokens,
+                               "reasoning_tokens": self.reasoning_tokens,
                                "finish_reason": self.finish_reason}
         if self.tool_calls:
             row["tool_calls"] = [c.to_message() for c in self.tool_calls]
@@ -256,53 +208,53 @@ class AttemptResult:
 class SamplePolicy:
     """The baseline: one sample per turn, executed as it is (no selector)."""
 
-    def __init__(self, config: AgentConfig, role: str = GENERATOR_ROLE) -> None:
-        self.config = config
+    def __init__(self, params: AgentParams, role: str = GENERATOR_ROLE) -> None:
+        self.params = params
         self.role = role
 
     def decide(self, ctx: TrialContext, messages: list[Message], turns: list[Turn]) -> Decision:
-        return Decision(candidates=sample_candidates(ctx, messages, 1, self.config, self.role),
+        return Decision(candidates=sample_candidates(ctx, messages, 1, self.params, self.role),
                         selector_skipped="n=1")
 
 
 def sample_candidates(ctx: TrialContext, messages: list[Message], n: int,
-                      config: AgentConfig, role: str = GENERATOR_ROLE) -> list[Candidate]:
+                      params: AgentParams, role: str = GENERATOR_ROLE) -> list[Candidate]:
     """n i.i.d. replies to the conversation, each parsed as the baseline would."""
-    native = native_tools(ctx, config, role)
+    native = native_tools(ctx, params, role)
     # "auto" is every API's default tool choice: not sent, so requests keep one key.
-    choice = config.tool_choice if native and config.tool_choice != "auto" else None
+    choice = params.tool_choice if native and params.tool_choice != "auto" else None
     tools = [BASH_TOOL] if native else None
     room = ctx.ledger.room(role, messages, n, tools=tools)
-    completions = ctx.generate(role, messages, n=n, max_tokens=config.max_tokens,
-                               temperature=config.temperature, top_p=config.top_p,
+    completions = ctx.generate(role, messages, n=n, max_tokens=params.max_tokens,
+                               temperature=params.temperature, top_p=params.top_p,
                                tools=tools, tool_choice=choice)
-    limited = room is not None and room // n < config.max_tokens
+    limited = room is not None and room // n < params.max_tokens
     return [replace(Candidate.from_completion(c), budget_limited=limited) for c in completions]
 
 
-def native_tools(ctx: TrialContext, config: AgentConfig, role: str = GENERATOR_ROLE) -> bool:
+def native_tools(ctx: TrialContext, params: AgentParams, role: str = GENERATOR_ROLE) -> bool:
     """Whether this attempt's generator calls the bash tool natively."""
-    if config.protocol == "text":
+    if params.protocol == "text":
         return False
     able = supports_tools(ctx.model(role))
-    if config.protocol == "tool_calls" and not able:
+    if params.protocol == "tool_calls" and not able:
         raise ConfigError(f"agent: protocol \"tool_calls\" but {ctx.model(role).model_id} "
                           "does not take native tool calls",
                           hint='use protocol = "auto" or "text" for this model')
     return able
 
 
-def first_messages(ctx: TrialContext, config: AgentConfig, workdir: str,
+def first_messages(ctx: TrialContext, params: AgentParams, workdir: str,
                    native: bool) -> list[Message]:
-    variables = template_variables(ctx, config, workdir, native)
-    return [{"role": "system", "content": render(config.system_template, **variables)},
-            {"role": "user", "content": render(config.instance_template, **variables)}]
+    variables = template_variables(ctx, params, workdir, native)
+    return [{"role": "system", "content": render(params.system_template, **variables)},
+            {"role": "user", "content": render(params.instance_template, **variables)}]
 
 
-def template_variables(ctx: TrialContext, config: AgentConfig, workdir: str,
+def template_variables(ctx: TrialContext, params: AgentParams, workdir: str,
                        native: bool) -> dict[str, Any]:
-    return {"task": ctx.task.prompt, "workdir": workdir, "step_limit": config.step_limit,
-            "command_timeout_s": config.command_timeout_s, "finish_marker": FINISH_MARKER,
+    return {"task": ctx.task.prompt, "workdir": workdir, "step_limit": params.step_limit,
+            "command_timeout_s": params.command_timeout_s, "finish_marker": FINISH_MARKER,
             "tool_calls": native}
 
 
@@ -318,7 +270,7 @@ def answer(chosen: Candidate, text: str) -> list[Message]:
                "content": "Not run: one bash call per reply."} for c in rest)]
 
 
-def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: AgentConfig,
+def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, params: AgentParams,
                 *, workdir: str = "/app", attempt: int = 1) -> AttemptResult:
     """Run one attempt to its exit reason. Raises only for harness bugs.
 
@@ -326,9 +278,9 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
     `Turn.to_json()` plus the attempt number), so a killed trial keeps its trajectory.
     """
     start = time.monotonic()
-    deadline = start + config.wall_time_s if config.wall_time_s else math.inf
-    native = native_tools(ctx, config)
-    messages = first_messages(ctx, config, workdir, native)
+    deadline = start + params.wall_time_s if params.wall_time_s else math.inf
+    native = native_tools(ctx, params)
+    messages = first_messages(ctx, params, workdir, native)
     result = AttemptResult(exit_reason="step_limit")
     format_errors = 0
 
@@ -342,7 +294,7 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
 
     try:
         while True:
-            if len(result.turns) >= config.step_limit:
+            if len(result.turns) >= params.step_limit:
                 result.exit_reason = "step_limit"
                 break
             if time_left() <= 0:
@@ -363,18 +315,18 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
             if chosen.command is None:
                 format_errors += 1
                 record(Turn(step, decision, None, format_error=chosen.error))
-                if format_errors >= config.max_format_errors:
+                if format_errors >= params.max_format_errors:
                     result.exit_reason = "format_errors"
                     break
                 messages = [*messages, *answer(chosen, render(
-                    config.format_error_template, error=chosen.error,
-                    errors_left=config.max_format_errors - format_errors, tool_calls=native))]
+                    params.format_error_template, error=chosen.error,
+                    errors_left=params.max_format_errors - format_errors, tool_calls=native))]
                 continue
             format_errors = 0
             try:
                 if time_left() <= 0:  # the model call used up the time that was left
                     raise AgentTimeExceeded("agent time ran out before the command could run")
-                timeout = max(min(config.command_timeout_s, time_left()), 0.001)
+                timeout = max(min(params.command_timeout_s, time_left()), 0.001)
                 ran = env.execute(chosen.command, timeout_s=timeout)
             except AgentTimeExceeded as exc:
                 # Keep the turn's decision (candidates, selector) in the record: it was paid for.
@@ -386,9 +338,9 @@ def run_attempt(ctx: TrialContext, env: Environment, policy: Policy, config: Age
                 result.exit_reason = "submitted"
                 break
             messages = [*messages, *answer(chosen, render(
-                config.observation_template,
-                observation=observation_shown(ran, config.observation_limit),
-                steps_left=config.step_limit - step))]
+                params.observation_template,
+                observation=observation_shown(ran, params.observation_limit),
+                steps_left=params.step_limit - step))]
     except AgentTimeExceeded:
         result.exit_reason = "wall_time"
     except BudgetExhausted:

@@ -11,13 +11,16 @@ a failure even when the verifier accepts its final state.
   wrong_submission  the agent submitted and the verifier fails it
   out_of_context    the conversation outgrew the generator's context, or the executed
                     reply was cut off at the output limit
-  time_limit        a harness limit stopped the attempt: steps, wall time, the token
-                    budget, or `max_format_errors` replies in a row that could not run
+  time_limit        a harness limit stopped the attempt: steps, wall time, or the
+                    token budget
+  format_error      `max_format_errors` replies in a row could not run (tether's own
+                    stop; the paper's harness has none): the model's failure
   agent_error       the sandbox, the model API or the verifier failed: never a score
 
-The verifier still runs on every attempt but an agent error, and the trial's `passed`
-and score are its verdict (the metric instrument's, as for every trial); the end state
-is the paper's reading of it, and the report's pass@k counts only `pass`.
+The verifier still runs on every attempt but an agent error, and its observation is the
+trial's metric (invariant 1); the trial's `passed` and score follow the ending
+(`TrialRecord.passed`: a stopped attempt has not passed), so the run summary, the paired
+tests, the report and the exports all read one rule.
 
 The delivered artifact is the transcript of executed commands (kind "shell") with the
 final /app on the host in `meta["app_dir"]`; the strategy verifies it through the
@@ -29,98 +32,53 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import fields
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from pydantic import Field, model_validator
-
-from tether import params
 from tether.context import TrialContext
 from tether.core import AgentEndState, AgentFacts, Artifact, EndState, Observation
-from tether.errors import ConfigError
 from tether.strategies import StrategyResult, register_strategy
-from tether.systems.terminal.agent.actions import OBSERVATION_LIMIT
 from tether.systems.terminal.agent.loop import (
     GENERATOR_ROLE,
-    AgentConfig,
     AttemptResult,
     Environment,
     Policy,
     SamplePolicy,
     run_attempt,
 )
-from tether.systems.terminal.agent.templates import (
-    AGENT_FORMAT_ERROR,
-    AGENT_INSTANCE,
-    AGENT_OBSERVATION,
-    AGENT_SYSTEM,
-)
+from tether.systems.terminal.agent.params import AgentParams
 from tether.systems.terminal.environment import TerminalEnvironment
 from tether.systems.terminal.snapshot import changed_files, snapshot_tree
 
 #: Opens the environment of one attempt (a context manager that starts and cleans up).
-EnvironmentFactory = Callable[[TrialContext, AgentConfig], AbstractContextManager[Environment]]
+EnvironmentFactory = Callable[[TrialContext, AgentParams],
+                              AbstractContextManager[Environment]]
 
-_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget", "format_errors")
+_LIMIT_EXITS = ("step_limit", "wall_time", "token_budget")
 
 
-def terminal_environment(ctx: TrialContext, config: AgentConfig) -> TerminalEnvironment:
+def terminal_environment(ctx: TrialContext, params: AgentParams) -> TerminalEnvironment:
     """The task's sandboxed environment, with the agent's command timeout and output cap."""
     return TerminalEnvironment.for_task(ctx.task, sandbox=ctx.env.sandbox,
-                                        command_timeout_s=config.command_timeout_s,
-                                        output_chars=config.observation_limit)
-
-
-class AgentParams(params.Params):
-    """The declared params of the terminal strategies: the fields of `AgentConfig`."""
-
-    step_limit: int = Field(30, description="most replies per attempt")
-    wall_time_s: float | None = Field(None, description="wall-clock cap of an attempt "
-                                                        "(none: the task's agent timeout)")
-    command_timeout_s: float = Field(60.0, description="cap of one command")
-    max_tokens: int = Field(1024, description="most tokens of one generator reply")
-    temperature: float = Field(1.0, description="the generator's sampling temperature")
-    top_p: float = Field(0.95, description="the generator's nucleus sampling")
-    max_format_errors: int = Field(3, description="this many replies in a row without a "
-                                                  "runnable command end the attempt")
-    observation_limit: int = Field(OBSERVATION_LIMIT, description="longer command output "
-                                                                  "is shown as head and tail")
-    system_template: str = Field(AGENT_SYSTEM, description="the system prompt (a template)")
-    instance_template: str = Field(AGENT_INSTANCE, description="the task's first message")
-    observation_template: str = Field(AGENT_OBSERVATION, description="a command's output "
-                                                                     "as the model sees it")
-    format_error_template: str = Field(AGENT_FORMAT_ERROR, description="sent back after a "
-                                                                       "reply that cannot run")
-    protocol: Literal["auto", "tool_calls", "text"] = Field(
-        "auto", description="native tool calls, text commands, or auto (tools where the "
-                            "generator supports them)")
-    tool_choice: Literal["auto", "required", "bash"] = Field(
-        "auto", description="with native tool calls: may the model answer without one")
-
-    @model_validator(mode="after")
-    def _config_checks(self) -> AgentParams:
-        # AgentConfig's own checks (bounds, templates that must render), on a value object
-        # that holds no resources: the strategy itself is not built.
-        try:
-            agent_config(self.model_dump())
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return self
-
-
-def agent_config(params: dict[str, Any]) -> tuple[AgentConfig, dict[str, Any]]:
-    """Split strategy params into the AgentConfig's fields and the rest."""
-    names = {f.name for f in fields(AgentConfig)}
-    return (AgentConfig(**{k: v for k, v in params.items() if k in names}),
-            {k: v for k, v in params.items() if k not in names})
+                                        command_timeout_s=params.command_timeout_s,
+                                        output_chars=params.observation_limit,
+                                        registry_access=params.registry_access)
 
 
 def attempt_artifact(attempt: AttemptResult, env: Environment, header: str) -> Artifact:
     app_dir = getattr(env, "app_dir", None)
+    system_dir = getattr(env, "system_dir", None)
     return Artifact(kind="shell", text=attempt.transcript(header),
                     meta={"app_dir": str(app_dir) if app_dir is not None else None,
+                          "system_dir": str(system_dir) if system_dir is not None else None,
                           "exit_reason": attempt.exit_reason})
+
+
+def environment_record(env: Environment) -> dict[str, Any]:
+    """What the trial keeps about the attempt's environment (`TerminalEnvironment.record`:
+    root in its namespace, a writable system, the registry option and its requests)."""
+    record = getattr(env, "record", None)
+    return {"environment": record()} if callable(record) else {}
 
 
 def verify(ctx: TrialContext, attempt: AttemptResult, artifact: Artifact) -> Observation | None:
@@ -137,6 +95,8 @@ def end_state(attempt: AttemptResult, metric: Observation | None) -> AgentEndSta
         return AgentEndState.AGENT_ERROR
     if attempt.exit_reason == "out_of_context":
         return AgentEndState.OUT_OF_CONTEXT
+    if attempt.exit_reason == "format_errors":
+        return AgentEndState.FORMAT_ERROR
     if attempt.exit_reason in _LIMIT_EXITS:
         return AgentEndState.TIME_LIMIT
     return AgentEndState.PASS if metric.passed else AgentEndState.WRONG_SUBMISSION
@@ -192,16 +152,16 @@ def watch_app(env: Environment) -> Callable[[], list[str] | None]:
     return lambda: changed_files(before, snapshot_tree(Path(app_dir)))
 
 
-def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
+def run_one(ctx: TrialContext, policy: Policy, params: AgentParams,
             factory: EnvironmentFactory, extra: dict[str, Any]) -> StrategyResult:
     """One attempt in a fresh environment, verified before the environment goes away."""
-    with factory(ctx, config) as env:
+    with factory(ctx, params) as env:
         changes = watch_app(env)
-        attempt = run_attempt(ctx, env, policy, config)
+        attempt = run_attempt(ctx, env, policy, params)
         artifact = attempt_artifact(attempt, env, f"attempt 1 of {ctx.task.key}")
         changed = changes()
         metric = verify(ctx, attempt, artifact)
-    summary = attempt_summary(attempt)
+        summary = {**attempt_summary(attempt), **environment_record(env)}
     if changed is not None:
         summary["changed_files"] = changed
     return deliver(ctx, attempt, artifact, metric, {**extra, **summary})
@@ -211,8 +171,8 @@ def run_one(ctx: TrialContext, policy: Policy, config: AgentConfig,
 class Agent:
     """The baseline bash agent: one sample per turn, executed as it is.
 
-    Params are the fields of `loop.AgentConfig` (step_limit, max_tokens, temperature,
-    top_p, command_timeout_s, wall_time_s, templates, ...).
+    Params: `AgentParams` (step_limit, max_tokens, temperature, top_p, command_timeout_s,
+    wall_time_s, templates, ...).
     """
 
     name: ClassVar[str] = "agent"
@@ -222,11 +182,9 @@ class Agent:
     #: opens each attempt's environment (tests swap in a scripted double)
     environment_factory = staticmethod(terminal_environment)
 
-    def __init__(self, **params: Any) -> None:
-        self.config, rest = agent_config(params)
-        if rest:
-            raise TypeError(f"unknown parameters {sorted(rest)}")
+    def __init__(self, params: AgentParams | None = None) -> None:
+        self.params = params if params is not None else self.Params()
 
     def run(self, ctx: TrialContext) -> StrategyResult:
-        return run_one(ctx, SamplePolicy(self.config), self.config,
+        return run_one(ctx, SamplePolicy(self.params), self.params,
                        self.environment_factory, {"n": 1})

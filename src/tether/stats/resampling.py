@@ -1,0 +1,28 @@
+"""How many resamples a run's bootstrap intervals use: the one setting of `tether.stats`
+an experiment may change (`[stats]` in its config), so a study reproduces a paper with
+that paper's own count (VETR's tables: 5,000 resamples, seed 0).
+
+The default is `paired.N_RESAMPLES` (10,000) and `paired.SEED` (0). The report records
+the count it used beside every interval that reads it.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from tether import params
+from tether.stats.paired import N_RESAMPLES, SEED
+
+
+class Resampling(params.Params):
+    """The `[stats]` table of an experiment config."""
+
+    n_resamples: int = Field(default=N_RESAMPLES, ge=100,
+                             description="bootstrap resamples of every interval")
+    seed: int = Field(default=SEED, ge=0, description="numpy default_rng seed of the resampling")
+
+
+def resampling_of(config: dict | None) -> Resampling:
+    """The run's resampling setting from its resolved config (the default when absent)."""
+    found = (config or {}).get("stats") or {}
+    return Resampling.model_validate(found)

@@ -1,0 +1,86 @@
+"""The compile's student endpoint: the frozen student model behind the compile's budget.
+
+    endpoint = StudentEndpoint(model, ledger=Ledger(BudgetSpec(total=5000)), record=rows.append)
+    log: list[CallRecord] = []
+    student = endpoint.session(max_tokens=64, temperature=0.0, modality="text",
+                               where={"split": "probe", "key": h, "item_id": i}, log=log)
+    reply = student("Question: ...", None)     # a StudentSession (systems/compile/student.py)
+
+Every student call of a compile, whatever split, arm or build it is made for, takes the
+one charged call path (`tether.context.charged_generate`) under the role `student`, with
+a fixed seed: `ledger` reserves the call's whole `max_tokens` (times its samples) before
+it is made and settles with the usage after, so the recorded spend never exceeds the
+ledger's cap, with any number of items in flight. A call that does not fit is not made:
+`BudgetExhausted` says why (and `stopped` keeps it), and the scorer records the item as a
+budget stop. Each call's record goes to the item's `log` (its trial's calls) and, as it
+is made, to `record` without the messages and reply (role, request hash, usage, latency,
+sampling parameters, and the split, key and item it was made for): what a resumed
+compile is charged with, a killed item's calls included.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tether.context import charged_generate
+from tether.core import BudgetExhausted, BudgetSpec, Ledger
+from tether.models import CallRecord, Completion, GenerateParams, Message, Model, sample_concurrency
+from tether.systems.compile.student import STUDENT_ROLE, Modality, StudentSession
+
+__all__ = ["StudentEndpoint"]
+
+
+class StudentEndpoint:
+    """The compile's budgeted student model (see the module docstring)."""
+
+    def __init__(self, model: Model, *, seed: int = 0, ledger: Ledger | None = None,
+                 record: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.model = model
+        self.seed = seed
+        #: the student's budget: generated tokens (output + reasoning), as tokens/item
+        self.ledger = ledger if ledger is not None else Ledger(BudgetSpec())
+        self.record = record
+        #: why the budget refused a call (None until it does)
+        self.stopped: str | None = None
+        #: items scored at once: the endpoint's `concurrency` (in-process models: 1)
+        self.concurrency = sample_concurrency(model)
+        self._lock = threading.Lock()
+
+    def tokens_used(self) -> int:
+        return self.ledger.charged(STUDENT_ROLE)
+
+    def session(self, *, max_tokens: int, temperature: float, modality: Modality,
+                where: dict[str, Any], log: list[CallRecord]) -> StudentSession:
+        """A student for one item: its calls go to `log` and are recorded with `where`."""
+
+        def call(messages: list[Message], n: int, max_tokens: int,
+                 temperature: float) -> list[Completion]:
+            return self._call(messages, n, max_tokens, temperature, where, log)
+
+        return StudentSession.calling(call, max_tokens=max_tokens, temperature=temperature,
+                                      modality=modality)
+
+    def _call(self, messages: list[Message], n: int, max_tokens: int, temperature: float,
+              where: dict[str, Any], log: list[CallRecord]) -> list[Completion]:
+        params = GenerateParams(max_tokens=max_tokens, seed=self.seed, temperature=temperature)
+        made: list[CallRecord] = []
+        try:
+            return charged_generate(self.ledger, made, self.model, STUDENT_ROLE, messages,
+                                    params, n=n, whole=True)
+        except BudgetExhausted:
+            reason = (f"student token budget of {self.ledger.spec.total} reached: "
+                      f"{self.tokens_used()} used, a call of {n} x {max_tokens} "
+                      "tokens does not fit")
+            with self._lock:
+                self.stopped = self.stopped or reason
+            raise BudgetExhausted(reason) from None
+        finally:
+            log.extend(made)
+            for record in made:
+                if self.record is not None:
+                    # the prompt and reply are in the item's trial record
+                    row = {k: v for k, v in record.to_json().items()
+                           if k not in ("messages", "output")}
+                    self.record({**row, **where})
