@@ -80,13 +80,16 @@ def test_tasks_import_refuses_the_task_before_reading_through_the_link(tmp_path,
     assert json.loads(out.stdout)[0]["status"] == "refused"
 
 
-def test_tasks_check_is_one_line_exit_2(tmp_path, host_dir):
+def test_tasks_check_fails_the_task_naming_the_link(tmp_path, host_dir):
+    # tasks check gives each task a row (a task that cannot load is a failing row with
+    # its message, not the end of the check): the row names the link, the check fails
     task = make_task(tmp_path)
     _link(task / "environment" / "files", host_dir)
-    res = CliRunner().invoke(main, ["tasks", "check", str(task)])
-    assert res.exit_code == 2, res.output
-    errors = [line for line in res.output.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "environment/files is a link" in errors[0]
+    res = CliRunner().invoke(main, ["tasks", "check", str(task), "--json"])
+    assert res.exit_code == 1, res.output
+    rows = json.loads(res.stdout)
+    assert len(rows) == 1 and rows[0]["oracle_reward"] is None
+    assert "environment/files is a link that leaves the task dir" in rows[0]["error"]
     assert SECRET not in res.output and "Traceback" not in res.output
 
 
