@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci_required import (  # noqa: F401  (hooks: a skip for bwrap/bpy/Chromium fails in CI)
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+)
 from tether.sandbox import BwrapSandbox, SandboxUnavailable
 
 #: ../shared/reference beside the checkout: present in CI, absent on a user's machine.

@@ -17,21 +17,22 @@ announced once per process with a one-line notice (`old_spelling`).
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads
 
 #: the old spellings already announced in this process
 _ANNOUNCED: set[str] = set()
 
 
 def parse_value(text: str) -> Any:
-    """`text` as JSON when it parses, else the string itself (the one typing rule)."""
+    """`text` as JSON when it parses, else the string itself (the one typing rule). JSON
+    nested past tether.textio.MAX_DEPTH is not read as JSON (no recursion to overflow)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return loads(text)
+    except JSONError:
         return text
 
 

@@ -20,11 +20,17 @@ A user's text file is read as `utf-8-sig`: the byte-order mark spreadsheets and 
 editors write is not part of the text. JSON Lines are split on `\n` only
 (`jsonl_lines`): `str.splitlines` also splits on U+2028, U+0085 and other characters a
 JSON string may hold raw.
+
+Every file reader here is bounded: `read_bytes` takes only a regular file (a FIFO would
+wait for a writer forever, `/dev/zero` never ends) of at most `limit` bytes
+(MAX_FILE_BYTES unless the caller names another), and says which in one line.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -33,11 +39,14 @@ from pydantic_core import from_json
 
 from tether.errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "JSONError", "jsonl_lines", "loads", "loads_toml", "read_json",
-           "read_text", "read_toml"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "JSONError", "jsonl_lines", "loads", "loads_toml",
+           "read_bytes", "read_json", "read_text", "read_toml", "resolved"]
 
 #: the deepest nesting `loads` accepts (pydantic-core's parser limit)
 MAX_DEPTH = 200
+#: the largest file a reader here takes unless its caller names another limit (a config,
+#: a price table, a data file of rows): 256 MiB
+MAX_FILE_BYTES = 256 * 2**20
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 #: what JSON counts as whitespace besides the \n a JSON Lines file is split on
@@ -73,15 +82,59 @@ def loads(data: str | bytes) -> Any:
         raise JSONError(msg, int(found["line"] or 0), int(found["col"] or 0)) from None
 
 
-def read_json(path: str | Path, *, what: str = "") -> Any:
-    """The JSON value of the file at `path`; a one-line ConfigError naming it (and
-    `what` it is) when it cannot be read, is not UTF-8 or is not JSON."""
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_bytes(path: str | Path, *, what: str = "", limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them; a one-line
+    ConfigError naming it (and `what` it is) when it cannot be read, is not a regular
+    file (a FIFO, a device, a directory) or is larger than `limit`."""
     p = Path(path)
     label = f"{what} {p}" if what else str(p)
     try:
-        raw = p.read_bytes()
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below)
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ConfigError(f"{label}: cannot read: {_kind(mode)}, not a regular file")
+    with os.fdopen(fd, "rb") as fh:
+        os.set_blocking(fd, True)
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+    if len(data) > limit:
+        raise ConfigError(f"{label}: larger than {limit:,} bytes, the most read here")
+    return data
+
+
+def resolved(path: str | Path, *, what: str = "") -> Path:
+    """`path` made absolute with every link followed; a one-line ConfigError naming it
+    when its links loop (Path.resolve raises RuntimeError for that)."""
+    p = Path(path)
+    try:
+        return p.resolve()
+    except (RuntimeError, OSError) as exc:
+        label = f"{what} {p}" if what else str(p)
+        why = "its links loop" if isinstance(exc, RuntimeError) else exc.strerror
+        raise ConfigError(f"{label}: cannot resolve it: {why}") from None
+
+
+def read_json(path: str | Path, *, what: str = "", limit: int = MAX_FILE_BYTES) -> Any:
+    """The JSON value of the file at `path`; a one-line ConfigError naming it (and
+    `what` it is) when it cannot be read (see `read_bytes`), is not UTF-8 or is not JSON."""
+    p = Path(path)
+    label = f"{what} {p}" if what else str(p)
+    raw = read_bytes(p, what=what, limit=limit)
     try:
         return loads(raw.removeprefix(_UTF8_BOM))
     except JSONError as exc:
@@ -104,19 +157,20 @@ def jsonl_lines(text: str) -> list[tuple[int, str]]:
             if line.strip(_JSON_BLANK)]
 
 
-def read_text(path: str | Path, *, what: str = "") -> str:
+def read_text(path: str | Path, *, what: str = "", limit: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of the file at `path` (a leading byte-order mark dropped); a
-    one-line ConfigError naming it (and `what` it is) when it cannot be read or is not
-    UTF-8."""
+    one-line ConfigError naming it (and `what` it is) when it cannot be read (see
+    `read_bytes`) or is not UTF-8. Line endings become newlines, as in a file opened in
+    text mode."""
     p = Path(path)
     label = f"{what} {p}" if what else str(p)
+    raw = read_bytes(p, what=what, limit=limit)
     try:
-        return p.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise ConfigError(f"{label}: cannot read: {exc.strerror}") from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{label}: not UTF-8 text ({exc.reason} at byte {exc.start})"
                           ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_toml(path: str | Path, *, what: str = "") -> dict[str, Any]:

@@ -9,8 +9,13 @@ last one repeats). A behaviour is a dict:
   {"raw": b"...", "content_type": ...} a 200 with this exact body
   {"drop": True}                       close the socket without any response
   {"text": "...", "usage": {...}, "reasoning_content": "..."}  success with these
+                                       ("usage": None: the reply carries no usage)
   {"tool_calls": [{"id": ..., "name": ..., "arguments": "..."}]}  success with native
                                        tool calls (content null unless "text" is given)
+  {"trickle": 0.2}                     a 200 whose body comes one byte every 0.2 s
+  {"endless": True}                    a 200 whose chunked body never ends
+                                       (both stop after TRICKLE_CAP_S, or when the client
+                                       goes, so a test without a deadline still ends)
 
 A behaviour may also wait for a `threading.Event` before answering (`"gate": event`)
 or set one once it has answered (`"opens": event`), to order replies without sleeping.
@@ -30,10 +35,14 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+#: how long a trickling or endless reply goes on at most (then the server hangs up)
+TRICKLE_CAP_S = 20.0
 
 DEFAULT_USAGE = {
     "prompt_tokens": 11,
@@ -134,6 +143,9 @@ class FaultServer:
         if "sleep" in step:
             if self._stop.wait(step["sleep"]):
                 return
+        if "trickle" in step or "endless" in step:
+            self._stream_forever(h, step)
+            return
         if "raw" in step:
             data = step["raw"]
             try:
@@ -163,7 +175,7 @@ class FaultServer:
                 for c in step["tool_calls"]]
         if "reasoning_content" in step:
             message["reasoning_content"] = step["reasoning_content"]
-        h._send(200, {
+        reply = {
             "id": f"chatcmpl-{number}",
             "object": "chat.completion",
             "created": 0,
@@ -171,7 +183,37 @@ class FaultServer:
             "choices": [{"index": 0, "message": message,
                          "finish_reason": step.get("finish_reason", "stop")}],
             "usage": step.get("usage", DEFAULT_USAGE),
-        })
+        }
+        if reply["usage"] is None:
+            del reply["usage"]
+        h._send(200, reply)
+
+    def _stream_forever(self, h: Any, step: dict[str, Any]) -> None:
+        """A reply that trickles or never ends, bounded by TRICKLE_CAP_S and by the
+        client: a write to a client that left fails and ends it."""
+        chunked = bool(step.get("endless"))
+        head = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                + ("Transfer-Encoding: chunked\r\n" if chunked else "Content-Length: 100000\r\n")
+                + "Connection: close\r\n\r\n")
+        pause = 0.0 if chunked else float(step["trickle"])
+        stop_at = threading.Event()
+        timer = threading.Timer(TRICKLE_CAP_S, stop_at.set)
+        timer.start()
+        try:
+            h.wfile.write(head.encode())
+            h.wfile.flush()
+            while not stop_at.is_set() and not self._stop.is_set():
+                h.wfile.write(b"1\r\n \r\n" if chunked else b" ")
+                h.wfile.flush()
+                if pause:
+                    self._stop.wait(pause)
+                else:
+                    time.sleep(0.001)  # an endless body, not a busy loop
+        except OSError:
+            pass  # the client hung up: what a deadline does
+        finally:
+            timer.cancel()
+            h.close_connection = True
 
     def close(self) -> None:
         self._stop.set()

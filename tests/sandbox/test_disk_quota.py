@@ -8,7 +8,6 @@ host's bill (the image's allocated blocks).
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -23,13 +22,25 @@ MiB = 1024 * 1024
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a quota needs root")
 
 
-def tether_mounts() -> set[str]:
-    with open("/proc/self/mounts") as fh:
-        return {line.split()[1] for line in fh if "tether-" in line.split()[1]}
+@pytest.fixture
+def created(monkeypatch: pytest.MonkeyPatch) -> list[DiskQuota]:
+    """Every DiskQuota this test makes (the only ones it may look at: other tether
+    processes on the machine mount and unmount their own at any time)."""
+    made: list[DiskQuota] = []
+    real = DiskQuota._mount
+
+    def spy(self: DiskQuota) -> str | None:
+        made.append(self)
+        return real(self)
+
+    monkeypatch.setattr(DiskQuota, "_mount", spy)
+    return made
 
 
-def quota_images() -> set[str]:
-    return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("tether-quota-")}
+def leaked(quotas: list[DiskQuota]) -> list[str]:
+    """What of `quotas` is still mounted or still on disk."""
+    out = [f"mounted {q.path}" for q in quotas if is_mounted(q.path)]
+    return out + [f"image {q.image}" for q in quotas if q.image is not None and q.image.exists()]
 
 
 @needs_root
@@ -72,16 +83,16 @@ def test_session_quota_many_files_sparse_file_and_persistence(bwrap: BwrapSandbo
 
 
 @needs_root
-def test_no_mount_leaks_after_close_or_errors(bwrap: BwrapSandbox) -> None:
-    before, images = tether_mounts(), quota_images()
+def test_no_mount_leaks_after_close_or_errors(bwrap: BwrapSandbox,
+                                              created: list[DiskQuota]) -> None:
     for _ in range(2):
         assert bwrap.run(["true"], disk_mb=QUOTA_MB).disk_quota_mb == QUOTA_MB
     with pytest.raises(ValueError):  # setup fails after the mount: close still unmounts
         bwrap.session(files={"../escape": b"x"}, disk_mb=QUOTA_MB)
     with pytest.raises(ValueError):
         bwrap.run(["true"], files={"/etc/x": b""}, disk_mb=QUOTA_MB)
-    assert tether_mounts() <= before
-    assert quota_images() <= images
+    assert len(created) == 4 and all(q.image is not None or q.closed for q in created)
+    assert leaked(created) == []
 
 
 @needs_root
@@ -102,11 +113,11 @@ def test_keep_copies_the_files_out_of_the_mount(bwrap: BwrapSandbox) -> None:
 
 
 def test_fallback_warns_once_and_records_no_quota(
-    bwrap: BwrapSandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    bwrap: BwrapSandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    created: list[DiskQuota],
 ) -> None:
     monkeypatch.setattr(quota, "_warned", False)
     monkeypatch.setattr(quota, "_MOUNT_OPTS", "loop,no_such_option_xyz")  # mount fails
-    images = quota_images()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         q = DiskQuota(tmp_path / "q", QUOTA_MB)
@@ -118,7 +129,7 @@ def test_fallback_warns_once_and_records_no_quota(
     assert len([w for w in caught if issubclass(w.category, DiskQuotaWarning)]) == 1
     # The per-file limit still holds, and the result says no quota was enforced.
     assert result.killed_reason == "file_size" and result.disk_quota_mb is None
-    assert quota_images() <= images
+    assert len(created) == 3 and leaked(created) == []
     q.close()
 
 

@@ -93,7 +93,9 @@ def test_a_selector_prompt_over_its_context_is_a_failed_selection_not_an_agent_e
 
     ctx = scripted_context(script)
     sel = select(ctx, "sys", "user", 3)
-    assert (sel.index, sel.failed, len(ctx.calls)) == (0, True, 0)
+    assert (sel.index, sel.failed, len(ctx.calls)) == (0, True, 1)
+    # the rejected request is recorded (it was sent), with no usage and its error
+    assert "ContextLengthExceeded" in (ctx.calls[0].error or "")
     assert "context length exceeded" in sel.errors[0]
 
 

@@ -90,8 +90,9 @@ def exec_cmd(
 ) -> None:
     """Run ARGV in a fresh sandbox work dir: tether sandbox exec [OPTIONS] -- ARGV..."""
     from tether.sandbox import SandboxError, get_sandbox
+    from tether.textio import read_bytes
 
-    files = {p.name: p.read_bytes() for p in file_paths}
+    files = {p.name: read_bytes(p, what="file") for p in file_paths}  # bounded
     try:
         box = get_sandbox(backend)
         result = box.run(

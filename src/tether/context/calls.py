@@ -5,9 +5,12 @@
 The ledger reserves the request's `max_tokens` (plus, in `input+output` mode, a high
 estimate of its prompt) *before* the call, lowering `max_tokens` to what is left and
 raising `BudgetExhausted` when not one token fits; after the call it settles with the
-usage the provider reported. Because the reservation bounds what the call may spend, the
-recorded spend never exceeds the cap (invariant 2). Every completion is recorded in
-`log` (role, request hash, usage, latency) by a `RecordingModel`.
+usage the provider reported, once that claim is checked against the reservation
+(`tether.models.usage_check`: an impossible claim is charged a local count no larger than
+what the request allowed, and flagged). Because the reservation bounds what the call may
+be charged, the recorded spend never exceeds the cap (invariant 2), whatever a provider
+claims. Every completion is recorded in `log` (role, request hash, usage, latency) by a
+`RecordingModel`, and so is every sample of a call that failed after it was sent.
 
 The trial context (`TrialContext.generate`) adds seeds and the metric role on top of
 this; a compile's teacher and a judge run call it with a ledger of their own.
@@ -53,15 +56,17 @@ def charged_generate(ledger: Ledger | None, log: list[CallRecord], model: Model,
         thinking_budget = min(thinking_budget, max(allowed - 1, 0)) or None
         # Backends ask the provider for max_tokens + thinking_budget.
         answer_tokens = allowed - (thinking_budget or 0)
-    recorder = RecordingModel(model, log, role=role)
-    usage = Usage()
+    # this call's records, kept apart so a failed call's answered samples are charged
+    # too (the trial's log is shared with calls running beside this one)
+    records: list[CallRecord] = []
+    recorder = RecordingModel(model, records, role=role)
     try:
         call = replace(params, max_tokens=answer_tokens, thinking_budget=thinking_budget,
                        seed=params.seed if seed is None else seed())
-        completions = recorder.generate(messages, call, n=n, role=role)
-        for c in completions:
-            usage = usage + c.usage
+        return recorder.generate(messages, call, n=n, role=role)
     finally:
+        log.extend(records)
         if ledger is not None:
-            ledger.settle(role, allowed * n, usage)
-    return completions
+            # each record's usage is checked against the call's allowance (usage_check),
+            # so what is settled never exceeds what was reserved
+            ledger.settle(role, allowed * n, sum((r.usage for r in records), Usage()))

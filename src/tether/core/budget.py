@@ -12,13 +12,12 @@ for text, so the cap holds.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from tether.models import Message, Usage, text_of
+from tether.models import Message, Usage, estimate_input_tokens
 
 COUNT_MODES = ("output", "input+output")
 
@@ -55,15 +54,6 @@ class BudgetSpec(BaseModel):
 
 class BudgetExhausted(Exception):
     """No room for another call: the trial ends with end state `budget_exhausted`."""
-
-
-def estimate_input_tokens(messages: list[Message],
-                          tools: list[dict[str, Any]] | None = None) -> int:
-    """A cautious (high) guess of a request's input tokens: 2 characters a token, plus the
-    tool specs offered, which providers count as input too."""
-    chars = sum(len(text_of(m)) + len(str(m.get("tool_calls") or "")) for m in messages)
-    chars += len(json.dumps(tools)) if tools else 0
-    return chars // 2 + 4 * len(messages)
 
 
 class Ledger:

@@ -22,9 +22,10 @@ trial's rank among that task's seeds (1-based). A sample holds:
 - `started_at`, `completed_at`, `total_time`: the trial's recorded start and wall time;
 - `error`: an errored trial's error (never a score of 0: invariant 6).
 
-The log's results hold the arm's mean metric score over scored trials, its stats the
-usage over the arm and the arm's first start and last end. Only the records are read:
-nothing is re-run or re-scored.
+The log's results hold the arm's mean metric score over scored trials (none when no
+trial was scored: an all-error arm has no mean, never a mean of 0), its stats the usage
+over the arm and the arm's first start and last end. Only the records are read: nothing
+is re-run or re-scored.
 """
 
 from __future__ import annotations
@@ -148,11 +149,12 @@ def arm_log(store: RunStore, arm: str, records: list[TrialRecord]) -> EvalLog:
                     model=main, config=EvalConfig(epochs=max((len(v) for v in by_task.values()),
                                                              default=1)),
                     metadata={"tether_run": str(store.dir), "arm": arm})
+    # an arm with no scored trial (all errored) has no mean: never a mean of 0
+    mean = {"mean": EvalMetric(name="mean", value=sum(scored) / len(scored))} if scored else {}
     results = EvalResults(
         total_samples=len(samples), completed_samples=len(scored),
         scores=[EvalScore(name=SCORER, scorer=SCORER, metadata={"instrument": metric},
-                          metrics={"mean": EvalMetric(
-                              name="mean", value=sum(scored) / len(scored) if scored else 0.0)})])
+                          metrics=mean)])
     errors = sum(1 for r in records if r.status == "error")
     return EvalLog(status="success" if not errors else "error", eval=spec,
                    results=results, samples=samples,

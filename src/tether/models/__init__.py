@@ -72,6 +72,11 @@ if TYPE_CHECKING:
         strip_private_reasoning as strip_private_reasoning,
     )
     from tether.models.retry import RetryPolicy as RetryPolicy
+    from tether.models.usage_check import (
+        CheckedUsage as CheckedUsage,
+        check_usage as check_usage,
+        estimate_input_tokens as estimate_input_tokens,
+    )
 
 _HOMES: dict[str, str] = {
     "AnthropicModel": "tether.models.anthropic_backend",
@@ -79,6 +84,7 @@ _HOMES: dict[str, str] = {
     "CACHE_MODES": "tether.models.cache",
     "CachedModel": "tether.models.cache",
     "CallRecord": "tether.models.recording",
+    "CheckedUsage": "tether.models.usage_check",
     "Completion": "tether.models.base",
     "ContextLengthExceeded": "tether.models.errors",
     "DEFAULT_MODEL": "tether.models.registry",
@@ -105,7 +111,9 @@ _HOMES: dict[str, str] = {
     "UnknownModelError": "tether.models.errors",
     "Usage": "tether.models.base",
     "accepts_images": "tether.models.base",
+    "check_usage": "tether.models.usage_check",
     "first_json": "tether.models.replies",
+    "estimate_input_tokens": "tether.models.usage_check",
     "function_tool": "tether.models.base",
     "json_object": "tether.models.replies",
     "load_price_table": "tether.models.pricing",
@@ -128,6 +136,7 @@ __all__ = [
     "CACHE_MODES",
     "CachedModel",
     "CallRecord",
+    "CheckedUsage",
     "Completion",
     "ContextLengthExceeded",
     "DEFAULT_MODEL",
@@ -154,6 +163,8 @@ __all__ = [
     "UnknownModelError",
     "Usage",
     "accepts_images",
+    "check_usage",
+    "estimate_input_tokens",
     "first_json",
     "function_tool",
     "json_object",

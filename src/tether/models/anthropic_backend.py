@@ -22,6 +22,12 @@ from tether.models.base import (
     ToolCall,
     Usage,
 )
+from tether.models.deadline import (
+    call_deadline,
+    deadline_passed,
+    default_deadline_s,
+    with_deadlines,
+)
 from tether.models.errors import (
     AuthenticationError,
     EndpointUnreachable,
@@ -34,6 +40,7 @@ from tether.models.retry import (
     endpoint_slot,
     status_error,
 )
+from tether.models.usage_check import allowed_output
 
 
 def _to_anthropic_content(content: Any) -> Any:
@@ -139,6 +146,7 @@ class AnthropicModel(SampledModel):
         timeout_s: float = 300.0,
         concurrency: int = 4,
         retry: RetryPolicy | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         try:
             import anthropic
@@ -153,8 +161,12 @@ class AnthropicModel(SampledModel):
         self.model = model
         self.model_id = f"anthropic/{model}"
         self._sdk = anthropic
-        self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout_s,
-                                           max_retries=0)
+        # timeout_s limits each read; the deadline (tether.models.deadline) the whole call
+        self._client = anthropic.Anthropic(
+            api_key=key, base_url=base_url, timeout=timeout_s, max_retries=0,
+            http_client=with_deadlines(anthropic.DefaultHttpxClient()))
+        self.timeout_s = timeout_s
+        self.deadline_s = deadline_s
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
         self._slot = endpoint_slot(base_url or "https://api.anthropic.com", concurrency)
@@ -180,28 +192,39 @@ class AnthropicModel(SampledModel):
             body["max_tokens"] = params.max_tokens
         sampling = _sampling(params)
         start = time.perf_counter()
+        deadline = self.deadline_s or default_deadline_s(self.timeout_s, allowed_output(params))
 
         def attempt() -> Completion:
-            with self._slot:
+            with self._slot, call_deadline(deadline):
                 try:
                     resp = self._create(body, sampling)
                 except self._sdk.APIError as exc:
+                    if isinstance(exc, self._sdk.APITimeoutError) and deadline_passed():
+                        raise EndpointUnreachable(
+                            f"{self.model_id}: no complete reply within the call's deadline "
+                            f"of {deadline:g}s", hint="raise it with ;deadline_s=SECONDS on "
+                            "the model spec") from exc
                     raise self._classify(exc) from exc
             text = "".join(b.text for b in resp.content if b.type == "text")
             thinking = "".join(getattr(b, "thinking", "") for b in resp.content
                                if b.type == "thinking")
             calls = tuple(ToolCall(b.id, b.name, json.dumps(b.input)) for b in resp.content
                           if b.type == "tool_use")
+            usage = getattr(resp, "usage", None)
+            counts = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+            # a gateway may leave usage out: the call is then charged a local count
+            reported = all(isinstance(n, int) for n in counts)
             return Completion(
                 text=text,
                 tool_calls=calls,
                 reasoning=thinking or None,
                 finish_reason=resp.stop_reason,
                 # Anthropic reports thinking inside output_tokens, not separately.
-                usage=Usage(resp.usage.input_tokens, resp.usage.output_tokens, 0),
+                usage=Usage(counts[0], counts[1], 0) if reported else Usage(),  # type: ignore[arg-type]
                 latency_s=time.perf_counter() - start,
                 model_id=self.model_id,
                 sample_index=index,
+                usage_reported=reported,
             )
 
         return call_with_retries(attempt, self.retry)

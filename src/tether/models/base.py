@@ -32,7 +32,8 @@ Message = dict[str, Any]
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts as reported by the provider (never estimated by tether).
+    """Token counts as reported by the provider (never estimated by a backend; what a
+    call is charged when the claim is impossible is `tether.models.usage_check`'s).
 
     `output_tokens` excludes `reasoning_tokens` where a provider reports them apart
     (OpenAI's completion_tokens includes them; tether splits them), so the sum of the
@@ -80,6 +81,9 @@ class Completion:
     sample_index: int = 0
     cache_hit: bool = False
     tool_calls: tuple[ToolCall, ...] = ()
+    #: False when the provider's reply carried no usage (then `usage` is all zeros and
+    #: the call is charged a local count: tether.models.usage_check)
+    usage_reported: bool = True
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)

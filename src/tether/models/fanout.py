@@ -11,13 +11,16 @@ Failures: once a sample fails, samples that have not started are cancelled, samp
 already in flight are waited for (no thread outlives the call, and their side effects,
 such as a cache write, happen), and the error of the lowest failing sample index is
 raised. Samples start in index order, so every sample below that index ran: the error
-is the one a serial loop would have raised first.
+is the one a serial loop would have raised first. The error carries what the samples
+that did run gave, and how each failed one failed (`ran_samples`), so a caller can
+record every request that was made, not only the call's error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -32,11 +35,40 @@ def sample_concurrency(model: Any) -> int:
     return max(1, int(getattr(model, "concurrency", 1) or 1))
 
 
+@dataclass(frozen=True)
+class RanSamples:
+    """The samples of a failed call that ran: (index, result) and (index, error)."""
+
+    done: list[tuple[int, Any]]
+    failed: list[tuple[int, BaseException]]
+
+
+_RAN = "_tether_ran_samples"
+
+
+def ran_samples(exc: BaseException) -> RanSamples | None:
+    """What ran of the call `exc` ended (None when it did not come from `map_samples`)."""
+    found = getattr(exc, _RAN, None)
+    return found if isinstance(found, RanSamples) else None
+
+
+def _raise_with(exc: BaseException, done: list[tuple[int, Any]],
+                failed: list[tuple[int, BaseException]]) -> None:
+    setattr(exc, _RAN, RanSamples(done, failed))
+    raise exc
+
+
 def map_samples(fn: Callable[[int], T], indices: Sequence[int], concurrency: int) -> list[T]:
     """`[fn(i) for i in indices]`, with up to `concurrency` calls running at once."""
     workers = min(max(1, concurrency), len(indices))
     if workers <= 1:
-        return [fn(i) for i in indices]
+        results: list[tuple[int, T]] = []
+        for i in indices:
+            try:
+                results.append((i, fn(i)))
+            except Exception as exc:
+                _raise_with(exc, list(results), [(i, exc)])
+        return [r for _, r in results]
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tether-sample")
     futures: list[Future[T]] = []
     try:
@@ -48,8 +80,12 @@ def map_samples(fn: Callable[[int], T], indices: Sequence[int], concurrency: int
         for f in futures:
             f.cancel()
         pool.shutdown(wait=True)
-    for f in futures:
-        exc = None if f.cancelled() else f.exception()
-        if exc is not None:
-            raise exc
+    ran = [(i, f) for i, f in zip(indices, futures, strict=False) if not f.cancelled()]
+    failed = [(i, e) for i, f in ran if (e := f.exception()) is not None]
+    if failed:
+        done = [(i, f.result()) for i, f in ran if f.exception() is None]
+        first = failed[0][1]
+        if isinstance(first, Exception):
+            _raise_with(first, done, failed)
+        raise first
     return [f.result() for f in futures]

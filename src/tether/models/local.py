@@ -132,6 +132,7 @@ class LocalLlamaModel(SampledModel):
             latency_s=latency,
             model_id=self.model_id,
             sample_index=index,
+            usage_reported="completion_tokens" in usage,
         )
 
 

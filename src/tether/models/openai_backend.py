@@ -22,6 +22,12 @@ from tether.models.base import (
     Usage,
     sample_seed,
 )
+from tether.models.deadline import (
+    call_deadline,
+    deadline_passed,
+    default_deadline_s,
+    with_deadlines,
+)
 from tether.models.errors import (
     AuthenticationError,
     EndpointUnreachable,
@@ -35,6 +41,7 @@ from tether.models.retry import (
     endpoint_slot,
     status_error,
 )
+from tether.models.usage_check import allowed_output
 
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
 
@@ -68,8 +75,12 @@ def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
     key = (api_key, base_url, timeout_s)
     with _clients_lock:
         if key not in _clients:
-            _clients[key] = openai.OpenAI(api_key=api_key, base_url=base_url,
-                                          timeout=timeout_s, max_retries=0)
+            # timeout_s limits each read; the deadline (tether.models.deadline) the
+            # whole call, through the client's network backend (per thread, so sharing
+            # the client shares no deadline)
+            _clients[key] = openai.OpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
+                http_client=with_deadlines(openai.DefaultHttpxClient()))
         return _clients[key]
 
 
@@ -97,6 +108,7 @@ class OpenAICompatibleModel(SampledModel):
         effort: str | None = None,
         retry: RetryPolicy | None = None,
         spec: str | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         import openai
 
@@ -112,6 +124,8 @@ class OpenAICompatibleModel(SampledModel):
             )
         # Local servers usually accept any key; the SDK insists on one being set.
         self._client = _client(key or "not-needed", base_url, timeout_s)
+        self.timeout_s = timeout_s
+        self.deadline_s = deadline_s
         self._openai = openai
         self.reasoning = reasoning
         if effort is not None and effort not in EFFORTS:
@@ -153,15 +167,27 @@ class OpenAICompatibleModel(SampledModel):
             body["max_tokens"] = params.max_tokens
         return body
 
+    def call_deadline_s(self, params: GenerateParams) -> float:
+        """The deadline of one attempt: the spec's `deadline_s`, else one that scales with
+        what the request may generate (tether.models.deadline)."""
+        return self.deadline_s or default_deadline_s(self.timeout_s, allowed_output(params))
+
     def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
         body = self._request(messages, params, index)
         start = time.perf_counter()
+        deadline = self.call_deadline_s(params)
 
         def attempt() -> Completion:
-            with self._slot:
+            with self._slot, call_deadline(deadline):
                 try:
                     resp = self._client.chat.completions.create(**body)
                 except self._openai.APIError as exc:
+                    if isinstance(exc, self._openai.APITimeoutError) and deadline_passed():
+                        # not retried: a server this slow for this request stays that slow
+                        raise EndpointUnreachable(
+                            f"{self.model_id}: no complete reply within the call's deadline "
+                            f"of {deadline:g}s", hint="raise it with ;deadline_s=SECONDS on "
+                            "the model spec") from exc
                     raise self._classify(exc) from exc
                 except (json.JSONDecodeError, ValueError) as exc:
                     raise Retryable(
@@ -185,7 +211,10 @@ class OpenAICompatibleModel(SampledModel):
         # completion_tokens already includes the reasoning tokens: split them so the
         # ledger (which charges output + reasoning) counts each generated token once.
         reasoning_tokens = getattr(details, "reasoning_tokens", 0) or 0
-        completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        claimed = getattr(usage, "completion_tokens", None)
+        # a reply without usage (or without its output count) is charged a local count
+        reported = isinstance(claimed, int)
+        completion_tokens: int = claimed if isinstance(claimed, int) else 0
         return Completion(
             text=msg.content or "",
             tool_calls=_tool_calls(msg),
@@ -193,12 +222,15 @@ class OpenAICompatibleModel(SampledModel):
             finish_reason=choice.finish_reason,
             usage=Usage(
                 input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                output_tokens=max(completion_tokens - reasoning_tokens, 0),
+                # a negative count stays negative: the charge check flags it
+                output_tokens=(max(completion_tokens - reasoning_tokens, 0)
+                               if completion_tokens >= 0 else completion_tokens),
                 reasoning_tokens=reasoning_tokens,
             ),
             latency_s=latency,
             model_id=self.model_id,
             sample_index=index,
+            usage_reported=reported,
         )
 
     def _classify(self, exc: Exception) -> Exception:

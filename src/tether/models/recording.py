@@ -2,12 +2,18 @@
 
 A `RecordingModel` appends one `CallRecord` per completion to a log its owner
 holds (a trial, a CLI command); there is no process-wide counter anywhere.
+
+Each completion's usage is checked before it is recorded or returned
+(`tether.models.usage_check`): an impossible claim is replaced by a local count, and the
+record says so (`usage_flag`, `claimed_usage`). A call that fails after its requests
+went out is recorded too: one record per failed sample, with its `error` and no usage
+(its cost is unknown), beside the records of its samples that did answer.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from tether.models.base import (
@@ -20,6 +26,9 @@ from tether.models.base import (
     request_key,
     wrapped_traits,
 )
+from tether.models.errors import ModelError, ReplayMiss
+from tether.models.fanout import ran_samples
+from tether.models.usage_check import UsageFlag, check_usage
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,13 @@ class CallRecord:
     #: thinking_budget, tool_choice), so a call can be reproduced from its record alone;
     #: empty in records written before they were kept
     params: dict[str, Any] = field(default_factory=dict)
+    #: why the provider's usage was not charged (`missing`, `over_limit`, `negative`):
+    #: `usage` is then a local count and the call's cost is unknown
+    usage_flag: UsageFlag | None = None
+    #: the provider's claim when it was not charged (None when taken, or absent)
+    claimed_usage: Usage | None = None
+    #: set when the call failed after its request was sent (no usage, cost unknown)
+    error: str | None = None
     #: when the request was sent (Unix time, seconds; the samples of one request share
     #: it); None in records written before starts were kept, never filled in afterwards
     started_at: float | None = None
@@ -62,26 +78,45 @@ class RecordingModel:
         role = role or self.role
         started_at = time.time()
         # the params pass through as given: the inner model sees the caller's request
-        completions = self.inner.generate(messages, params, n=n, role=role)
-        for c in completions:
-            self.log.append(
-                CallRecord(
-                    role=role,
-                    model_id=self.model_id,
-                    request_hash=request_key(self.model_id, messages, params,
-                                             sample_index=c.sample_index),
-                    sample_index=c.sample_index,
-                    usage=c.usage,
-                    latency_s=c.latency_s,
-                    cache_hit=c.cache_hit,
-                    messages=messages,
-                    output=c.text,
-                    tool_calls=[t.to_message() for t in c.tool_calls],
-                    params=sampling_params(params),
-                    started_at=started_at,
-                )
-            )
-        return completions
+        try:
+            completions = self.inner.generate(messages, params, n=n, role=role)
+        except ModelError as exc:
+            if not isinstance(exc, ReplayMiss):  # a replay sends nothing to anyone
+                self._record_failure(exc, messages, params, role, started_at)
+            raise
+        return [self._record(c, messages, params, role, started_at) for c in completions]
+
+    def _record(self, c: Completion, messages: list[Message], params: GenerateParams,
+                role: str | None, started_at: float) -> Completion:
+        checked = check_usage(c, messages, params)
+        if checked.flag is not None:
+            c = replace(c, usage=checked.usage)  # the caller's ledger charges the count
+        self.log.append(CallRecord(
+            role=role, model_id=self.model_id,
+            request_hash=request_key(self.model_id, messages, params,
+                                     sample_index=c.sample_index),
+            sample_index=c.sample_index, usage=c.usage, latency_s=c.latency_s,
+            cache_hit=c.cache_hit, messages=messages, output=c.text,
+            tool_calls=[t.to_message() for t in c.tool_calls],
+            params=sampling_params(params), usage_flag=checked.flag,
+            claimed_usage=checked.claimed, started_at=started_at))
+        return c
+
+    def _record_failure(self, exc: ModelError, messages: list[Message],
+                        params: GenerateParams, role: str | None, started_at: float) -> None:
+        ran = ran_samples(exc)
+        done = ran.done if ran is not None else []
+        failed = ran.failed if ran is not None else [(0, exc)]
+        for _, c in done:
+            if isinstance(c, Completion):
+                self._record(c, messages, params, role, started_at)
+        for index, error in failed:
+            self.log.append(CallRecord(
+                role=role, model_id=self.model_id,
+                request_hash=request_key(self.model_id, messages, params, sample_index=index),
+                sample_index=index, usage=Usage(), latency_s=0.0, cache_hit=False,
+                messages=messages, output="", params=sampling_params(params),
+                error=f"{type(error).__name__}: {error}"[:500], started_at=started_at))
 
 
 def sampling_params(params: GenerateParams) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 Forms (options may follow as `;key=value`, e.g. `;concurrency=4;timeout_s=60`; they are
 split by the shared `tether.specs.parse_spec`, then each option is checked for its type
-here: concurrency, n_threads integers >= 1, n_ctx an integer >= 16, timeout_s a finite
-number > 0, reasoning a flag, true for 1/true/yes, any other option the text written;
+here: concurrency, n_threads integers >= 1, n_ctx an integer >= 16, timeout_s (each read)
+and deadline_s (the whole call: tether.models.deadline) finite numbers > 0, reasoning a
+flag, true for 1/true/yes, any other option the text written;
 a bad value is a one-line UnknownModelError; `effort=low|medium|high|max` on openai and
 openai-compatible reasoning models is the effort a call asks for when it names no
 thinking budget, e.g. a selector served at its provider's "max"):
@@ -67,7 +68,8 @@ SPEC_FORMS = (
 
 _HINT = "known forms: " + ", ".join(f.pattern for f in SPEC_FORMS) + " (tether models list)"
 
-_NUMERIC = {"concurrency": int, "timeout_s": float, "n_ctx": int, "n_threads": int}
+_NUMERIC = {"concurrency": int, "timeout_s": float, "deadline_s": float, "n_ctx": int,
+            "n_threads": int}
 #: the smallest value each numeric option takes (0 concurrency would wait forever, a
 #: timeout of 0 or less fails every call, n_ctx below 16 cannot hold a prompt)
 _MINIMUM: dict[str, tuple[float, str]] = {
@@ -106,9 +108,9 @@ def _typed(spec: str, key: str, value: Any) -> object:
 
 
 def _in_range(spec: str, key: str, number: int | float) -> int | float:
-    if key == "timeout_s":
+    if key in ("timeout_s", "deadline_s"):
         if not (number > 0 and math.isfinite(number)):
-            raise UnknownModelError(f"option timeout_s in {spec!r} must be a finite number "
+            raise UnknownModelError(f"option {key} in {spec!r} must be a finite number "
                                     f"of seconds > 0, not {number}")
         return number
     low, rule = _MINIMUM[key]
@@ -194,7 +196,8 @@ def parse_model(spec: str) -> Model:
     if provider == "openai":
         from tether.models.openai_backend import OpenAICompatibleModel
 
-        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env", "effort"})
+        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning",
+                               "key_env", "effort"})
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(rest, spec=head, **options)  # type: ignore[arg-type]
     if provider == "openai-compatible":
@@ -205,14 +208,15 @@ def parse_model(spec: str) -> Model:
             raise UnknownModelError(
                 f"bad spec {spec!r}: expected openai-compatible/MODEL@http://HOST:PORT/v1"
             )
-        _allow(spec, options, {"concurrency", "timeout_s", "reasoning", "key_env", "effort"})
+        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "reasoning",
+                               "key_env", "effort"})
         options.setdefault("key_env", None)
         # _allow checked the option names against the backend's keywords; values are parsed
         return OpenAICompatibleModel(model, base_url=base_url, spec=head, **options)  # type: ignore[arg-type]
     if provider == "anthropic":
         from tether.models.anthropic_backend import AnthropicModel
 
-        _allow(spec, options, {"concurrency", "timeout_s", "key_env", "base_url"})
+        _allow(spec, options, {"concurrency", "timeout_s", "deadline_s", "key_env", "base_url"})
         # _allow checked the option names against the backend's keywords; values are parsed
         return AnthropicModel(rest, **options)  # type: ignore[arg-type]
     raise UnknownModelError(f"unknown model provider {provider!r} in {spec!r}", hint=_HINT)

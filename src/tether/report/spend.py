@@ -14,7 +14,7 @@ from typing import Any
 
 from tether.models import PriceBook
 from tether.report.values import arm_budget_groups
-from tether.runs import call_cost, total, trial_cost
+from tether.runs import arm_cost, call_cost, total, trial_cost
 from tether.stats import mean_pass_at_k
 
 
@@ -60,7 +60,7 @@ def spend_numbers(entries: Sequence[Any], book: PriceBook,
     for (arm, budget), group in arm_budget_groups(entries).items():
         tokens = sum(_spent(e) for e in group) / len(group)
         scored = [e.value for e in group if e.value is not None]
-        cost = total(costs[e.record.trial_id] for e in group)
+        cost = arm_cost((e.record for e in group), book)
         rows.append({"arm": arm, "budget": budget, "n_trials": len(group),
                      "tokens_mean": tokens,
                      "score_mean": sum(scored) / len(scored) if scored else None,

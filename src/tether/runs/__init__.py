@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from tether.runs.config import Experiment as Experiment, load_experiment as load_experiment
     from tether.runs.costs import (
         META_KEY as META_KEY,
+        arm_cost as arm_cost,
         book_for as book_for,
         call_cost as call_cost,
         fmt_usd as fmt_usd,
@@ -121,6 +122,7 @@ _HOMES: dict[str, str] = {
     "Speed": "tether.runs.speed",
     "StoreError": "tether.runs.store",
     "_apply_overrides": "tether.runs.launch",
+    "arm_cost": "tether.runs.costs",
     "arm_rows": "tether.runs.summary",
     "arm_table": "tether.runs.summary",
     "book_for": "tether.runs.costs",
@@ -187,6 +189,7 @@ __all__ = [
     "Speed",
     "StoreError",
     "_apply_overrides",
+    "arm_cost",
     "arm_rows",
     "arm_table",
     "book_for",

@@ -125,6 +125,10 @@ class RunOptions(BaseModel):
     endpoint_failures: int = Field(default=DEFAULT_FAILURES, ge=0)
 
 
+#: the most seeds one config may name
+MAX_SEEDS = 10_000
+
+
 class ReportOptions(BaseModel):
     """How `tether report` analyses the run (never which trials run).
 
@@ -193,9 +197,13 @@ class Experiment(BaseModel):
     @classmethod
     def _seed_count(cls, v: Any) -> Any:
         if isinstance(v, int) and not isinstance(v, bool):
-            if v < 1:
-                raise ValueError("a seed count must be at least 1")
+            if not 1 <= v <= MAX_SEEDS:
+                raise ValueError(f"a seed count must be from 1 to {MAX_SEEDS:,}")
             return list(range(v))
+        if isinstance(v, list) and not v:
+            raise ValueError("no seeds: a run of no trials (give at least one seed)")
+        if isinstance(v, list) and len(v) > MAX_SEEDS:
+            raise ValueError(f"{len(v):,} seeds; at most {MAX_SEEDS:,}")
         return v
 
     def resolved(self) -> dict[str, Any]:

@@ -3,7 +3,11 @@
 The book of a run is the prices written on its model specs plus a price table (the
 `--prices FILE` given to `tether run`, kept in the store's meta as `prices`, or given
 to `tether report`). A cost is `None` whenever one of the calls it sums has no known
-price: a partial sum would read as the whole and make an arm look cheaper.
+cost: a partial sum would read as the whole and make an arm look cheaper. A call's cost
+is unknown when its model has no price, when the provider's usage was not taken (the
+record's `usage_flag`: missing, or more than the request allowed; tether.models.usage_check)
+and when the call failed after its request was sent (`error`): what such a call is
+billed cannot be known, and is never taken to be 0.
 """
 
 from __future__ import annotations
@@ -20,11 +24,12 @@ META_KEY = "prices"
 
 
 def call_cost(call: CallRecord, book: PriceBook) -> float | None:
-    """What the provider bills for one call (a cache hit made no request: 0)."""
+    """What the provider bills for one call (a cache hit made no request: 0); None when
+    unknown (no price, usage not taken, a failed call)."""
     if call.cache_hit:
         return 0.0
     price = book.price(call.model_id)
-    if price is None:
+    if price is None or call.usage_flag is not None or call.error is not None:
         return None
     u = call.usage
     return price.cost(u.input_tokens, u.output_tokens + u.reasoning_tokens)
@@ -42,6 +47,15 @@ def total(costs: Iterable[float | None]) -> float | None:
 def trial_cost(record: TrialRecord, book: PriceBook) -> float | None:
     """Every call of the trial, metric calls too (`tether judge` calls are kept apart)."""
     return total(call_cost(c, book) for c in record.calls)
+
+
+def arm_cost(records: Iterable[TrialRecord], book: PriceBook) -> float | None:
+    """What a group of trials (an arm) cost: None when one cost is unknown, and None when
+    every trial errored (an arm that never ran is not free, whatever its calls cost)."""
+    records = list(records)
+    if records and all(r.status == "error" for r in records):
+        return None
+    return total(trial_cost(r, book) for r in records)
 
 
 def run_book(resolved: dict[str, Any], table: dict[str, Price] | None = None,
@@ -65,4 +79,5 @@ def fmt_usd(x: float | None) -> str:
     return f"${x:.4f}" if x < 1 else f"${x:,.2f}"
 
 
-__all__ = ["META_KEY", "book_for", "call_cost", "fmt_usd", "run_book", "total", "trial_cost"]
+__all__ = ["META_KEY", "arm_cost", "book_for", "call_cost", "fmt_usd", "run_book", "total",
+           "trial_cost"]

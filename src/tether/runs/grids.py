@@ -13,12 +13,17 @@ feedback channel given as `["critique", "execution"]`) is written as a grid of o
 value, `feedback = [["critique", "execution"]]`: an axis with a single value adds
 nothing to the label. The resolved config writes list values back in that form, so
 `config.resolved.json` runs again as the same arms.
+
+A config's grids make at most MAX_ARMS arms together: the count (a product of list
+lengths) is checked before any arm is made, so a grid of a million arms is one line at
+once rather than minutes and gigabytes of expansion.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 from typing import Any
 
 from tether.errors import ConfigError
@@ -51,7 +56,27 @@ def expand_arm(arm: dict[str, Any], where: str) -> list[dict[str, Any]]:
     return out
 
 
+#: the most arms the strategies of one config may expand to
+MAX_ARMS = 1000
+
+
+def arm_count(arms: list[Any]) -> int:
+    """How many arms `arms` expand to, without expanding them."""
+    total = 0
+    for arm in arms:
+        params = arm.get("params") if isinstance(arm, dict) else None
+        lists = [len(v) for v in params.values() if isinstance(v, list)] \
+            if isinstance(params, dict) else []
+        total += math.prod(lists)
+    return total
+
+
 def expand_grids(arms: list[Any]) -> list[Any]:
+    count = arm_count(arms)
+    if count > MAX_ARMS:
+        raise ConfigError(f"strategies: the parameter grids make {count:,} arms; at most "
+                          f"{MAX_ARMS:,} are run from one config",
+                          hint="split the grid over several configs, or give fewer values")
     out: list[Any] = []
     for i, arm in enumerate(arms):
         out.extend(expand_arm(arm, f"strategies[{i}]") if isinstance(arm, dict) else [arm])
@@ -63,4 +88,4 @@ def as_written(params: dict[str, Any]) -> dict[str, Any]:
     return {k: [v] if isinstance(v, list) else v for k, v in params.items()}
 
 
-__all__ = ["as_written", "expand_arm", "expand_grids"]
+__all__ = ["MAX_ARMS", "arm_count", "as_written", "expand_arm", "expand_grids"]

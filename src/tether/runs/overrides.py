@@ -27,13 +27,19 @@ from tether.errors import ConfigError
 from tether.specs import parse_value
 
 _INDEX = re.compile(r"\[(\d+)\]")
+#: the most parts a key may have (a config is a few tables deep; each part recurses once)
+MAX_KEY_PARTS = 16
 
 
 def _parts(key: str) -> list[str]:
     parts = [p for p in _INDEX.sub(r".\1", key).split(".")]
     if not key or any(not p.strip() for p in parts):
-        raise ConfigError(f"--set {key!r}: bad key", hint="write a dotted path, e.g. "
+        raise ConfigError(f"--set {key[:80]!r}: bad key", hint="write a dotted path, e.g. "
                           "models.proposer=SPEC or strategies.bon.params.n=8")
+    if len(parts) > MAX_KEY_PARTS:
+        raise ConfigError(f"--set {key[:80]!r}...: {len(parts):,} parts; a key has at most "
+                          f"{MAX_KEY_PARTS}", hint="write a dotted path, e.g. "
+                          "strategies.bon.params.n=8")
     return [p.strip() for p in parts]
 
 

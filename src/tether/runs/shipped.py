@@ -60,8 +60,8 @@ def config_path(arg: str | Path) -> Path:
     """The file a config argument means: the path itself when it exists, else the shipped
     experiment it names; ConfigError (with a hint) when it is neither."""
     p = Path(arg)
-    if p.is_file():
-        return p
+    if p.is_file() or (p.exists() and not p.is_dir()):
+        return p  # a FIFO or a device too: the reader refuses it in one line, by kind
     name = shipped_name(str(arg))
     if name is not None:
         return shipped_experiments()[name]

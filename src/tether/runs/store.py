@@ -47,6 +47,8 @@ from typing import Any
 from tether.core import MEDIA_TYPES, Artifact, Observation, TrialRecord, TrialSpec
 from tether.errors import ConfigError, TetherError
 from tether.runs.lock import lock_directory, unlock_directory
+from tether.runs.store_faults import DiskFull, disk_full, first_error, rollback
+from tether.textio import JSONError, loads, read_json
 
 DB_NAME = "run.sqlite"
 CONFIG_NAME = "config.resolved.json"
@@ -239,12 +241,19 @@ class RunStore:
     def meta(self, key: str, default: Any = None) -> Any:
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        return default if row is None else self._meta_value(key, row[0])
 
     def all_meta(self) -> dict[str, Any]:
         with self._lock:
             rows = self._db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
-        return {k: json.loads(v) for k, v in rows}
+        return {k: self._meta_value(k, v) for k, v in rows}
+
+    def _meta_value(self, key: str, text: str) -> Any:
+        try:
+            return loads(text)
+        except JSONError as exc:
+            raise StoreError(f"{self.dir / DB_NAME}: its {key!r} entry is not JSON ({exc})",
+                             hint=_rebuild_hint(self.dir, move_aside=True)) from None
 
     def write_config(self, config: dict[str, Any]) -> None:
         """Keep the resolved config in the store and as a file a user can rerun."""
@@ -254,8 +263,11 @@ class RunStore:
 
     def config(self) -> dict[str, Any]:
         cfg = self.meta("config")
-        if cfg is None and (self.dir / CONFIG_NAME).is_file():
-            cfg = json.loads((self.dir / CONFIG_NAME).read_text())
+        if cfg is None and (self.dir / CONFIG_NAME).exists():
+            cfg = read_json(self.dir / CONFIG_NAME, what="the run's resolved config")
+        if cfg is not None and not isinstance(cfg, dict):
+            raise StoreError(f"{self.dir}: the run's resolved config is not a table",
+                             hint="it is the config.resolved.json `tether run` wrote")
         return cfg or {}
 
     # --- artifacts ---------------------------------------------------------------
@@ -339,8 +351,18 @@ class RunStore:
         for row in record.observations:
             self._externalize(row.observation)
         with self._lock:
-            self._append_log(record)
-            self._insert(record)
+            try:
+                self._append_log(record)
+                self._insert(record)
+            except (OSError, sqlite3.Error) as exc:
+                if not disk_full(exc):
+                    raise
+                # the log line may be there, cut short or whole: a resume reads what is
+                # whole and skips the rest; SQLite rolled the transaction back itself
+                raise DiskFull(f"disk full: no room in {self.dir} to commit trial "
+                               f"{record.trial_id}",
+                               hint="free some space: every trial committed so far is "
+                                    "kept, and a resume runs the rest") from None
 
     def import_records(self, records: Iterable[TrialRecord]) -> int:
         """Insert records taken from `trials.jsonl` (they are already in it: no new line).
@@ -405,7 +427,7 @@ class RunStore:
                  for i, o in enumerate(record.observations)])
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            rollback(db)
             raise
 
     # --- partial trials (progress of trials still running, or killed) --------------
@@ -426,7 +448,7 @@ class RunStore:
                                  (spec.trial_id, index, spec.model_dump_json()))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                rollback(self._db)
                 raise
 
     def append_partial(self, trial_id: str, kind: str, row: dict[str, Any]) -> None:
@@ -476,10 +498,21 @@ class RunStore:
         return out
 
     def trials(self) -> list[TrialRecord]:
-        """Every committed trial, in experiment order."""
+        """Every committed trial, in experiment order; StoreError (one line naming the
+        trial) for a row that is not a trial record."""
         with self._lock:
-            rows = self._db.execute("SELECT record FROM trials ORDER BY idx").fetchall()
-        return [TrialRecord.model_validate_json(r[0]) for r in rows]
+            rows = self._db.execute("SELECT trial_id, record FROM trials ORDER BY idx"
+                                    ).fetchall()
+        out = []
+        for trial_id, text in rows:
+            try:
+                out.append(TrialRecord.model_validate_json(text))
+            except ValueError as exc:  # a ValidationError, or not JSON at all
+                raise StoreError(
+                    f"{self.dir / DB_NAME}: trial {trial_id!r} is not a valid trial record "
+                    f"({first_error(exc)})", hint=_rebuild_hint(self.dir, move_aside=True)
+                ) from None
+        return out
 
     def statuses(self) -> dict[str, str]:
         """trial_id -> end state of every committed trial (what resume needs)."""

@@ -43,7 +43,9 @@ def describe(err: Mapping[str, Any]) -> str:
         return "required key is missing"
     got = err.get("input")
     if isinstance(got, str | int | float | bool) and kind != "value_error":
-        return f"{msg} (got {got!r})"
+        shown = repr(got)
+        # the line names the value, not all of it: a value may be 100,000 characters
+        return f"{msg} (got {shown if len(shown) <= 80 else shown[:77] + '...'})"
     return msg.removeprefix("Value error, ")
 
 
@@ -79,7 +81,7 @@ def read_config(path: str | Path, *, what: str) -> Any:
     """The parsed file: JSON for a `.json` file, else TOML; one line for a file that is
     missing, unreadable or not valid."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():  # one that exists but is no regular file: read_text says so
         raise ConfigError(f"config file not found: {p}", hint=f"pass {what}")
     text = read_text(p)
     if p.suffix == ".json":

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from tether.core import END_STATES, TrialRecord
 from tether.models import PriceBook
-from tether.runs.costs import fmt_usd, total, trial_cost
+from tether.runs.costs import arm_cost, fmt_usd
 
 
 def _models_label(models: dict[str, str], labels: dict[str, str]) -> str:
@@ -42,7 +42,9 @@ def model_labels(resolved: dict[str, Any]) -> dict[str, str]:
 def arm_rows(records: list[TrialRecord], resolved: dict[str, Any],
              book: PriceBook | None = None) -> list[dict[str, Any]]:
     """One row per (models, arm, budget) in first-seen order; `cost_usd` is None unless
-    every call of the row has a price in `book` (tether.runs.costs)."""
+    every call of the row has a known cost in `book`, and for a row whose trials all
+    errored (tether.runs.costs.arm_cost); `priced` says whether the run has prices at
+    all (a priced run shows its unknown costs as `-`)."""
     labels = model_labels(resolved)
     groups: dict[tuple[str, str, str], list[TrialRecord]] = {}
     for r in records:
@@ -64,7 +66,8 @@ def arm_rows(records: list[TrialRecord], resolved: dict[str, Any],
             "input_tokens": sum(r.tokens("input") for r in recs),
             "calls": sum(len(r.calls) for r in recs),
             "wall_s": round(sum(r.wall_s for r in recs), 3),
-            "cost_usd": total(trial_cost(r, book) for r in recs) if book else None,
+            "cost_usd": arm_cost(recs, book) if book else None,
+            "priced": bool(book),
         })
     return rows
 
@@ -77,7 +80,7 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 def arm_table(rows: list[dict[str, Any]], title: str) -> Table:
     show_models = len({r["models"] for r in rows}) > 1
-    show_cost = any(r.get("cost_usd") is not None for r in rows)
+    show_cost = any(r.get("cost_usd") is not None or r.get("priced") for r in rows)
     show_invalid = any(r.get("invalid") for r in rows)
     table = Table(title=title)
     cols = (["models"] if show_models else []) + [

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
         DiskQuota as DiskQuota,
         DiskQuotaWarning as DiskQuotaWarning,
     )
+    from tether.sandbox.reaper import (
+        Reaped as Reaped,
+        owned_dir as owned_dir,
+        reap_stale as reap_stale,
+    )
     from tether.sandbox.seccomp import fake_chown_filter as fake_chown_filter
     from tether.sandbox.session import SandboxSession as SandboxSession
     from tether.sandbox.tree_copy import copy_tree as copy_tree
@@ -53,6 +58,7 @@ _HOMES: dict[str, str] = {
     "DiskQuotaWarning": "tether.sandbox.quota",
     "KilledReason": "tether.sandbox.base",
     "OmittedFile": "tether.sandbox.base",
+    "Reaped": "tether.sandbox.reaper",
     "Sandbox": "tether.sandbox.base",
     "SandboxError": "tether.sandbox.base",
     "SandboxResult": "tether.sandbox.base",
@@ -70,6 +76,8 @@ _HOMES: dict[str, str] = {
     "ensure_sandbox_user": "tether.sandbox.users",
     "fake_chown_filter": "tether.sandbox.seccomp",
     "get_sandbox": "tether.sandbox.backends",
+    "owned_dir": "tether.sandbox.reaper",
+    "reap_stale": "tether.sandbox.reaper",
     "read_own_file": "tether.sandbox.workfiles",
     "warm_or_cold": "tether.sandbox.warm",
 }
@@ -81,6 +89,7 @@ __all__ = [
     "DiskQuotaWarning",
     "KilledReason",
     "OmittedFile",
+    "Reaped",
     "Sandbox",
     "SandboxError",
     "SandboxResult",
@@ -98,6 +107,8 @@ __all__ = [
     "ensure_sandbox_user",
     "fake_chown_filter",
     "get_sandbox",
+    "owned_dir",
+    "reap_stale",
     "read_own_file",
     "warm_or_cold",
 ]

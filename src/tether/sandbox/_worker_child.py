@@ -11,8 +11,11 @@ Protocol, one JSON object per line:
   child -> host  {"id": N, "ok": true, "value": ...} | {"id": N, "ok": false, "kind": ...}
 An isolated call (fresh, and "isolated": true) runs in a forked copy of the interpreter
 that exits after it: nothing the call does to the interpreter (module attributes,
-sys.modules, monkeypatches) reaches a later call. The fork's reply channel is a pipe to
-this process, which relays what arrives and reports a fork that died without replying.
+sys.modules, monkeypatches) reaches a later call, and it starts in a work dir holding
+only what was there once the program had loaded (whatever an earlier call added is
+removed first: the host has killed that call's stray processes by then). The fork's
+reply channel is a pipe to this process, which relays what arrives and reports a fork
+that died without replying.
 Requests come on the original stdin, which the program never sees (its fd 0 is
 /dev/null); replies leave on REPLY_FD. The program's prints go to the process's own
 stdout/stderr, which the host drains and caps: they cannot corrupt a reply.
@@ -132,10 +135,12 @@ def main():
         return
     _flush_output()
     _send(reply_fd, {"ok": True})
+    baseline = frozenset(os.listdir(start_cwd))
 
     for line in requests:
         request = json.loads(line)
         if request["fresh"] and request.get("isolated"):
+            _clear_work_dir(start_cwd, baseline)
             _isolated_call(request, code, persistent, filename, start_cwd, hash_seed, reply_fd)
             continue
         reply = _call(request, code, persistent, filename, start_cwd, hash_seed)
@@ -214,6 +219,46 @@ def _isolated_call(request, code, persistent, filename, start_cwd, hash_seed, re
     _send(reply_fd, {"id": request["id"], "ok": False, "kind": "crash",
                      "error_type": "", "message": f"the call's process {how} without replying",
                      "traceback": ""})
+
+
+def _clear_work_dir(path, baseline):
+    """Remove what is in `path` beyond the names in `baseline`: an isolated call starts
+    from the work dir the program loaded into. Iterative (a call may nest dirs deeper than
+    the recursion limit) and forgiving: a mode a call took away is given back first."""
+    for name in os.listdir(path):
+        if name not in baseline:
+            _remove(os.path.join(path, name))
+
+
+def _remove(top):
+    if os.path.islink(top) or not os.path.isdir(top):
+        try:
+            os.unlink(top)
+        except OSError:
+            pass
+        return
+    dirs, stack = [], [top]
+    while stack:
+        d = stack.pop()
+        try:
+            os.chmod(d, 0o700)
+            entries = list(os.scandir(d))
+        except OSError:
+            entries = []
+        dirs.append(d)
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            else:
+                try:
+                    os.unlink(e.path)
+                except OSError:
+                    pass
+    for d in reversed(dirs):
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
 
 
 def _write_all(fd, data):

@@ -10,7 +10,6 @@ so both backends behave the same from the caller's side.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -31,6 +30,7 @@ from .invocation import (  # noqa: F401  (re-exported: callers import them from 
     with_files,
 )
 from .quota import DEFAULT_DISK_MB, DiskQuota
+from .reaper import owned_dir
 from .session import SandboxSession
 from .workfiles import (  # noqa: F401  (re-exported: callers import them from here)
     MAX_FILE_OUT_BYTES,
@@ -75,8 +75,7 @@ class Sandbox(ABC):
         if not argv:
             raise ValueError("argv must not be empty")
         owned = workdir is None
-        host_dir = (Path(tempfile.mkdtemp(prefix="tether-sbx-")) if workdir is None
-                    else Path(workdir))
+        host_dir = owned_dir("sbx") if workdir is None else Path(workdir)
         quota: DiskQuota | None = None
         try:
             if owned and disk_mb:

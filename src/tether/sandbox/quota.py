@@ -32,11 +32,11 @@ import logging
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 import warnings
 from pathlib import Path
 
+from .reaper import owned_dir, owned_file
 from .tree_copy import copy_tree
 
 logger = logging.getLogger(__name__)
@@ -81,7 +81,8 @@ def _template(mkfs: str, size_mb: int, env: dict[str, str]) -> Path:
         path = _templates.get(size_mb)
         if path is not None and path.exists():
             return path
-        fd, name = tempfile.mkstemp(prefix="tether-qtemplate-", suffix=".img")
+        fd, path = owned_file("qtemplate", ".img")  # named by pid: reaped after a kill -9
+        name = str(path)
         try:
             os.ftruncate(fd, size_mb * 1024 * 1024)  # sparse: costs nothing yet
         finally:
@@ -175,8 +176,8 @@ class DiskQuota:
             template = _template(mkfs, self.size_mb, env)
         except OSError as exc:
             return str(exc)
-        fd, name = tempfile.mkstemp(prefix="tether-quota-", suffix=".img")
-        image = Path(name)
+        # named by pid: a process killed with its quota mounted is reaped at the next start
+        fd, image = owned_file("quota", ".img")
         try:
             _sparse_copy(template, fd)
         except OSError as exc:  # e.g. the host disk itself is full
@@ -224,7 +225,7 @@ class DiskQuota:
         staging: Path | None = None
         try:
             if preserve:
-                staging = Path(tempfile.mkdtemp(prefix="tether-quota-keep-"))
+                staging = owned_dir("quota-keep")
                 copy_tree(self.path, staging, keep_owner=True)
             _umount(self.path)
             if staging is not None:

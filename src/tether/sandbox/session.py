@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .invocation import ExecSpec, SandboxError, SandboxResult, as_bytes, with_files
 from .quota import DiskQuota
+from .reaper import owned_dir
 from .workfiles import collect_files, stage_files
 
 if TYPE_CHECKING:  # the backend that runs each command (base.py builds sessions)
@@ -61,16 +62,17 @@ class SandboxSession:
             raise SandboxError(f"the {sandbox.name} sandbox cannot mount a root filesystem",
                                hint="use the bwrap sandbox for image-based tasks")
         self.closed = False
+        # a dir to keep is not named by pid: nothing reaps it once this process is gone
         self.workdir = (
-            Path(workdir)
-            if workdir is not None
-            else (Path(tempfile.mkdtemp(prefix="tether-sess-")))
+            Path(workdir) if workdir is not None
+            else Path(tempfile.mkdtemp(prefix="tether-sess-")) if keep
+            else owned_dir("sess")
         )
         # A quota we mount is ours to unmount; a caller's quota stays the caller's.
         self.quota = quota
         self._owns_quota = False
         # Staged copies of unreadable ro binds live here, removed on close.
-        self._scratch = Path(tempfile.mkdtemp(prefix="tether-binds-"))
+        self._scratch = owned_dir("binds")
         try:
             if self._owned and disk_mb:
                 self.quota = DiskQuota(self.workdir, disk_mb)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -42,6 +41,7 @@ from .base import (
     classify,
 )
 from .quota import DiskQuota
+from .reaper import owned_dir
 
 ErrorKind = Literal[
     "timeout", "crash", "memory", "output_limit", "raised", "unserialisable", "load", "protocol"
@@ -162,7 +162,7 @@ class SandboxedWorker:
         self.mount_at = mount_at
         self.isolate_calls = isolate_calls
         self._owned = workdir is None
-        self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tether-wrk-"))
+        self.workdir = Path(workdir) if workdir else owned_dir("wrk")
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._quota: DiskQuota | None = None
         if self._owned and self.limits.disk_mb is not None:
@@ -170,7 +170,7 @@ class SandboxedWorker:
         #: processes killed after calls because a call left them behind
         self.strays_killed = 0
         # Staged copies of unreadable ro binds live here (bwrap), removed on close.
-        self._scratch = Path(tempfile.mkdtemp(prefix="tether-binds-"))
+        self._scratch = owned_dir("binds")
         self._ro_binds, _ = sandbox._prepare_binds(dict(ro_binds or {}), {}, self._scratch)
         self._proc: WorkerProcess | None = None
         self._load_error: WorkerReply | None = None

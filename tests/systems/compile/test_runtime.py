@@ -282,3 +282,21 @@ def test_a_hook_filling_its_disk_is_a_hook_error(toy, items):
     assert score_outcome(toy, items[0], outcome) == 0.0
     assert used <= HOOK_DISK_MB << 20
     assert not workdir.exists()  # unmounted and removed with the worker
+
+
+def test_each_hook_call_starts_from_a_clean_work_dir(items):
+    # a call leaves a file, a dir it made unreadable and a deep tree behind; the next call
+    # must see none of them (before: calls 1-4 saw 0, 1, 2, 3 earlier calls' files)
+    parse = ("import os\n"
+             "def parse(text, item):\n"
+             "    seen = sorted(os.listdir('.'))\n"
+             "    n = len(seen)\n"
+             "    open(f'left{n}.txt', 'w').write('x')\n"
+             "    os.makedirs(f'deep{n}/' + '/'.join(['d'] * 50))\n"
+             "    os.mkdir(f'locked{n}')\n"
+             "    os.chmod(f'locked{n}', 0)\n"
+             "    return ','.join(seen) or 'empty'\n")
+    harness = make_harness(hooks={"parse": parse})
+    with HookRunner(harness) as hooks:
+        seen = [hooks.call("parse", "text", {}) for _ in range(4)]
+    assert seen == ["empty"] * 4

@@ -68,7 +68,7 @@ def test_a_missing_tool_is_a_build_error_not_a_crash(tmp_path):
 
 
 def test_a_failed_step_says_why_in_one_line(tmp_path):
-    from tether.systems.terminal.images import _error_lines
+    from tether.systems.terminal.build_steps import error_lines as _error_lines
 
     log = tmp_path / "build.log"
     log.write_text("Reading package lists...\nE: Package 'libgl1-mesa-glx' has no installation "

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
+from tether.textio import JSONError, loads, read_text
 
 BUNDLED = {"terminal-behaviour": "terminal-behaviour-v2.json"}
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -134,11 +135,12 @@ def load_rubrics(name_or_path: str) -> RubricFile:
                 / BUNDLED[name_or_path]).read_text(encoding="utf-8")
         return parse_rubric_file(json.loads(text), name_or_path)
     path = Path(name_or_path)
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"--rubrics {name_or_path!r} is neither a bundled rubric set nor "
                           "a file", hint=f"bundled: {', '.join(BUNDLED)}")
+    text = read_text(path, what="rubric file")  # bounded; a FIFO or a device is refused
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = loads(text)
+    except JSONError as exc:
         raise _fail(str(path), f"not valid JSON ({exc})") from None
     return parse_rubric_file(data, str(path))

@@ -30,7 +30,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tether.errors import ConfigError, TetherError
-from tether.textio import JSONError, loads
+from tether.textio import JSONError, loads, read_text
 
 __all__ = ["SCHEMA", "Decode", "Harness", "Hooks", "TemplateError", "bare_harness",
            "canonical_json", "load_harness", "read_harness_document", "render_template",
@@ -101,10 +101,7 @@ def bare_harness(setting: str, *, max_tokens: int = 64) -> Harness:
 
 def read_harness_document(path: str | Path) -> Any:
     """The parsed JSON of a harness file; ConfigError when unreadable or not JSON."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read harness {path}: {exc}") from None
+    text = read_text(path, what="harness")  # bounded; a FIFO or a device is refused
     try:
         return loads(text)
     except JSONError as exc:

@@ -15,9 +15,10 @@ the answer (default: strip); a verdict skips it. runtime-v1.md (compile/manual/)
 the full contract, written for the teacher.
 
 Hooks run in one long-lived SandboxedWorker per harness, each call in a fork of the
-loaded interpreter (fresh globals; nothing a call changes reaches the next one) with a
-fixed hash seed and a deadline (default 2 s); whatever processes a call leaves behind
-are killed after it, and the work dir is a filesystem of HOOK_DISK_MB.
+loaded interpreter (fresh globals, and a work dir cleared of what earlier calls wrote:
+nothing a call changes reaches the next one) with a fixed hash seed and a deadline
+(default 2 s); whatever processes a call leaves behind are killed after it, and the work
+dir is a filesystem of HOOK_DISK_MB.
 Whatever a hook can cause makes the item a `hook_error`, the harness's fault, scored 0:
 it raises, times out, crashes or kills its worker, returns a malformed or oversized
 value, writes anything but the worker's own reply on the reply channel, names an
@@ -60,7 +61,7 @@ Modality = Literal["text", "image"]
 MAX_HOOK_REPLY_BYTES = 256 * 1024
 #: the deepest nesting a hook's return value may have (the host walks it)
 MAX_HOOK_DEPTH = 32
-#: the disk a harness's hooks may fill in their worker's work dir, all calls together
+#: the disk a hook call may fill in its worker's work dir (cleared before the next call)
 HOOK_DISK_MB = 32
 _HOOK_LIMITS = WorkerLimits(memory_mb=256, max_procs=16, max_file_mb=1,
                             call_timeout_s=DEFAULT_HOOK_DEADLINE_S, start_timeout_s=60.0,

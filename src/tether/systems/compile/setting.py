@@ -38,7 +38,7 @@ from tether.systems.compile.settings import (
     build_data_setting,
     build_setting,
     data_spec,
-    split_data_spec,
+    parse_data_spec,
 )
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SETTINGS", "SPLITS", "Item",
@@ -250,7 +250,7 @@ def _spelled(name: str) -> str:
     if name.partition(":")[0] not in DATA_FORMATS:
         return name
     try:
-        return data_spec(*split_data_spec(name, announce=False))
+        return data_spec(*parse_data_spec(name, announce=False))
     except ConfigError:
         return name  # not a well-formed data spec: compared as written
 

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from tether.errors import ConfigError
+from tether.textio import read_bytes
 
 #: an element's start tag: `<` then a letter (a comment `<!--`, a doctype `<!` or a bare
 #: `<` in text is none)
@@ -42,9 +43,9 @@ def _encoding(data: bytes) -> str:
 def read_page(path: Path) -> str:
     """The page's text; ConfigError (one line naming the file) when it is no HTML page."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}", hint=HINT) from None
+        data = read_bytes(path)  # bounded; a FIFO or a device is refused, not waited on
+    except ConfigError as exc:
+        raise ConfigError(str(exc), hint=HINT) from None
     encoding = _encoding(data)
     try:
         text = data.decode(encoding)

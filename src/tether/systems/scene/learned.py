@@ -11,6 +11,11 @@ The paper's definitions (its Section 3 and Appendix L):
   and returns the distance, any shape holding one value per image. Images go in at the
   goal's resolution, or at the input size the file fixes.
 
+A file whose inputs are not image batches of that shape (another rank, a CLIP input that
+is not square, a wrong number of inputs), one onnxruntime cannot run (it refuses the
+shape, it cannot allocate the memory), and a value outside the metric's range (LPIPS
+below 0) are one-line errors naming the file, never a number in the table.
+
 Configuration: `TETHER_CLIP_ONNX` and `TETHER_LPIPS_ONNX` name the files (or the
 `clip=` / `lpips=` options of the `scene_render` instrument, `--clip-onnx` /
 `--lpips-onnx` of `tether scene score`). Unconfigured, each metric is reported as
@@ -92,6 +97,33 @@ def _session(path: Path) -> Any:
         return _SESSIONS[key]
 
 
+def _image_inputs(session: Any, path: Path, what: str, count: int) -> list[Any]:
+    """The session's inputs, checked to be `count` image batches (N, 3, H, W); a file
+    of another shape is a one-line ConfigError naming it, never onnxruntime's traceback."""
+    inputs = list(session.get_inputs())
+    if len(inputs) != count:
+        raise ConfigError(f"{path}: {what} takes {count} image input(s), this one takes "
+                          f"{len(inputs)}")
+    for inp in inputs:
+        shape = list(inp.shape or [])
+        channels = shape[1] if len(shape) == 4 else None
+        if len(shape) != 4 or (isinstance(channels, int) and channels != 3):
+            raise ConfigError(f"{path}: {what} takes images of shape (N, 3, H, W); its "
+                              f"input {inp.name!r} has shape {shape}")
+    return inputs
+
+
+def _run(session: Any, path: Path, feeds: dict[str, np.ndarray]) -> np.ndarray:
+    """The first output of one run; what onnxruntime raises (a shape it refuses, memory it
+    cannot allocate) is a one-line ConfigError naming the file."""
+    try:
+        return np.asarray(session.run(None, feeds)[0], dtype=np.float64)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types
+        text = str(exc).strip().splitlines()
+        raise ConfigError(f"{path}: onnxruntime could not run it: "
+                          f"{(text[0] if text else type(exc).__name__)[:200]}") from None
+
+
 def _fixed_hw(shape: list[Any]) -> tuple[int, int] | None:
     """(H, W) an input fixes, or None when they are dynamic."""
     h, w = shape[-2:] if len(shape) >= 2 else (None, None)
@@ -120,11 +152,13 @@ def clip_input(rgb: np.ndarray, size: int = CLIP_SIZE) -> np.ndarray:
 def clip_embedding(path: Path, rgb: np.ndarray) -> np.ndarray:
     """The unit-normalised image embedding (D,) of an RGB [0, 1] image."""
     session = _session(path)
-    inp = session.get_inputs()[0]
+    (inp,) = _image_inputs(session, path, "a CLIP image encoder", 1)
     fixed = _fixed_hw(list(inp.shape))
+    if fixed and fixed[0] != fixed[1]:
+        raise ConfigError(f"{path}: a CLIP image encoder takes square images; its input "
+                          f"fixes {fixed[0]}x{fixed[1]}")
     size = fixed[0] if fixed else CLIP_SIZE
-    out = session.run(None, {inp.name: clip_input(rgb, size)})[0]
-    vec = np.asarray(out, dtype=np.float64).reshape(-1)
+    vec = _run(session, path, {inp.name: clip_input(rgb, size)}).reshape(-1)
     norm = float(np.linalg.norm(vec))
     if not np.isfinite(norm) or norm == 0.0:
         raise ConfigError(f"{path}: the CLIP encoder returned a zero or non-finite embedding")
@@ -132,17 +166,15 @@ def clip_embedding(path: Path, rgb: np.ndarray) -> np.ndarray:
 
 
 def n_clip(path: Path, image: np.ndarray, goal: np.ndarray) -> float:
-    """1 - cosine similarity of the two images' CLIP embeddings."""
-    return float(1.0 - np.dot(clip_embedding(path, image), clip_embedding(path, goal)))
+    """1 - cosine similarity of the two images' CLIP embeddings, in [0, 2]."""
+    value = float(1.0 - np.dot(clip_embedding(path, image), clip_embedding(path, goal)))
+    return min(max(value, 0.0), 2.0)  # unit vectors: only rounding can step outside
 
 
 def lpips(path: Path, image: np.ndarray, goal: np.ndarray) -> float:
     """The LPIPS distance of two RGB [0, 1] images of one size (the goal's)."""
     session = _session(path)
-    inputs = session.get_inputs()
-    if len(inputs) != 2:
-        raise ConfigError(f"{path}: an LPIPS network takes two images, this one takes "
-                          f"{len(inputs)} input(s)")
+    inputs = _image_inputs(session, path, "an LPIPS network", 2)
     fixed = _fixed_hw(list(inputs[0].shape))
 
     def prepare(rgb: np.ndarray) -> np.ndarray:
@@ -150,9 +182,12 @@ def lpips(path: Path, image: np.ndarray, goal: np.ndarray) -> float:
             rgb = _resize(rgb, fixed[0], fixed[1], "area")
         return (rgb * 2.0 - 1.0).transpose(2, 0, 1)[None].astype(np.float32)
 
-    out = session.run(None, {inputs[0].name: prepare(image), inputs[1].name: prepare(goal)})[0]
-    values = np.asarray(out, dtype=np.float64).reshape(-1)
+    values = _run(session, path, {inputs[0].name: prepare(image),
+                                  inputs[1].name: prepare(goal)}).reshape(-1)
     if values.size != 1 or not np.isfinite(values[0]):
         raise ConfigError(f"{path}: the LPIPS network must return one finite value per image "
                           f"pair, not {values.size}")
+    if values[0] < 0:  # a distance: a network that says otherwise is not LPIPS
+        raise ConfigError(f"{path}: the LPIPS network returned {values[0]:g}, outside a "
+                          "distance's range (>= 0)")
     return float(values[0])

@@ -33,7 +33,9 @@ from tether.systems.terminal.dockerfile import (
     heavy_packages,
     parse_dockerfile,
 )
+from tether.systems.terminal.image_disk import DEFAULT_BUILD_DISK_MB, MAX_BUILD_DISK_MB
 from tether.systems.terminal.spec import writable_dir
+from tether.systems.terminal.task_links import link_escape
 from tether.textio import loads_toml
 
 VERIFIER_VENV = "/opt/tether-verifier"
@@ -270,6 +272,8 @@ class Classification:
     refusals: list[Refusal] = field(default_factory=list)
     recipe: Recipe | None = None
     verifier: Verifier | None = None
+    #: the disk quota of the image's build (task.toml [environment].build_disk_mb)
+    build_disk_mb: int = DEFAULT_BUILD_DISK_MB
 
     @property
     def convertible(self) -> bool:
@@ -283,6 +287,10 @@ def classify_task(task_dir: Path, *, allow_heavy: bool = False) -> Classificatio
     """Read one Harbor task dir and say whether (and how) it can be built."""
     task_dir = Path(task_dir)
     out = Classification(task=task_dir.name, task_dir=task_dir)
+    escape = link_escape(task_dir)
+    if escape is not None:  # nothing of the task is read through a link that leaves it
+        out.refusals.append(Refusal("outside_task_dir", escape))
+        return out
     env_dir = task_dir / "environment"
     _check_task_toml(task_dir, out)
     _check_compose(env_dir, out)
@@ -420,6 +428,14 @@ def _check_task_toml(task_dir: Path, out: Classification) -> None:
         out.refusals.append(Refusal("syntax", f"task.toml: {exc}"))
         return
     env = config.get("environment", {}) if isinstance(config.get("environment"), dict) else {}
+    if "build_disk_mb" in env:
+        mb = env["build_disk_mb"]
+        if isinstance(mb, bool) or not isinstance(mb, int) or not 0 < mb <= MAX_BUILD_DISK_MB:
+            out.refusals.append(Refusal("syntax", f"task.toml: [environment].build_disk_mb: "
+                                        f"expected a whole number of MB from 1 to "
+                                        f"{MAX_BUILD_DISK_MB}, got {mb!r}"))
+        else:
+            out.build_disk_mb = mb
     gpus = env.get("gpus", 0)
     if isinstance(gpus, int | float) and gpus > 0 or env.get("gpu_types"):
         out.refusals.append(Refusal("gpu", f"task.toml asks for {gpus} GPU(s)"))

@@ -53,6 +53,7 @@ from tether.sandbox import (
     UnsafeFile,
     copy_tree,
     get_sandbox,
+    owned_dir,
     read_own_file,
 )
 from tether.systems.terminal import system_layer
@@ -69,6 +70,8 @@ DEFAULT_COMMAND_TIMEOUT_S = 60.0
 DEFAULT_OUTPUT_CHARS = 10_000
 ARGV_COMMAND_BYTES = 100_000
 COMMAND_FILE = ".tether-command.sh"
+#: the range of a verifier's reward (Harbor's convention: 1 solved, 0 not, partial between)
+MIN_REWARD, MAX_REWARD = 0.0, 1.0
 VerifierErrorKind = Literal["no_reward", "bad_reward", "timeout", "infrastructure"]
 
 
@@ -132,8 +135,12 @@ def resolve_sandbox(sandbox: Sandbox | str) -> Sandbox:
     return box
 
 
-def _make_root(prefix: str) -> Path:
-    root = Path(tempfile.mkdtemp(prefix=prefix))
+def _make_root(kind: str, *, keep: bool = False) -> Path:
+    """A fresh host dir for an attempt or a verifier run, named by this process's pid so
+    that what a killed process leaves (its quota still mounted) is reaped at the next
+    start (tether.sandbox.reaper); one to keep is never reaped."""
+    root = (Path(tempfile.mkdtemp(prefix=f"tether-{kind}-kept-")) if keep
+            else owned_dir(kind))
     root.chmod(0o755)  # the sandbox user must traverse it to reach its binds
     return root
 
@@ -161,7 +168,7 @@ class TerminalEnvironment:
         self.output_chars = output_chars
         self._keep = keep
         self.registry_access = registry_access
-        self.root = _make_root("tether-attempt-")
+        self.root = _make_root("attempt", keep=keep)
         self.app_dir = self.root / "app"
         self._tmp_dir = self.root / "tmp"
         self._session: SandboxSession | None = None
@@ -368,7 +375,7 @@ def run_verifier(spec: TerminalSpec, app_dir: Path, *, sandbox: Sandbox | str = 
     `system_dir` (the attempt's system: default the task's image, or the host's); never
     raises for a sandbox failure (that becomes error_kind "infrastructure")."""
     start = time.monotonic()
-    root = _make_root("tether-verify-")
+    root = _make_root("verify")
     quota: DiskQuota | None = None
     try:
         box = resolve_sandbox(sandbox)
@@ -426,6 +433,10 @@ def _read_reward(logs: Path, output: str, took: float) -> VerifierResult:
             reward = _RewardJSON.model_validate_json(data).reward
         if not math.isfinite(reward):
             raise ValueError(f"reward {reward} is not finite")
+        if not MIN_REWARD <= reward <= MAX_REWARD:
+            # a score must mean the same on every task: another scale is the verifier's
+            # own to divide out in test.sh, never a number an arm's mean takes in
+            raise ValueError(f"reward {reward:g} is outside [{MIN_REWARD:g}, {MAX_REWARD:g}]")
         return VerifierResult(reward, None, output, took)
     except (ValueError, UnsafeFile) as exc:  # ValidationError is a ValueError
         exc_text = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__

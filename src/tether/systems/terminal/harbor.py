@@ -38,7 +38,8 @@ from tether.systems.terminal.spec import (
     MAX_TIMEOUT_S,
     TerminalSpec,
 )
-from tether.textio import loads_toml, read_text
+from tether.systems.terminal.task_links import check_task_links
+from tether.textio import loads_toml, read_text, resolved
 
 METRIC = "terminal_verifier"
 ARTIFACT_KIND = "shell"
@@ -81,9 +82,10 @@ def load_harbor_task(task_dir: Path | str, suite: str = "harbor",
     require_gates: an imported task (with an image) whose gates have not passed in its
     current environment is refused (ConfigError) rather than scored.
     """
-    task_dir = Path(task_dir).resolve()
+    task_dir = resolved(task_dir, what="task dir")
     if not task_dir.is_dir():
         raise ConfigError(f"{task_dir}: task dir not found", hint=LAYOUT_HINT)
+    check_task_links(task_dir)  # before the host reads, copies or binds any of its paths
     instruction = task_dir / "instruction.md"
     if not instruction.is_file():
         raise ConfigError(f"{instruction}: missing (the task's prompt)", hint=LAYOUT_HINT)
@@ -128,7 +130,7 @@ def load_harbor_dir(path: Path | str, suite: str | None = None, *,
     Imported tasks must have passed their gates: ungated="refuse" raises for the first
     that has not, "skip" leaves them out (each reason appended to `skipped`).
     """
-    path = Path(path).resolve()
+    path = resolved(path, what="task dir")
     if path.is_file():
         path = path.parent
     dirs = expand_task_dirs([path])

@@ -17,6 +17,11 @@ with the same Dockerfile, build context and verifier pins share one image:
      moved out to IMAGE/app (each attempt gets a fresh copy of it as its writable dir);
      the rest, IMAGE/rootfs, owned by root again, is mounted read-only by the sandbox
 
+Every step writes into a disk quota of the build's own (`build_disk_mb`, 6 GiB unless the
+task's task.toml says otherwise), and the finished image is copied out of it; a build that
+could take the image store past its ceiling is refused before it starts
+(tether.systems.terminal.image_disk).
+
 An image dir is complete only once IMAGE/image.json exists (written last, after an
 atomic rename of the build dir), so a crashed build is rebuilt, never half-used.
 """
@@ -39,30 +44,22 @@ from typing import TextIO
 from tether.errors import ConfigError
 from tether.systems.terminal.build_proxy import BUILD_MIRRORS, FORWARDER, PROXY_URL, MirrorProxy
 from tether.systems.terminal.build_sandbox import (
-    RUN_DIR,
     STEP_SH,
     BuildSandbox,
     ImageBuildError,
     give_back_ownership,
     take_ownership,
 )
+from tether.systems.terminal.build_steps import BUILD_PATH, BuildSteps, error_lines
 from tether.systems.terminal.context import ContextEscape, copy_sources, source_files
 from tether.systems.terminal.convert import BASE_PACKAGES, VERIFIER_VENV, Classification
 from tether.systems.terminal.dockerfile import Step
+from tether.systems.terminal.image_disk import DEFAULT_BUILD_DISK_MB, BuildQuota, check_store
 from tether.systems.terminal.rootfs import ensure_dir, move_out
 from tether.systems.terminal.spec import writable_dir
 
 BUILDER_VERSION = 2  # part of every image key: bump when the build procedure changes
 DEFAULT_IMAGE_DIR = Path(os.environ.get("TETHER_IMAGE_DIR", "/var/tmp/tether-images"))
-BUILD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-# pip into the image's system Python (Debian marks it externally managed); every
-# download through the mirror proxy.
-BUILD_ENV = {"PIP_BREAK_SYSTEM_PACKAGES": "1", "DEBIAN_FRONTEND": "noninteractive",
-             "PIP_ROOT_USER_ACTION": "ignore", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-             "PIP_NO_CACHE_DIR": "1", "APT_CONFIG": f"{RUN_DIR}/apt.conf",
-             "http_proxy": PROXY_URL, "https_proxy": PROXY_URL, "HTTP_PROXY": PROXY_URL,
-             "HTTPS_PROXY": PROXY_URL, "no_proxy": "localhost,127.0.0.1",
-             "NO_PROXY": "localhost,127.0.0.1"}  # fmt: skip
 # apt through the proxy, one request per connection (each one checked), no drop to the
 # _apt user (impossible without capabilities; the whole build is unprivileged anyway).
 APT_BUILD_CONF = f"""\
@@ -189,8 +186,10 @@ class ImageBuilder:
     def cached(self, spec: ImageSpec) -> Image | None:
         return Image.load(self.image_dir(spec.key))
 
-    def build(self, spec: ImageSpec, context: Path, *, timeout_s: float = 1800) -> Image:
-        """The image for spec, built now unless cached; ImageBuildError says why not."""
+    def build(self, spec: ImageSpec, context: Path, *, timeout_s: float = 1800,
+              disk_mb: int = DEFAULT_BUILD_DISK_MB) -> Image:
+        """The image for spec, built now unless cached, on a disk quota of `disk_mb`
+        (tether.systems.terminal.image_disk); ImageBuildError says why not."""
         hit = self.cached(spec)
         if hit is not None:
             return hit
@@ -200,7 +199,7 @@ class ImageBuilder:
         with (self.root / "locks" / f"{spec.key}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             hit = self.cached(spec)
-            return hit if hit is not None else self._build(spec, context, timeout_s)
+            return hit if hit is not None else self._build(spec, context, timeout_s, disk_mb)
 
     def _check_tools(self) -> None:
         if self.mmdebstrap is None:
@@ -211,7 +210,7 @@ class ImageBuilder:
             raise ImageBuildError("image builds need root for the bootstrap (mmdebstrap) "
                                   "and to drop to the build user; the steps run unprivileged")
 
-    def _build(self, spec: ImageSpec, context: Path, timeout_s: float) -> Image:
+    def _build(self, spec: ImageSpec, context: Path, timeout_s: float, disk_mb: int) -> Image:
         for sub in ("images", "cache/apt", "logs"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o755)
@@ -219,23 +218,37 @@ class ImageBuilder:
         if free_gb(self.root) < MIN_FREE_GB:
             raise ImageBuildError(f"{free_gb(self.root):.1f} GB free under {self.root}: "
                                   f"below {MIN_FREE_GB:g} GB, not starting a build")
+        check_store(self.root / "images", disk_mb)
         partial = self.root / "images" / f"{spec.key}.partial"
-        shutil.rmtree(partial, ignore_errors=True)
+        done = self.root / "images" / f"{spec.key}.done"
+        for leftover in (partial, done):
+            shutil.rmtree(leftover, ignore_errors=True)
         partial.mkdir()
         log_path = self.root / "logs" / f"{spec.key}.log"
         deadline = time.monotonic() + timeout_s
+        quota: BuildQuota | None = None
         try:
-            with log_path.open("w", encoding="utf-8") as log:
-                env, workdir = self._build_into(partial, spec, context, log, deadline)
+            quota = BuildQuota(partial, disk_mb)  # the build writes nowhere else
+            try:
+                with log_path.open("w", encoding="utf-8") as log:
+                    env, workdir = self._build_into(partial, spec, context, log, deadline)
+            except ImageBuildError as exc:
+                raise quota.failed(exc) from None
             meta = {"key": spec.key, "env": env, "workdir": workdir, "spec": spec.to_json(),
-                    "note": spec.note, "built_at": time.time()}
+                    "note": spec.note, "built_at": time.time(), "build_disk_mb": disk_mb}
             (partial / "build.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+            meta["bytes"] = quota.copy_out(done)
+            quota.close()
+            partial.rmdir()
             final = self.image_dir(spec.key)
             shutil.rmtree(final, ignore_errors=True)
-            partial.rename(final)
+            done.rename(final)
             (final / "image.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
         except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
+            if quota is not None:
+                quota.close()
+            for leftover in (partial, done):
+                shutil.rmtree(leftover, ignore_errors=True)
             raise
         image = Image.load(final)
         assert image is not None
@@ -255,7 +268,7 @@ class ImageBuilder:
         env: dict[str, str] = {}
         workdir = "/"
         with MirrorProxy(run_dir / "proxy.sock", self.mirrors) as proxy:
-            steps = _Steps(self, box, rootfs, run_dir, proxy, log, deadline)
+            steps = BuildSteps(self, box, rootfs, run_dir, proxy, log, deadline)
             for step in spec.steps:
                 if step.kind == "env":
                     env[step.args[0]] = step.args[1]
@@ -348,123 +361,6 @@ class ImageBuilder:
         except subprocess.TimeoutExpired:
             raise ImageBuildError(f"image build timed out in {what}") from None
         if proc.returncode != 0:
-            why = _error_lines(Path(log.name)) if hasattr(log, "name") else ""
+            why = error_lines(Path(log.name)) if hasattr(log, "name") else ""
             raise ImageBuildError(f"{what} failed (exit {proc.returncode}){why}; "
                                   f"build log: {getattr(log, 'name', '?')}")
-
-
-class _Steps:
-    """The steps of one build, each in the build sandbox; a step that asked the proxy
-    for a host outside the mirrors fails the build, whatever its exit status."""
-
-    def __init__(self, builder: ImageBuilder, box: BuildSandbox, rootfs: Path, run_dir: Path,
-                 proxy: MirrorProxy, log: TextIO, deadline: float) -> None:
-        self.builder, self.box, self.rootfs, self.run_dir = builder, box, rootfs, run_dir
-        self.proxy, self.log, self.deadline = proxy, log, deadline
-
-    def run(self, command: str, env: dict[str, str], workdir: str, *, what: str,
-            binds: dict[str, str] | None = None) -> None:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise ImageBuildError(f"image build timed out before {what}")
-        full_env = {"PATH": BUILD_PATH, "HOME": "/root", "LANG": "C.UTF-8", **BUILD_ENV, **env}
-        if (self.run_dir / "ca.crt").is_file():
-            ca = f"{RUN_DIR}/ca.crt"
-            full_env = {"PIP_CERT": ca, "SSL_CERT_FILE": ca, "REQUESTS_CA_BUNDLE": ca,
-                        "CURL_CA_BUNDLE": ca, **full_env}
-        cache = self.builder.root / "cache" / "apt"
-        all_binds = {str(cache): f"{RUN_DIR}/apt-cache", **(binds or {})}
-        try:
-            rc = self.box.run(self.rootfs, self.run_dir, workdir, command, env=full_env,
-                              binds=all_binds, log=self.log, timeout_s=left)
-        except subprocess.TimeoutExpired:
-            raise ImageBuildError(f"image build timed out in {what}") from None
-        refused = self.proxy.take_refused()
-        if refused:
-            hosts = ", ".join(sorted({str(r) for r in refused}))
-            raise ImageBuildError(
-                f"{what} tried to reach {hosts}, outside the package mirrors a build may use "
-                f"({', '.join(self.builder.mirrors)}); build log: {self.log.name}")
-        if rc != 0:
-            why = _error_lines(Path(self.log.name))
-            offline = _offline_hint(Path(self.log.name))
-            raise ImageBuildError(f"{what} failed (exit {rc}){why}{offline}; "
-                                  f"build log: {self.log.name}")
-
-    def copy(self, context: Path, patterns: tuple[str, ...], dest: str, env: dict[str, str],
-             workdir: str) -> None:
-        """COPY inside the sandbox: the checked sources staged into RUN_DIR/context (the
-        build user may not reach the task dir), `cp` run as the build user, so a link the
-        build planted in the image can only point into the image."""
-        root = context.resolve()
-        try:
-            sources = [s for p in patterns for s in copy_sources(context, p)]
-        except ContextEscape as exc:
-            raise ImageBuildError(str(exc)) from None
-        staged = self.run_dir / "context"
-        shutil.rmtree(staged)
-        staged.mkdir()
-        for src in sources:
-            at = staged / src.real.relative_to(root)
-            at.parent.mkdir(parents=True, exist_ok=True)
-            if src.is_dir:  # links inside were checked to stay in the context: kept as links
-                shutil.copytree(src.real, at, symlinks=True, dirs_exist_ok=True)
-            else:
-                shutil.copy2(src.real, at)
-        _readable(staged)
-        into_dir = dest.endswith("/") or len(sources) > 1
-        lines = []
-        q = shlex.quote
-        for src in sources:
-            inside = f"{RUN_DIR}/context/{src.real.relative_to(root).as_posix()}"
-            if src.is_dir:  # COPY dir dest: the dir's *contents* go to dest
-                lines.append(f"mkdir -p {q(dest)} && cp -RP --preserve=mode,timestamps "
-                             f"{q(inside + '/.')} {q(dest)}")
-                continue
-            name = q(dest.rstrip("/") + "/" + Path(src.name).name)
-            if into_dir:
-                lines.append(f"mkdir -p {q(dest)} && cp -P --preserve=mode,timestamps "
-                             f"{q(inside)} {name}")
-            else:
-                lines.append(f"if [ -d {q(dest)} ]; then cp -P --preserve=mode,timestamps "
-                             f"{q(inside)} {name}; else mkdir -p \"$(dirname {q(dest)})\" && "
-                             f"cp -P --preserve=mode,timestamps {q(inside)} {q(dest)}; fi")
-        if lines:
-            self.run(" && ".join(f"{{ {ln}; }}" for ln in lines), env, workdir,
-                     what=f"COPY {' '.join(patterns)} {dest}")
-
-
-def _error_lines(log_path: Path, keep: int = 2) -> str:
-    """The last apt/pip error lines of a build log (`E: ...`, `ERROR: ...`), so a
-    failed build says why in its one line (e.g. a package that suite does not have)."""
-    try:
-        lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
-    errors = [ln.strip() for ln in lines if ln.startswith(("E: ", "ERROR: "))]
-    return (": " + " | ".join(errors[-keep:])) if errors else ""
-
-
-def _readable(top: Path) -> None:
-    """Read (and search) bits for everyone on a staged tree, links untouched."""
-    for dirpath, dirnames, filenames in os.walk(top):
-        os.chmod(dirpath, 0o755)
-        for name in filenames:
-            path = Path(dirpath) / name
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode | 0o444)
-        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
-
-
-def _offline_hint(log_path: Path) -> str:
-    """Why a download that went around the proxy failed: there is no other way out."""
-    try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")[-20000:]
-    except OSError:
-        return ""
-    signs = ("Temporary failure in name resolution", "Could not resolve host",
-             "Network is unreachable", "Name or service not known")
-    if any(sign in text for sign in signs):
-        return (" (a build reaches the network only through its proxy, "
-                f"{PROXY_URL}, and only the package mirrors)")
-    return ""

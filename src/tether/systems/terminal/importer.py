@@ -56,7 +56,7 @@ def import_task(c: Classification, out: Path, builder: ImageBuilder) -> ImportRo
     spec = image_spec(c)
     cached = builder.cached(spec) is not None
     try:
-        image = builder.build(spec, c.task_dir / "environment")
+        image = builder.build(spec, c.task_dir / "environment", disk_mb=c.build_disk_mb)
     except (TetherError, OSError) as exc:
         return ImportRow(c.task, "failed", c.base, c.suite, spec.key,
                          f"{type(exc).__name__}: {exc}", time.monotonic() - start)

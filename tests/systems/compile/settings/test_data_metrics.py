@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-import types
-
 import pytest
 
 from tether.errors import ConfigError
 from tether.systems.compile.setting import Item
 from tether.systems.compile.settings.data_metrics import (
+    MetricError,
     choice,
     choice_named,
     f1,
@@ -48,27 +46,30 @@ def test_aggregation_follows_the_metric() -> None:
         "numeric": "pass_rate", "choice": "pass_rate"}
 
 
-def test_a_user_function_gets_prediction_gold_and_the_row(monkeypatch) -> None:
-    module = types.ModuleType("user_metric_mod")
+USER_METRICS = """
+def starts(prediction, gold, item):
+    return prediction.startswith(gold[0][:2]) and item["unit"] == "kg"
 
-    def starts(prediction, gold, item):
-        return prediction.startswith(gold[0][:2]) and item["unit"] == "kg"
+def half(prediction, gold, item):
+    return 0.5
 
-    def half(prediction, gold, item):
-        return 0.5
+def wild(prediction, gold, item):
+    return 3
 
-    def wild(prediction, gold, item):
-        return 3
+starts.binary = True
+"""
 
-    starts.binary = True
-    module.starts, module.half, module.wild = starts, half, wild
-    monkeypatch.setitem(sys.modules, "user_metric_mod", module)
+
+def test_a_user_function_gets_prediction_gold_and_the_row(tmp_path, monkeypatch) -> None:
+    # a metric runs in processes of its own: its module is a file they import
+    (tmp_path / "user_metric_mod.py").write_text(USER_METRICS)
+    monkeypatch.syspath_prepend(str(tmp_path))
     item = Item("i", "q?", {"answers": ["Golden"], "fields": {"unit": "kg"}})
     metric = resolve_metric("user_metric_mod:starts")
     assert metric.score("Gone", ["Golden"], item) == 1.0 and metric.aggregation == "pass_rate"
     assert resolve_metric("user_metric_mod:half").score("x", ["y"], item) == 0.5
     assert resolve_metric("user_metric_mod:half").aggregation == "mean_score"
-    with pytest.raises(ConfigError, match="must return a bool or a number in"):
+    with pytest.raises(MetricError, match="must return a bool or a number in"):
         resolve_metric("user_metric_mod:wild").score("x", ["y"], item)
     with pytest.raises(ConfigError, match="cannot load it"):
         resolve_metric("user_metric_mod:nothere")

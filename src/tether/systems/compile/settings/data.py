@@ -37,46 +37,73 @@ spec syntax; `tether compile --metric f1` writes this; the older `jsonl:PATH?met
 is still read, with a notice). The metric is `exact` (default), `anls`,
 `f1`, `numeric`, `choice`, `choice_named` or `module:function` (data_metrics.py); the aggregation
 follows from it. A bad file is a ConfigError naming the line.
+
+Files a row names (its `image`) are read only from inside the dataset's own folder (the
+file's directory, or a saved dataset's directory), links resolved: an absolute path or
+`../x` elsewhere is refused naming the row. A row may reach further only into a root
+the user names on the spec, `jsonl:PATH;root=DIR` (with a metric:
+`jsonl:PATH;metric=f1;root=DIR`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tether.errors import ConfigError
 from tether.suites import FORMATS as DATASET_FORMATS, load_dataset_rows
 from tether.systems.compile.setting import SPLITS, Item
-from tether.systems.compile.settings import DATA_FORMATS, data_spec, split_data_spec
+from tether.systems.compile.settings import DATA_FORMATS, data_spec, parse_data_spec
 from tether.systems.compile.settings.base import check_resources
-from tether.systems.compile.settings.data_metrics import Metric, resolve_metric
-from tether.textio import JSONError, jsonl_lines, loads
+from tether.systems.compile.settings.data_metrics import Metric, MetricError, resolve_metric
+from tether.textio import JSONError, jsonl_lines, loads, read_bytes, resolved
 
-__all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"]
+__all__ = ["FORMATS", "MAX_FIELDS", "MAX_IMAGE_BYTES", "DataSetting", "DataSpec",
+           "canonical_spec", "parse_spec", "read_rows"]
 
 FORMATS = DATA_FORMATS
 _REQUIRED = ("id", "question", "answer")
+#: the most resource fields a data file may offer: every one is named to the teacher
+MAX_FIELDS = 256
+#: the largest image file a row may name (a remote student gets it base64-encoded)
+MAX_IMAGE_BYTES = 32 * 2**20
 
 
-def parse_spec(spec: str) -> tuple[str, Path, str]:
-    """(format, path, metric) of `FORMAT:PATH[;metric=NAME]` (settings.split_data_spec)."""
-    fmt, path, metric = split_data_spec(spec)
-    return fmt, Path(path), metric
+@dataclass(frozen=True)
+class DataSpec:
+    """`FORMAT:PATH[;metric=NAME][;root=DIR]` taken apart."""
+
+    fmt: str
+    path: Path
+    metric: str = "exact"
+    #: a folder outside the dataset's own that rows may name files in (None: none)
+    root: Path | None = None
+
+
+def parse_spec(spec: str) -> DataSpec:
+    """The parts of `FORMAT:PATH[;metric=NAME][;root=DIR]` (settings.parse_data_spec)."""
+    fmt, path, metric, root = parse_data_spec(spec)
+    return DataSpec(fmt, Path(path), metric, None if root is None else Path(root))
 
 
 def canonical_spec(spec: str, *, base: Path | None = None, metric: str | None = None) -> str:
-    """The spec with an absolute path (a build resumed or reported from elsewhere finds
+    """The spec with absolute paths (a build resumed or reported from elsewhere finds
     the file) and the metric written out when it is not the default."""
-    fmt, path, named = parse_spec(spec)
-    if not path.is_absolute():
-        path = (base or Path.cwd()) / path
-    chosen = metric or named
+    parsed = parse_spec(spec)
+
+    def absolute(path: Path) -> Path:
+        return resolved(path if path.is_absolute() else (base or Path.cwd()) / path)
+
+    chosen = metric or parsed.metric
     resolve_metric(chosen)  # an unknown metric is refused before anything runs
-    return data_spec(fmt, str(path.resolve()), chosen)
+    root = None if parsed.root is None else str(absolute(parsed.root))
+    return data_spec(parsed.fmt, str(absolute(parsed.path)), chosen, root)
 
 
 def _where(fmt: str, path: Path, number: int) -> str:
@@ -95,6 +122,10 @@ def _answers(value: Any, where: str) -> list[str]:
     if not isinstance(value, list) or not value or not all(
             isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
         raise ConfigError(f"{where}: 'answer' must be a string or a non-empty list of strings")
+    if any(isinstance(v, float) and not math.isfinite(v) for v in value):
+        # a dataset's missing number reads as NaN: no answer, not the gold text "nan"
+        raise ConfigError(f"{where}: 'answer' is not a finite number ({value!r})",
+                          hint="leave the row out, or write the answer as text")
     answers = [str(v) for v in value]
     if not all(a.strip() for a in answers):
         raise ConfigError(f"{where}: 'answer' has an empty accepted answer")
@@ -154,36 +185,53 @@ def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
                               f"(columns: {', '.join(table.columns)})",
                               hint="a row needs id, question and answer")
         return table.rows
+    if not path.exists():
+        raise ConfigError(f"no such data file: {path}")
+    # bytes decoded here, not read_text: its newline translation would turn a CSV cell's
+    # \r\n into \n; utf-8-sig: the byte-order mark a spreadsheet writes is no text.
+    # read_bytes: a regular file, bounded (a FIFO or /dev/zero is one line)
+    raw = read_bytes(path, what="data file")
     try:
-        # bytes decoded, not read_text: its newline translation would turn a CSV cell's
-        # \r\n into \n; utf-8-sig: the byte-order mark a spreadsheet writes is no text
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError(f"no such data file: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"data file {path}: not UTF-8 text ({exc.reason} at byte "
+                          f"{exc.start})") from None
     rows = _jsonl_rows(path, text) if fmt == "jsonl" else _csv_rows(path, text)
     if not rows:
         raise ConfigError(f"{path}: no rows")
     return rows
 
 
-def _image(row: dict[str, Any], base: Path, where: str, data: dict[str, Any]) -> None:
+def _image(row: dict[str, Any], base: Path, root: Path | None, where: str,
+           data: dict[str, Any]) -> None:
     """The row's image into `data`: embedded bytes (a dataset's Image column) as they
-    are, a path relative to `base` checked to exist."""
+    are, a path relative to `base` checked to exist and to resolve inside `base` (or
+    inside the user's named `root`)."""
     value = row["image"]
     if isinstance(value, bytes):
         data["image_bytes"] = value
         return
     if not isinstance(value, str):
         raise ConfigError(f"{where}: 'image' must be a path (or a dataset's image)")
-    image = base / value
+    try:
+        image = resolved(base / value)
+    except ConfigError:
+        raise ConfigError(f"{where}: image {value!r}: its links loop") from None
+    inside = [d for d in (base, root) if d is not None and image.is_relative_to(resolved(d))]
+    if not inside:
+        raise ConfigError(f"{where}: image {value!r} is outside the dataset's folder {base}",
+                          hint="keep images beside the data, or name their folder on the "
+                               "spec: FORMAT:PATH;root=DIR")
     if not image.is_file():
-        raise ConfigError(f"{where}: image {value!r} does not exist ({image})")
+        raise ConfigError(f"{where}: image {value!r} does not exist or is not a regular "
+                          f"file ({image})")
+    if image.stat().st_size > MAX_IMAGE_BYTES:
+        raise ConfigError(f"{where}: image {value!r} is larger than {MAX_IMAGE_BYTES:,} bytes")
     data["image"] = str(image)
 
 
-def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
+def _item(fmt: str, path: Path, number: int, row: dict[str, Any],
+          root: Path | None = None) -> Item:
     where = _where(fmt, path, number)
     missing = [k for k in _REQUIRED if k not in row]
     if missing:
@@ -197,7 +245,7 @@ def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
     data: dict[str, Any] = {"answers": _answers(row["answer"], where), "line": number}
     if row.get("image") is not None:
         # a saved dataset's paths are relative to its directory, a file's to the file's
-        _image(row, path if path.is_dir() else path.parent, where, data)
+        _image(row, path if path.is_dir() else path.parent, root, where, data)
     fields: dict[str, Any] = {}
     for key, value in row.items():
         if key in (*_REQUIRED, "image"):
@@ -213,21 +261,22 @@ class DataSetting:
     """The rows of one file as a setting (see the module docstring)."""
 
     def __init__(self, spec: str) -> None:
-        fmt, path_text, metric_name = split_data_spec(spec)
+        fmt, path_text, metric_name, root = parse_data_spec(spec)
         path = Path(path_text)
+        parsed = DataSpec(fmt, path, metric_name, None if root is None else Path(root))
         #: the spec as written, in its one spelling (an old `?metric=` spec is named as it
         #: is written now; stored harnesses naming it the old way still match it:
         #: setting.same_setting)
-        self.name = data_spec(fmt, path_text, metric_name)
+        self.name = data_spec(fmt, path_text, metric_name, root)
         self.path = path
-        self.metric: Metric = resolve_metric(metric_name)
+        self.metric: Metric = resolve_metric(parsed.metric)
         #: graded metrics (anls, f1, a function's float) aggregate as a mean score
         self.aggregation = self.metric.aggregation
         items: list[Item] = []
         seen: dict[str, int] = {}
         unit = "row" if fmt in DATASET_FORMATS else "line"
         for number, row in read_rows(fmt, path):
-            item = _item(fmt, path, number, row)
+            item = _item(fmt, path, number, row, parsed.root)
             if item.item_id in seen:
                 raise ConfigError(f"{_where(fmt, path, number)}: duplicate id "
                                   f"{item.item_id!r} (first on {unit} {seen[item.item_id]})")
@@ -236,6 +285,27 @@ class DataSetting:
         self.items = items
         self.offered_resources: tuple[str, ...] = tuple(sorted(
             {k for item in items for k in item.data["fields"]}))
+        if self.metric.user:
+            self._check_metric(fmt, path)
+        if len(self.offered_resources) > MAX_FIELDS:
+            # each is named to the teacher on every proposal: 10,000 columns would cost
+            # hundreds of thousands of teacher tokens before a word was said
+            raise ConfigError(f"{path}: {len(self.offered_resources)} fields besides id, "
+                              f"question, answer and image; at most {MAX_FIELDS}",
+                              hint="drop the columns the task does not need")
+
+    def _check_metric(self, fmt: str, path: Path) -> None:
+        """A user's metric scores each item's gold against its golds before any model is
+        called: one that raises, hangs or answers out of range stops here, naming the
+        row, instead of erring on every answer of the compile."""
+        for item in self.items:
+            try:
+                self.metric.score(item.data["answers"][0], item.data["answers"], item)
+            except MetricError as exc:
+                raise ConfigError(f"{_where(fmt, path, item.data['line'])}: the metric fails "
+                                  f"on the row's own gold: {exc}",
+                                  hint="a metric is checked gold against gold on every "
+                                       "row before the compile starts") from None
 
     @property
     def description(self) -> str:
@@ -285,7 +355,7 @@ class DataSetting:
         if "image_bytes" in item.data:
             return bytes(item.data["image_bytes"])
         where = item.data.get("image")
-        return Path(where).read_bytes() if where else None
+        return read_bytes(where, what="image", limit=MAX_IMAGE_BYTES) if where else None
 
     def score(self, answer: str, item: Item) -> float:
         return self.metric.score(answer, item.data["answers"], item)

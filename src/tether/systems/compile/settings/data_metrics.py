@@ -14,7 +14,9 @@
   `choices`: without them it is `choice`;
 - `module:function`: `function(prediction, gold, item) -> bool | float in [0, 1]`,
   `gold` the list of accepted answers, `item` the row as a dict (its other fields
-  included). Graded unless the function has an attribute `binary = True`.
+  included). Graded unless the function has an attribute `binary = True`. It runs in
+  processes of its own, each call within METRIC_TIMEOUT_S (metric_process.py): a call
+  that raises, hangs or returns anything else is that item's `MetricError`.
 
 The aggregation follows from the metric: graded metrics aggregate as a mean score
 (`aggregation = "mean_score"`, paired bootstrap), pass/fail ones as a pass rate.
@@ -22,7 +24,6 @@ The aggregation follows from the metric: graded metrics aggregate as a mean scor
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 from collections import Counter
@@ -32,9 +33,10 @@ from typing import Any
 
 from tether.errors import ConfigError
 from tether.systems.compile.setting import Item
+from tether.systems.compile.settings.metric_process import MetricError, metric_processes
 from tether.systems.compile.settings.metrics import anls, exact_match, normalize_answer
 
-__all__ = ["BUILTIN", "Metric", "choice", "choice_named", "f1", "numeric",
+__all__ = ["BUILTIN", "Metric", "MetricError", "choice", "choice_named", "f1", "numeric",
            "resolve_metric"]
 
 _NUM = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
@@ -130,6 +132,8 @@ class Metric:
     name: str
     fn: Callable[[str, list[str], Item], float]
     graded: bool
+    #: a user's `module:function` (checked gold against gold when a setting loads)
+    user: bool = False
 
     @property
     def aggregation(self) -> str:
@@ -162,25 +166,17 @@ BUILTIN: dict[str, Metric] = {
 
 
 def _user_metric(spec: str) -> Metric:
-    module_name, _, attr = spec.partition(":")
-    try:
-        fn = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"metric {spec!r}: cannot load it ({exc})",
-                          hint="write module:function, the module importable") from None
-    if not callable(fn):
-        raise ConfigError(f"metric {spec!r} is not a function")
+    """`module:function`, loaded and called in processes of its own with a time limit
+    (metric_process.py): a failing call is that item's MetricError."""
+    processes = metric_processes(spec)
 
     def score(answer: str, golds: list[str], item: Item) -> float:
-        value = fn(answer, list(golds), _row(item))
-        if isinstance(value, bool):
-            return float(value)
-        if not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
-            raise ConfigError(f"metric {spec!r} returned {value!r} on {item.item_id}: "
-                              "it must return a bool or a number in [0, 1]")
-        return float(value)
+        try:
+            return processes(answer, list(golds), _row(item))
+        except MetricError as exc:
+            raise MetricError(f"{exc} (item {item.item_id})") from None
 
-    return Metric(spec, score, graded=not getattr(fn, "binary", False))
+    return Metric(spec, score, graded=not processes.binary, user=True)
 
 
 def resolve_metric(name: str) -> Metric:

@@ -28,9 +28,11 @@ def _read(path: Path | None, what: str) -> str | None:
 
     if path is None:
         return None
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"no {what} program at {path}")
-    return path.read_text()
+    from tether.textio import read_text
+
+    return read_text(path, what=f"{what} program")  # bounded; a FIFO is refused
 
 
 @click.command("refine")

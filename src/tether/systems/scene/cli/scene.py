@@ -15,6 +15,13 @@ import click
 from tether.cli import make_console
 
 
+def _program_text(path: Path) -> str:
+    """A scene program's text, bounded (a FIFO or a device is one error line)."""
+    from tether.textio import read_text
+
+    return read_text(path, what="scene program")
+
+
 @click.group()
 def scene() -> None:
     """Scene programs (VETR): Blender execution, write traces, render metrics."""
@@ -71,9 +78,9 @@ def trace_cmd(program: Path, base: Path | None, task_dir: Path | None, backend: 
     from tether.errors import ConfigError
     from tether.systems.scene import SceneExecutor
 
-    if not program.is_file():
+    if not program.exists():  # one that is no regular file: _program_text says so
         raise ConfigError(f"no program at {program}")
-    source = program.read_text()
+    source = _program_text(program)
     if task_dir is not None and base is not None:
         raise ConfigError("give --task or --base, not both")
     if backend == "minibpy":
@@ -138,12 +145,12 @@ def render_cmd(program: Path, task_dir: Path | None, out: Path, size: int, sampl
     from tether.errors import ConfigError
     from tether.systems.scene import RenderSettings, SceneExecutor
 
-    if not program.is_file():
+    if not program.exists():  # one that is no regular file: _program_text says so
         raise ConfigError(f"no program at {program}")
     if size < 1 or samples < 1:
         raise ConfigError("--size and --samples must be positive")
     settings = RenderSettings(size=size, samples=samples)
-    source = program.read_text()
+    source = _program_text(program)
     if task_dir is not None:
         from tether.systems.scene import TaskScenes, load_any_task
 
