@@ -163,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
             row: dict[str, Any] = {"serial": serial, "wide": wide, "ratio": None}
             if serial["wall_s"] and wide["wall_s"] and not failed:
                 row["ratio"] = serial["wall_s"] / wide["wall_s"]
+                allows = "-" if allowed is None else f"{allowed:.2f}x"
                 print(f"ratio concurrency 1 / {args.concurrency}: {row['ratio']:.2f}x "
-                      f"(goal >= 4; the endpoint allows {allowed:.2f}x)")
+                      f"(goal >= 4; the endpoint allows {allows})")
             results["runs"].append(row)
         results["endpoint_timeouts"] = endpoint.traffic.timed_out
     if results["endpoint_timeouts"]:
