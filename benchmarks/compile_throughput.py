@@ -88,7 +88,7 @@ def compile_argv(url: str, concurrency: int, sizes: Sizes, out: Path) -> list[st
             "--comparators", "none", "--out", str(out), "--json"]
 
 
-def run_side(endpoint: AnyStandIn, concurrency: int, sizes: Sizes, latency: float,
+def run_side(endpoint: StandIn, concurrency: int, sizes: Sizes, latency: float,
              timeout_s: float, out: Path) -> dict[str, Any]:
     """One whole compile, process start to exit, and what the endpoint saw of it."""
     endpoint.traffic.clear()

@@ -23,7 +23,7 @@ from tether.testing.scripted_teacher import ScriptedTeacher
 def _wide_student(width: int, script: Any = None) -> ScriptedModel:
     """The scripted student as an endpoint that takes `width` calls at once."""
     model = ScriptedModel(script or ScriptedStudent({}).script)
-    model.concurrency = width  # type: ignore[attr-defined]  # what remote specs set
+    model.concurrency = width  # what remote specs set
     return model
 
 

@@ -25,7 +25,9 @@ never committed as the item's result, and a split with one is incomplete (`stopp
 a resume asks again, and the compile loop stops there (loop.py).
 
 `score_baseline` scores a baseline with no harness (systems/compile/baselines.py:
-student_routed, cot_vote) the same recorded, item-by-item way.
+student_routed, cot_vote) the same recorded, item-by-item way. `score_all` scores
+several jobs (`job(harness or baseline, split, items)`) in one pool of student calls
+(compiler/pool.py): the build loop's probe and validation, the test arms.
 """
 
 from __future__ import annotations
