@@ -19,6 +19,7 @@ same scope, split and key: the selection is bare) are scored once and shared.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, ExitStack
@@ -73,7 +74,8 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
     if not todo:
         return rows
     stopped: set[int] = set()  # jobs an item of which was a budget stop
-    done = {k: len(jobs[k].items) - sum(1 for j, _ in todo if j == k) for k, _ in todo}
+    left = Counter(k for k, _ in todo)
+    done = {k: len(jobs[k].items) - n for k, n in left.items()}  # scored before, per job
 
     with ExitStack() as stack:
         scorers = {k: stack.enter_context(jobs[k].runner()) for k in sorted(done)}
