@@ -45,12 +45,14 @@ class Traffic:
 
     answered: list[tuple[float, float]] = field(default_factory=list)
     unmatched: int = 0
+    timed_out: int = 0  # connections dropped idle past the endpoint's own timeout
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def clear(self) -> None:
         with self.lock:
             self.answered.clear()
             self.unmatched = 0
+            self.timed_out = 0
 
     def snapshot(self) -> list[tuple[float, float]]:
         with self.lock:
@@ -69,10 +71,14 @@ def _text(messages: list[dict[str, Any]]) -> str:
 
 
 class StandIn:
-    """The endpoint; `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`)."""
+    """The endpoint; `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`).
+    `timeout_s`: the endpoint's own limit on a connection that sends nothing (None:
+    none); a connection dropped for it is counted in `traffic.timed_out`."""
 
-    def __init__(self, problems: list[dict[str, Any]], latency_s: float) -> None:
+    def __init__(self, problems: list[dict[str, Any]], latency_s: float,
+                 timeout_s: float | None = None) -> None:
         self.latency_s = latency_s
+        self.timeout_s = timeout_s
         self.traffic = Traffic()
         # longest prompts first: no prompt is matched by a shorter one it contains
         self._answers = sorted(
@@ -100,9 +106,15 @@ class StandIn:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
+            timeout = standin.timeout_s  # the socket's: a silent client is dropped
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def log_error(self, format: str, *args: Any) -> None:  # noqa: A002 (the API's)
+                if format.startswith("Request timed out"):  # http.server's own words
+                    with standin.traffic.lock:
+                        standin.traffic.timed_out += 1
 
             def do_POST(self) -> None:  # noqa: N802 (the http.server API)
                 arrived = time.monotonic()

@@ -83,3 +83,25 @@ def test_tether_report_leaves_no_file_beside_the_store(tmp_path: Path) -> None:
     assert reported.exit_code == 0, reported.output
     assert json.loads(reported.output[reported.output.index("{"):])
     assert sorted(p.name for p in run_dir.iterdir()) == before
+
+
+def test_threads_storing_the_same_blob_at_once_all_succeed(tmp_path: Path) -> None:
+    """Two items of a pool with the same answer commit the same content-addressed blob
+    at once: each writes a temporary file of its own, so none moves another's away."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = threading.Barrier(8, timeout=30)
+    data = b"the same answer" * 4096
+
+    def put(store: RunStore) -> str:
+        start.wait()
+        return store.put_blob(data, kind="text", media_type="text/plain")
+
+    with RunStore(tmp_path / "run", create=True) as store, \
+            ThreadPoolExecutor(max_workers=8) as pool:
+        digests = set(pool.map(lambda _: put(store), range(8)))
+        [digest] = digests
+        path = store.artifact_path(digest)
+        assert path is not None and path.read_bytes() == data
+    assert not list((tmp_path / "run" / "artifacts").glob("*/*.tmp"))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -277,7 +278,9 @@ class RunStore:
         path = self.dir / rel
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            # a name of this writer's own: threads committing the same blob at once (two
+            # items with the same answer) must not move each other's file away
+            tmp = path.with_name(f"{digest}.{os.getpid()}-{threading.get_ident()}.tmp")
             tmp.write_bytes(data)
             tmp.replace(path)
         with self._lock:

@@ -30,6 +30,7 @@ setting) `v1` and `v2` read the context (`data_variants`).
     scripted:tether.testing.scripted_teacher:competent_sentences   (docs: v1, v2, v3)
     scripted:tether.testing.scripted_teacher:weak        (unusable, then tied)
     scripted:tether.testing.scripted_teacher:student     (the scripted student)
+    scripted:tether.testing.scripted_teacher:mute        (never a harness: bare is kept)
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from tether.systems.compile import REFLECTION_HEAD, SCHEMA
 from tether.testing.scripted_student import Accuracies, ScriptedStudent
 
 __all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "data_variants",
-           "dead", "student", "weak"]
+           "dead", "mute", "student", "weak"]
 
 _PLACE = re.compile(r"^# Harness compilation: (?:round (\d+), attempt (\d+)|(one-shot))", re.M)
 _SETTING = re.compile(r"^## The setting: (\S+)", re.M)
@@ -324,5 +325,10 @@ weak = ScriptedTeacher({"0": ["unparseable", "crash", "tied"], "default": "tied"
                         "oneshot": "unparseable"}).script
 #: a teacher at a dead endpoint: every call fails as an API error would
 dead = ScriptedTeacher({"0": ["error"], "default": "error", "oneshot": "error"}).script
+#: a teacher that answers every call without a harness (prose, no JSON): every round is
+#: unparseable and bare is kept, so a compile's student calls are bare's scoring alone
+#: (benchmarks/compile_throughput.py times them)
+mute = ScriptedTeacher({"0": ["unparseable"], "default": "unparseable",
+                        "oneshot": "unparseable", "gepa": "unparseable"}).script
 #: the scripted student (testing/scripted_student.py) as a model callable
 student = ScriptedStudent({}, Accuracies()).script

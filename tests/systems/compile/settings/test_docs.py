@@ -69,3 +69,19 @@ def test_hooks_only_is_well_below_the_ceiling(docs) -> None:
     result = hooks_only_score(docs, items)
     assert result.ceiling == 1.0
     assert 0.0 < result.hooks_only < 0.8
+
+
+def test_a_page_is_drawn_once_per_process_with_the_pixels_of_its_spec() -> None:
+    import io
+
+    from PIL import Image
+
+    from tether.systems.compile.settings.docs_render import render
+
+    setting = DocsSetting()
+    item = setting.splits(0, {"probe": 1, "validation": 0, "test": 0})["probe"][0]
+    first = setting.image(item)
+    assert setting.image(item) == first and setting.pages.draws == 1
+    drawn = render(item.data["spec"])
+    shown = Image.open(io.BytesIO(first))
+    assert shown.size == drawn.size and shown.tobytes() == drawn.tobytes()

@@ -43,7 +43,7 @@ from tether.models import Model, Usage, accepts_images, json_object, parse_model
 from tether.runs import DB_NAME
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.answer_audit import audit_answers
-from tether.systems.compile.baselines import BASELINES
+from tether.systems.compile.baselines import BASELINES, CotVote, StudentRouted
 from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.config import CompileConfig, stored_config
 from tether.systems.compile.compiler.endpoint import StudentEndpoint
@@ -258,14 +258,20 @@ class Compiler:
             stops.extend([result.stopped] if result.stopped else [])
             return _arm(result, harness_hash)
 
+        # every arm's test items in one pool (compiler/pool.py), all after the freeze
+        scored: dict[str, Harness | CotVote | StudentRouted] = {
+            name: harness for name, harness in arms.items() if harness is not None}
+        scored.update((name, baseline()) for name, baseline in BASELINES.items()
+                      if name in wanted)
+        results = dict(zip(scored, self.scorer.score_all(
+            [self.scorer.job(what, "test", test_items) for what in scored.values()]),
+            strict=True))
         for name, harness in arms.items():
-            if harness is None:
-                scores[name] = None  # no admissible harness to score
-                continue
-            scores[name] = arm(self.scorer.score(harness, "test", test_items), harness.hash)
-        for name, baseline in BASELINES.items():
-            if name in wanted:
-                scores[name] = arm(self.scorer.score_baseline(baseline(), "test", test_items))
+            # None: no admissible harness to score
+            scores[name] = None if harness is None else arm(results[name], harness.hash)
+        for name in BASELINES:
+            if name in results:
+                scores[name] = arm(results[name])
         changes: dict[str, Any] = {}
         if self.config.interventions:
             for name in INTERVENTIONS:

@@ -92,7 +92,12 @@ class BuildLoop:
     def _score(self, harness: Harness) -> tuple[SplitScore, SplitScore | None]:
         """Probe and validation scores; validation None when the student's budget left
         probe items unscored (`student_stopped` says why; no report is written)."""
-        probe = self.env.scorer.score(harness, "probe", self.env.splits["probe"])
+        # one pool for both splits (compiler/pool.py): validation items start while the
+        # probe split's last ones are still out, unless the budget stopped probe
+        scorer = self.env.scorer
+        probe, validation = scorer.score_all([
+            scorer.job(harness, "probe", self.env.splits["probe"]),
+            scorer.job(harness, "validation", self.env.splits["validation"], after=0)])
         if probe.stopped:
             self.student_stopped = probe.stopped
             return probe, None
@@ -102,7 +107,6 @@ class BuildLoop:
             report = probe_report(self.env.setting, self.env.splits["probe"], probe)
             self.store.write_probe_report(harness.hash, report)
         self.reports[harness.hash] = report
-        validation = self.env.scorer.score(harness, "validation", self.env.splits["validation"])
         self.student_stopped = validation.stopped
         return probe, validation
 

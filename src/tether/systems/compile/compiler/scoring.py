@@ -25,14 +25,15 @@ never committed as the item's result, and a split with one is incomplete (`stopp
 a resume asks again, and the compile loop stops there (loop.py).
 
 `score_baseline` scores a baseline with no harness (systems/compile/baselines.py:
-student_routed, cot_vote) the same recorded, item-by-item way.
+student_routed, cot_vote) the same recorded, item-by-item way. `score_all` scores
+several jobs (`job(harness or baseline, split, items)`) in one pool of student calls
+(compiler/pool.py): the build loop's probe and validation, the test arms.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from tether.errors import ConfigError
 from tether.models import CallRecord, ModelError
 from tether.systems.compile.baselines import CotVote, StudentRouted
 from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.systems.compile.compiler.pool import ItemScorer, Job, score_jobs
 from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.interventions import NotApplicable, intervene, intervened_harness
@@ -134,8 +136,6 @@ class ScoredItem:
         return "budget" in self.row
 
 
-#: what scores one item of a split (a harness's runtime, or a baseline)
-ItemScorer = Callable[[Item], ScoredItem]
 
 
 class SplitScorer:
@@ -165,6 +165,33 @@ class SplitScorer:
               intervention: str | None = None) -> SplitScore:
         """The harness's scores on `items` (with one decision intervention applied:
         systems/compile/interventions.py; NotApplicable when it applies to none of them)."""
+        # an intervention's policy may keep state across items: those run one at a time
+        [result] = self.score_all([self.job(harness, split, items, intervention)],
+                                  width=1 if intervention is not None else None)
+        if intervention is not None and result.na and len(result.na) == len(result.outcomes):
+            raise NotApplicable(next(iter(result.na.values())))
+        return result
+
+    def score_baseline(self, baseline: CotVote | StudentRouted, split: str,
+                       items: Sequence[Item]) -> SplitScore:
+        """A baseline's scores on `items`, keyed by `baseline.key`."""
+        return self.score_all([self.job(baseline, split, items)])[0]
+
+    def job(self, scored: Harness | CotVote | StudentRouted, split: str,
+            items: Sequence[Item], intervention: str | None = None, *,
+            after: int | None = None) -> Job:
+        """What scores `items` with a harness (and an intervention) or a baseline, for
+        `score_all` (`after`: see pool.py)."""
+        if not isinstance(scored, Harness):
+            baseline = scored
+            scoring = Scoring.of_baseline(baseline.name, baseline.key, split)
+
+            @contextmanager
+            def baseline_runner() -> Iterator[ItemScorer]:
+                yield lambda item: self.score_item(scoring, item, baseline=baseline)
+
+            return Job(scoring, items, baseline_runner, f"{split} {baseline.name}", after)
+        harness = scored
         scoring = Scoring.of_harness(harness, split, bare_hash=self.bare_hash,
                                      intervention=intervention, scope=self.scope)
 
@@ -179,57 +206,27 @@ class SplitScorer:
                 yield lambda item: self.score_item(scoring, item, harness=harness,
                                                    runtime=runtime, intervention=intervention)
 
-        # an intervention's policy may keep state across items: those run one at a time
         label = f"{split} {scoring.key[:8]}" + (f" {intervention}" if intervention else "")
-        result = self._score(scoring, items, runner, label,
-                             workers=1 if intervention is not None else None)
-        if intervention is not None and result.na and len(result.na) == len(result.outcomes):
-            raise NotApplicable(next(iter(result.na.values())))
-        return result
+        return Job(scoring, items, runner, label, after)
 
-    def score_baseline(self, baseline: CotVote | StudentRouted, split: str,
-                       items: Sequence[Item]) -> SplitScore:
-        """A baseline's scores on `items`, keyed by `baseline.key`."""
-        scoring = Scoring.of_baseline(baseline.name, baseline.key, split)
+    def score_all(self, jobs: Sequence[Job], *, width: int | None = None) -> list[SplitScore]:
+        """Each job's scores, their items scored in one pool of the endpoint's width
+        (pool.py): the callers keep a pool on one side of the freeze."""
 
-        @contextmanager
-        def runner() -> Iterator[ItemScorer]:
-            yield lambda item: self.score_item(scoring, item, baseline=baseline)
+        def commit(scoring: Scoring, item: Item, scored: ScoredItem) -> None:
+            self.run.commit(scoring, self.setting, item, scored.row, scored.calls,
+                            modality=self.modality, wall_s=scored.wall_s)
 
-        return self._score(scoring, items, runner, f"{split} {baseline.name}")
-
-    def _score(self, scoring: Scoring, items: Sequence[Item],
-               runner: Callable[[], Any], label: str, *, workers: int | None = None
-               ) -> SplitScore:
-        rows = self.run.scored(scoring)
-        todo = [item for item in items if item.item_id not in rows]
-        if todo:
-            with runner() as score_one:
-                def commit(item: Item) -> dict[str, Any]:
-                    scored = score_one(item)
-                    # item by item: resumable; a budget stop is no result of the item
-                    if not scored.budget_stop:
-                        self.run.commit(scoring, self.setting, item, scored.row, scored.calls,
-                                        modality=self.modality, wall_s=scored.wall_s)
-                    return scored.row
-
-                width = self.endpoint.concurrency if workers is None else workers
-                for row in _run_items(commit, todo, width,
-                                      self._tick(label, len(items), len(items) - len(todo))):
-                    rows[row["item_id"]] = row
-        # split order, whatever order the items finished in: the same result as serial
-        return SplitScore.of_rows(scoring.key, scoring.split,
-                                  [rows[i.item_id] for i in items if i.item_id in rows])
-
-    def _tick(self, label: str, total: int, done: int) -> Callable[[], None]:
-        count = [done]
-
-        def tick() -> None:
+        def tick(job: Job, done: int, total: int) -> None:
             if self.progress is not None:
-                self.progress(label, count[0], total)
-            count[0] += 1
+                self.progress(job.label, done, total)
 
-        return tick
+        rows = score_jobs(jobs, width=self.endpoint.concurrency if width is None else width,
+                          scored=self.run.scored, commit=commit, tick=tick)
+        # split order, whatever order the items finished in: the same result as serial
+        return [SplitScore.of_rows(job.scoring.key, job.scoring.split,
+                                   [got[i.item_id] for i in job.items if i.item_id in got])
+                for job, got in zip(jobs, rows, strict=True)]
 
     # -- one item: the student-scoring path -------------------------------------------
     def score_item(self, scoring: Scoring, item: Item, *, harness: Harness | None = None,
@@ -313,40 +310,6 @@ class SplitScorer:
                 "outcome": {"status": status, "answer": answer, "error": error,
                             "step_limit": False, "student_calls": student.calls,
                             "calls": [], **detail}}
-
-
-def _run_items(run_item: Callable[[Item], dict[str, Any]], items: Sequence[Item], workers: int,
-               tick: Callable[[], None]) -> Iterator[dict[str, Any]]:
-    """Each item's row as it finishes, up to `workers` items at once (1: in order). On
-    a failure nothing new starts, what runs finishes (its row is still yielded, so a
-    resume does not redo it), and the error is raised."""
-    if workers <= 1 or len(items) <= 1:
-        for item in items:
-            tick()
-            yield run_item(item)
-        return
-    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)),
-                              thread_name_prefix="tether-score")
-    failure: BaseException | None = None
-    try:
-        pending = {pool.submit(run_item, item) for item in items}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                tick()
-                if future.cancelled():
-                    continue
-                if future.exception() is not None:
-                    if failure is None:
-                        failure = future.exception()
-                        for rest in pending:
-                            rest.cancel()
-                    continue
-                yield future.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-    if failure is not None:
-        raise failure
 
 
 def _budget_stop(item: Item, reason: str, tokens: int) -> dict[str, Any]:

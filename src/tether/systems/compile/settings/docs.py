@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tether.systems.compile.settings.base import (
+    ImageMemo,
     Item,
     answers_of,
     cut,
@@ -131,6 +132,7 @@ class DocsSetting(WithOcrEngine):
 
     def __init__(self, engine: OcrEngine | None = None) -> None:
         self._engine = engine
+        self.pages = ImageMemo()  # each page drawn once per process (base.ImageMemo)
 
     def make_item(self, seed: int, split: str, index: int) -> Item:
         rng = rng_for(NAME, seed, split, index)
@@ -148,12 +150,12 @@ class DocsSetting(WithOcrEngine):
         return make_splits(self.make_item, seed, sizes)
 
     def image(self, item: Item) -> bytes:
-        return png_bytes(render(item.data["spec"]))
+        # the page is drawn from its spec alone: the spec keys the in-process memos
+        spec = item.data["spec"]
+        return self.pages.get({"docs": spec}, lambda: png_bytes(render(spec)))
 
     def ocr_text(self, item: Item) -> str:
-        # the page is drawn from its spec alone: the spec keys the in-process memo
-        spec = item.data["spec"]
-        return self.engine.text_of({"docs": spec}, lambda: png_bytes(render(spec)))
+        return self.engine.text_of({"docs": item.data["spec"]}, lambda: self.image(item))
 
     def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
         obs = new_observation(NAME, item, resources, self.offered_resources)

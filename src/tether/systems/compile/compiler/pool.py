@@ -1,0 +1,143 @@
+"""Scoring the items of several splits (or arms) in one pool of student calls.
+
+    results = score_jobs(jobs, width=endpoint.concurrency, scored=run.scored, commit=...)
+
+A compile's student calls are independent within a phase of the freeze: before it, a
+proposal's probe and validation items (loop.py); after it, every test arm's items
+(build.py). Scored split after split, each split's last wave of calls waits for its
+slowest item while the endpoint has room for more; in one pool the endpoint stays full
+from the phase's first call to its last. A pool never holds items of both sides of the
+freeze: the callers build one pool per phase, and the scorer's guard still checks every
+test item against the recorded selection before it is scored (build.py).
+
+A job may name an earlier job it follows (`after`): its items start only while that job
+has had no budget stop (a validation split is not scored for a proposal whose probe
+split the student's budget left incomplete). With width 1 the items run in the jobs'
+order, one at a time: the serial compile, call for call. Jobs of the same scores (the
+same scope, split and key: the selection is bare) are scored once and shared.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager, ExitStack
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tether.systems.compile.setting import Item
+
+if TYPE_CHECKING:
+    from tether.systems.compile.compiler.scoring import ScoredItem
+    from tether.systems.compile.compiler.trial import Scoring
+
+__all__ = ["ItemScorer", "Job", "run_items", "score_jobs"]
+
+#: what scores one item of a job (opened once per job, in the calling thread)
+ItemScorer = Callable[[Item], "ScoredItem"]
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass
+class Job:
+    """One split's items under one scoring (a harness, an intervention or a baseline)."""
+
+    scoring: Scoring
+    items: Sequence[Item]
+    #: opens what scores the job's items (a harness runtime), closed after the pool
+    runner: Callable[[], AbstractContextManager[ItemScorer]]
+    label: str
+    #: the index of an earlier job whose budget stop keeps this job's items from starting
+    after: int | None = None
+
+
+def score_jobs(jobs: Sequence[Job], *, width: int,
+               scored: Callable[[Scoring], dict[str, dict[str, Any]]],
+               commit: Callable[[Scoring, Item, ScoredItem], None],
+               tick: Callable[[Job, int, int], None] | None = None,
+               ) -> list[dict[str, dict[str, Any]]]:
+    """Each job's rows by item id (those scored before included), its items scored in one
+    pool of `width`; `commit` records each scored item as soon as it is known."""
+    owner: dict[tuple[str, str, str], int] = {}  # a scores' key -> the job that scores it
+    rows: list[dict[str, dict[str, Any]]] = []
+    todo: list[tuple[int, Item]] = []
+    for k, job in enumerate(jobs):
+        group = (job.scoring.scope, job.scoring.split, job.scoring.key)
+        if group in owner:  # the same scores: shared with the job that scores them
+            rows.append(rows[owner[group]])
+            continue
+        owner[group] = k
+        rows.append(scored(job.scoring))
+        todo += [(k, item) for item in job.items if item.item_id not in rows[k]]
+    if not todo:
+        return rows
+    stopped: set[int] = set()  # jobs an item of which was a budget stop
+    left = Counter(k for k, _ in todo)
+    done = {k: len(jobs[k].items) - n for k, n in left.items()}  # scored before, per job
+
+    with ExitStack() as stack:
+        scorers = {k: stack.enter_context(jobs[k].runner()) for k in sorted(done)}
+
+        def one(pair: tuple[int, Item]) -> tuple[int, dict[str, Any]] | None:
+            k, item = pair
+            after = jobs[k].after
+            if after is not None and owner_of(after) in stopped:
+                return None  # the job it follows is incomplete: not asked
+            result = scorers[k](item)
+            if result.budget_stop:
+                stopped.add(k)  # a set's add is atomic under the GIL
+            else:  # item by item: resumable; a budget stop is no result of the item
+                commit(jobs[k].scoring, item, result)
+            return k, result.row
+
+        def owner_of(k: int) -> int:
+            job = jobs[k]
+            return owner[(job.scoring.scope, job.scoring.split, job.scoring.key)]
+
+        def started(pair: tuple[int, Item]) -> None:
+            k = pair[0]
+            if tick is not None:
+                tick(jobs[k], done[k], len(jobs[k].items))
+            done[k] += 1
+
+        for got in run_items(one, todo, width, started):
+            if got is not None:
+                rows[got[0]][got[1]["item_id"]] = got[1]
+    return rows
+
+
+def run_items(run_item: Callable[[T], R], items: Sequence[T], workers: int,
+              tick: Callable[[T], None]) -> Iterator[R]:
+    """Each item's result as it finishes, up to `workers` items at once (1: in order). On
+    a failure nothing new starts, what runs finishes (its result is still yielded, so a
+    resume does not redo it), and the error is raised."""
+    if workers <= 1 or len(items) <= 1:
+        for item in items:
+            tick(item)
+            yield run_item(item)
+        return
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)),
+                              thread_name_prefix="tether-score")
+    failure: BaseException | None = None
+    try:
+        pending = {pool.submit(run_item, item): item for item in items}
+        waiting = set(pending)
+        while waiting:
+            finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for future in finished:
+                tick(pending[future])
+                if future.cancelled():
+                    continue
+                if future.exception() is not None:
+                    if failure is None:
+                        failure = future.exception()
+                        for rest in waiting:
+                            rest.cancel()
+                    continue
+                yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if failure is not None:
+        raise failure
