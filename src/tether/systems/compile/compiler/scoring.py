@@ -46,7 +46,7 @@ from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.interventions import NotApplicable, intervene, intervened_harness
 from tether.systems.compile.runtime import HarnessRuntime, ItemOutcome, score_outcome
-from tether.systems.compile.setting import Item, Setting
+from tether.systems.compile.setting import Item, Setting, is_labelled
 from tether.systems.compile.student import StudentSession
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ class SplitScore:
     na: dict[str, str] = field(default_factory=dict)  # item -> why the change is n/a
     #: item -> why the student's budget refused it (never scored; the split is incomplete)
     budget: dict[str, str] = field(default_factory=dict)
+    #: items with no gold to score against (a deployment's unlabelled rows): answered
+    unlabelled: list[str] = field(default_factory=list)
 
     @property
     def stopped(self) -> str | None:
@@ -103,7 +105,8 @@ class SplitScore:
         return {"hash": self.hash, "split": self.split, "mean": self.mean,
                 "scores": self.scores, "outcomes": self.outcomes,
                 "output_tokens": self.output_tokens, "infra_errors": self.infra_errors,
-                "na": self.na, **({"budget": self.budget} if self.budget else {})}
+                "na": self.na, **({"budget": self.budget} if self.budget else {}),
+                **({"unlabelled": self.unlabelled} if self.unlabelled else {})}
 
     @classmethod
     def of_rows(cls, key: str, split: str, rows: Sequence[dict[str, Any]]) -> SplitScore:
@@ -117,7 +120,8 @@ class SplitScore:
     def from_json(cls, row: dict[str, Any]) -> SplitScore:
         return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
                    int(row["output_tokens"]), int(row.get("infra_errors", 0)),
-                   dict(row.get("na", {})), dict(row.get("budget", {})))
+                   dict(row.get("na", {})), dict(row.get("budget", {})),
+                   list(row.get("unlabelled", [])))
 
 
 @dataclass
@@ -281,9 +285,12 @@ class SplitScorer:
                                 "step_limit": False, "calls": []}}
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), student.output_tokens)
-        value = score_outcome(self.setting, item, outcome)
-        row: dict[str, Any] = {"item_id": item.item_id, "score": value,
+        row: dict[str, Any] = {"item_id": item.item_id, "score": None,
                                "tokens": student.output_tokens, "outcome": _compact(outcome)}
+        if is_labelled(self.setting, item):
+            row["score"] = score_outcome(self.setting, item, outcome)
+        else:  # a deployment's row without gold: answered, never scored
+            row["unlabelled"] = True
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
@@ -359,6 +366,8 @@ def _add(result: SplitScore, row: dict[str, Any]) -> None:
     result.output_tokens += int(row["tokens"])
     if row.get("na") is not None:
         result.na[row["item_id"]] = str(row["na"])
+    elif row.get("unlabelled"):
+        result.unlabelled.append(row["item_id"])
     elif row["score"] is None:
         result.infra_errors += 1
     else:

@@ -11,7 +11,10 @@ A row is one item:
      "context": "Birnin Zana is the capital ..."}      # any other text field
 
 `id`, `question` and `answer` are required (`answer` in a CSV file is one string; a
-cell holding a JSON list is read as the list).
+cell holding a JSON list is read as the list). A deployment (`tether harness apply`)
+reads a file with `labels="optional"`: a row without `answer` (or with a null one) is
+unlabelled, answered but never scored (`labelled`), and only the fields named in
+`keep` are read of the others (a field the harness does not use may hold anything).
 
 `hf:PATH` (a `save_to_disk` directory, or a local parquet/JSONL/CSV file) and
 `parquet:PATH` are read through the `datasets` library (the optional extra `datasets`;
@@ -38,11 +41,12 @@ follows from it. A bad file is a ConfigError naming the line.
 
 from __future__ import annotations
 
+import copy
 import csv
 import random
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tether.errors import ConfigError
 from tether.suites import FORMATS as DATASET_FORMATS, load_dataset_rows
@@ -56,6 +60,9 @@ __all__ = ["FORMATS", "DataSetting", "canonical_spec", "parse_spec", "read_rows"
 
 FORMATS = DATA_FORMATS
 _REQUIRED = ("id", "question", "answer")
+#: what a row needs when labels are optional (a deployment's data)
+_UNLABELLED = ("id", "question")
+Labels = Literal["required", "optional"]
 
 
 def parse_spec(spec: str) -> tuple[str, Path, str]:
@@ -119,15 +126,25 @@ def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
             for number, row in enumerate(reader, 2)]
 
 
-def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _needs(labels: Labels) -> tuple[str, ...]:
+    return _REQUIRED if labels == "required" else _UNLABELLED
+
+
+def _needs_hint(labels: Labels) -> str:
+    return "a row needs id, question and answer" if labels == "required" else \
+        "a row needs id and question (answer where it is labelled)"
+
+
+def read_rows(fmt: str, path: Path, labels: Labels = "required"
+              ) -> list[tuple[int, dict[str, Any]]]:
     """(line or row number, row) of every row; ConfigError for an unreadable file."""
     if fmt in DATASET_FORMATS:
         table = load_dataset_rows(fmt, path)
-        missing = [c for c in _REQUIRED if c not in table.columns]
+        missing = [c for c in _needs(labels) if c not in table.columns]
         if missing:
             raise ConfigError(f"{path}: no column {', '.join(map(repr, missing))} "
                               f"(columns: {', '.join(table.columns)})",
-                              hint="a row needs id, question and answer")
+                              hint=_needs_hint(labels))
         return table.rows
     try:
         text = path.read_text(encoding="utf-8")
@@ -156,24 +173,28 @@ def _image(row: dict[str, Any], base: Path, where: str, data: dict[str, Any]) ->
     data["image"] = str(image)
 
 
-def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
+def _item(fmt: str, path: Path, number: int, row: dict[str, Any], labels: Labels = "required",
+          keep: frozenset[str] | None = None) -> Item:
     where = _where(fmt, path, number)
-    missing = [k for k in _REQUIRED if k not in row]
+    if labels == "optional" and row.get("answer") is None:
+        row = {k: v for k, v in row.items() if k != "answer"}  # unlabelled
+    missing = [k for k in _needs(labels) if k not in row]
     if missing:
         raise ConfigError(f"{where}: missing {', '.join(map(repr, missing))}",
-                          hint="a row needs id, question and answer")
+                          hint=_needs_hint(labels))
     item_id, question = str(row["id"]).strip(), row["question"]
     if not item_id:
         raise ConfigError(f"{where}: empty 'id'")
     if not isinstance(question, str) or not question.strip():
         raise ConfigError(f"{where}: 'question' must be a non-empty string")
-    data: dict[str, Any] = {"answers": _answers(row["answer"], where), "line": number}
+    answers = _answers(row["answer"], where) if "answer" in row else []
+    data: dict[str, Any] = {"answers": answers, "line": number}
     if row.get("image") is not None:
         # a saved dataset's paths are relative to its directory, a file's to the file's
         _image(row, path if path.is_dir() else path.parent, where, data)
     fields: dict[str, Any] = {}
     for key, value in row.items():
-        if key in (*_REQUIRED, "image"):
+        if key in (*_REQUIRED, "image") or (keep is not None and key not in keep):
             continue
         if isinstance(value, (dict, bool, bytes)) or value is None:
             raise ConfigError(f"{where}: field {key!r} must be text, a number or a list")
@@ -185,7 +206,8 @@ def _item(fmt: str, path: Path, number: int, row: dict[str, Any]) -> Item:
 class DataSetting:
     """The rows of one file as a setting (see the module docstring)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, *, labels: Labels = "required",
+                 keep: frozenset[str] | None = None) -> None:
         fmt, path_text, metric_name = split_data_spec(spec)
         path = Path(path_text)
         #: the spec as written, in its one spelling (an old `?metric=` spec is named as it
@@ -193,14 +215,15 @@ class DataSetting:
         #: setting.same_setting)
         self.name = data_spec(fmt, path_text, metric_name)
         self.path = path
+        self._format = fmt
         self.metric: Metric = resolve_metric(metric_name)
         #: graded metrics (anls, f1, a function's float) aggregate as a mean score
         self.aggregation = self.metric.aggregation
         items: list[Item] = []
         seen: dict[str, int] = {}
         unit = "row" if fmt in DATASET_FORMATS else "line"
-        for number, row in read_rows(fmt, path):
-            item = _item(fmt, path, number, row)
+        for number, row in read_rows(fmt, path, labels):
+            item = _item(fmt, path, number, row, labels, keep)
             if item.item_id in seen:
                 raise ConfigError(f"{_where(fmt, path, number)}: duplicate id "
                                   f"{item.item_id!r} (first on {unit} {seen[item.item_id]})")
@@ -260,8 +283,25 @@ class DataSetting:
         where = item.data.get("image")
         return Path(where).read_bytes() if where else None
 
+    def where(self, item: Item) -> str:
+        """Where the item's row is: `PATH:LINE` of a file, `PATH row N` of a dataset."""
+        return _where(self._format, self.path, int(item.data["line"]))
+
+    def labelled(self, item: Item) -> bool:
+        """Whether the row has an answer to score against (see the module docstring)."""
+        return bool(item.data["answers"])
+
     def score(self, answer: str, item: Item) -> float:
+        if not self.labelled(item):  # never read as a fail: the caller asks `labelled`
+            raise ConfigError(f"{self.path}: row {item.item_id!r} has no answer to score")
         return self.metric.score(answer, item.data["answers"], item)
+
+    def restricted(self, items: list[Item]) -> DataSetting:
+        """The same setting over `items` only (a deployment's labelled rows, which its
+        admissibility checks that need gold run on)."""
+        view = copy.copy(self)
+        view.items = list(items)
+        return view
 
     def gold(self, item: Item) -> list[str]:
         return list(item.data["answers"])
