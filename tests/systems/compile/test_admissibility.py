@@ -63,6 +63,23 @@ def test_schema_and_sizes(toy, fields, needle):
     assert any(needle in v.detail for v in report.violations), report.violations
 
 
+
+def test_a_deployment_may_name_another_setting_and_run_without_gold(toy):
+    """`named_setting=False`: another setting's harness is checked on this one (a
+    deployment's rows decide by their fields); `gold=False`: the checks that need gold
+    answers do not run, and the report says which did."""
+    other = doc("jsonl:/somewhere/else.jsonl")
+    assert checks(check_harness(other, toy)) == ["schema"]
+    full = check_harness(other, toy, named_setting=False)
+    assert full.admissible and full.checks == ["schema", "hooks", "hardcoded", "smoke",
+                                               "determinism"]
+    bare = check_harness(other, toy, named_setting=False, gold=False)
+    assert bare.admissible and bare.checks == ["schema", "hooks"] and bare.smoke == []
+    assert bare.to_json()["checks"] == ["schema", "hooks"]
+    gold = doc(prompts={"answer": "{question} (Paris?)"})  # an inventory name: hardcoded
+    assert checks(check_harness(gold, toy, gold=False)) == []
+    assert checks(check_harness(gold, toy)) == ["hardcoded"]
+
 def test_schema_passes_at_the_limits(toy):
     report = check_harness(doc(prompts={"answer": "{question}" + "x" * 7990},
                                decode={"max_tokens": 1024}), toy)

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
         config_from_fields as config_from_fields,
         load_compile_config as load_compile_config,
     )
+    from tether.systems.compile.compiler.deploy import (
+        PREDICTIONS as PREDICTIONS,
+        Deployed as Deployed,
+        Deployment as Deployment,
+    )
     from tether.systems.compile.compiler.gepa_arm import REFLECTION_HEAD as REFLECTION_HEAD
     from tether.systems.compile.compiler.legacy import OldBuildDir as OldBuildDir
     from tether.systems.compile.compiler.run import (
@@ -84,6 +89,8 @@ _HOMES: dict[str, str] = {
     "CompileConfig": "tether.systems.compile.compiler.config",
     "CompileRun": "tether.systems.compile.compiler.run",
     "CompileView": "tether.systems.compile.compiler.view",
+    "Deployed": "tether.systems.compile.compiler.deploy",
+    "Deployment": "tether.systems.compile.compiler.deploy",
     "Compiler": "tether.systems.compile.compiler.build",
     "DEFAULT_SIZES": "tether.systems.compile.setting",
     "Harness": "tether.systems.compile.harness",
@@ -93,6 +100,7 @@ _HOMES: dict[str, str] = {
     "Item": "tether.systems.compile.setting",
     "ItemOutcome": "tether.systems.compile.runtime",
     "OldBuildDir": "tether.systems.compile.compiler.legacy",
+    "PREDICTIONS": "tether.systems.compile.compiler.deploy",
     "REFLECTION_HEAD": "tether.systems.compile.compiler.gepa_arm",
     "SCHEMA": "tether.systems.compile.harness",
     "SETTING_CLASSES": "tether.systems.compile.settings",
@@ -129,6 +137,8 @@ __all__ = [
     "CompileView",
     "Compiler",
     "DEFAULT_SIZES",
+    "Deployed",
+    "Deployment",
     "Harness",
     "HarnessFacts",
     "HarnessRuntime",
@@ -136,6 +146,7 @@ __all__ = [
     "Item",
     "ItemOutcome",
     "OldBuildDir",
+    "PREDICTIONS",
     "REFLECTION_HEAD",
     "SCHEMA",
     "SETTING_CLASSES",

@@ -21,6 +21,12 @@ not run meaningfully):
    statuses and answers (each hook call runs in a fork that keeps nothing: runtime.py;
    the passes catch what a fork still shares, such as what a process's history or
    addresses decide).
+
+Checks 3-5 need gold answers (the audit looks for them, the smoke student answers
+with them). A deployment on a user's data (`tether harness apply`) runs them on its
+labelled rows only, and with none, not at all (`gold=False`); there the data's fields,
+not the setting's name, decide whether the harness fits (`named_setting=False`). The
+report lists the checks that ran (`checks`).
 """
 
 from __future__ import annotations
@@ -46,8 +52,9 @@ from tether.systems.compile.setting import (
     same_setting,
 )
 
-__all__ = ["MAX_HOOK_CHARS", "MAX_PROMPT_CHARS", "MAX_TOKENS", "SMOKE_ITEMS",
-           "AdmissibilityReport", "SmokeError", "Violation", "check_harness", "smoke_student"]
+__all__ = ["CHECKS", "GOLD_CHECKS", "MAX_HOOK_CHARS", "MAX_PROMPT_CHARS", "MAX_TOKENS",
+           "SMOKE_ITEMS", "AdmissibilityReport", "SmokeError", "Violation", "check_harness",
+           "smoke_student"]
 
 MAX_PROMPT_CHARS = 8_000
 MAX_HOOK_CHARS = 20_000
@@ -55,6 +62,9 @@ MAX_TOKENS = 1_024
 SMOKE_ITEMS = 10
 MAX_HOOK_ERROR_SHARE = 0.20
 MAX_EMPTY_SHARE = 0.50  # exclusive
+#: every check, in the order they run; those that need gold answers
+CHECKS = ("schema", "hooks", "hardcoded", "smoke", "determinism")
+GOLD_CHECKS = ("hardcoded", "smoke", "determinism")
 
 
 class SmokeError(TetherError):
@@ -76,13 +86,16 @@ class AdmissibilityReport:
     hash: str | None  # None when the document is not a harness at all
     violations: list[Violation] = field(default_factory=list)
     smoke: list[dict[str, Any]] = field(default_factory=list)  # the first run's outcomes
+    #: the checks that ran, in order (a later one is not run once one fails, nor one
+    #: that needs gold without it)
+    checks: list[str] = field(default_factory=list)
 
     @property
     def admissible(self) -> bool:
         return not self.violations
 
     def to_json(self) -> dict[str, Any]:
-        return {"admissible": self.admissible, "hash": self.hash,
+        return {"admissible": self.admissible, "hash": self.hash, "checks": self.checks,
                 "violations": [asdict(v) for v in self.violations]}
 
 
@@ -93,11 +106,13 @@ def smoke_student(setting: Setting, item: Item) -> StudentFn:
 
 
 def check_harness(document: Any, setting: Setting, *, seed: int = 0,
-                  sizes: Mapping[str, int] | None = None) -> AdmissibilityReport:
+                  sizes: Mapping[str, int] | None = None, named_setting: bool = True,
+                  gold: bool = True) -> AdmissibilityReport:
     """Run checks 1-5 on a parsed harness document (see the module docstring).
 
     `sizes` default to the compile's defaults for this setting (fitted_sizes), so a
-    small file's validation items are not taken for probe items here.
+    small file's validation items are not taken for probe items here. `named_setting`
+    false: the document may name another setting; `gold` false: checks 1-2 only.
 
     Raises SmokeError when the sandbox fails during the smoke run (not the harness's
     fault, so no verdict either way)."""
@@ -106,14 +121,17 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
     except ValidationError as exc:
         return AdmissibilityReport(None, [
             Violation("schema", f"{'.'.join(map(str, e['loc'])) or 'document'}: {e['msg']}")
-            for e in exc.errors()])
-    report = AdmissibilityReport(harness.hash, _schema(harness, setting))
+            for e in exc.errors()], checks=["schema"])
+    report = AdmissibilityReport(harness.hash, _schema(harness, setting, named_setting),
+                                 checks=["schema"])
     if report.violations:
         return report
+    report.checks.append("hooks")
     hooks = check_hook_sources(harness.hooks.present())
     report.violations += [Violation("hooks", d) for d in hooks]
-    if report.violations:
+    if report.violations or not gold:
         return report
+    report.checks += GOLD_CHECKS
     splits = setting.splits(seed, sizes or fitted_sizes(item_count(setting)))
     known = [*splits.get("probe", []), *splits.get("validation", [])]
     probe_ids = [i.item_id for i in splits.get("probe", [])]
@@ -142,9 +160,9 @@ def shuffled(items: list[Item], seed: int) -> list[Item]:
     return order
 
 
-def _schema(harness: Harness, setting: Setting) -> list[Violation]:
+def _schema(harness: Harness, setting: Setting, named_setting: bool) -> list[Violation]:
     out: list[str] = []
-    if not same_setting(harness.setting, setting.name):
+    if named_setting and not same_setting(harness.setting, setting.name):
         out.append(f"setting: the harness is for {harness.setting!r}, checked on {setting.name!r}")
     for name, text in sorted(harness.prompts.items()):
         if len(text) > MAX_PROMPT_CHARS:

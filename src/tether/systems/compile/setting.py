@@ -43,7 +43,7 @@ from tether.systems.compile.settings import (
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SETTINGS", "SPLITS", "Item",
            "Setting", "ToySetting", "check_splits", "fitted_sizes", "get_setting",
-           "item_count", "item_for_task_data", "register_setting", "same_setting",
+           "is_labelled", "item_count", "item_for_task_data", "register_setting", "same_setting",
            "setting_names"]
 
 #: the three splits every setting yields, disjoint
@@ -86,7 +86,9 @@ class Setting(Protocol):
     - `make_item(seed, split, index) -> Item`: one item rebuilt without its split (a
       deployed trial finds its item without regenerating the splits);
     - `__len__()`: the number of items (named when split sizes are too large);
-    - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline.
+    - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline;
+    - `labelled(item) -> bool`: whether the item has gold to score against (a user's
+      data read for a deployment may have rows without); without it, every item has.
     """
 
     name: str
@@ -124,6 +126,13 @@ class Setting(Protocol):
 #: how the items of a setting smaller than DEFAULT_SIZES are shared out among the splits
 #: left to the defaults: a quarter each to probe and validation, the rest to test
 _SHARES: Mapping[str, int] = {"probe": 1, "validation": 1, "test": 2}
+
+
+def is_labelled(setting: Any, item: Item) -> bool:
+    """Whether `item` has gold answers to score against (`Setting.labelled`, where the
+    setting has it): an unlabelled item is answered, never scored."""
+    check = getattr(setting, "labelled", None)
+    return True if check is None else bool(check(item))
 
 
 def item_count(setting: Any) -> int | None:

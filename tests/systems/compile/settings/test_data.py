@@ -191,3 +191,29 @@ def test_deployed_tasks_of_an_empty_split_are_refused(tmp_path: Path) -> None:
     assert "@seed" not in setting_tasks(spec, "test")[0].suite
     with pytest.raises(ConfigError, match="the test split of setting .* is empty: its 12"):
         setting_tasks(spec, "test", sizes={"probe": 12})
+
+
+def test_a_deployments_rows_may_be_unlabelled_and_keep_only_the_fields_used(
+        tmp_path: Path) -> None:
+    """`labels="optional"`: a row without `answer` (or with a null one) is read as
+    unlabelled (never scored); `keep` leaves out fields the harness does not use, so
+    one that a compile would refuse (an object) does not stop the file."""
+    data = write_rows(tmp_path / "d.jsonl", [
+        {"id": "a", "question": "Q a?", "context": "Ca", "meta": {"k": 1}},
+        {"id": "b", "question": "Q b?", "context": "Cb", "answer": "Cb", "meta": {}},
+        {"id": "c", "question": "Q c?", "context": "Cc", "answer": None, "meta": {}}])
+    with pytest.raises(ConfigError, match=r"d.jsonl:1: missing 'answer'"):
+        DataSetting(f"jsonl:{data}")
+    setting = DataSetting(f"jsonl:{data}", labels="optional", keep=frozenset({"context"}))
+    assert [setting.labelled(i) for i in setting.items] == [False, True, False]
+    assert setting.offered_resources == ("context",)
+    assert setting.where(setting.items[2]) == f"{data}:3"
+    assert setting.score("cb", setting.items[1]) == 1.0
+    with pytest.raises(ConfigError, match="has no answer to score"):
+        setting.score("Ca", setting.items[0])
+    labelled = setting.restricted([i for i in setting.items if setting.labelled(i)])
+    assert [i.item_id for i in labelled.items] == ["b"] and len(setting) == 3
+    missing = write_rows(tmp_path / "m.jsonl", [{"id": "a", "context": "x"}])
+    with pytest.raises(ConfigError, match="missing 'question'") as refused:
+        DataSetting(f"jsonl:{missing}", labels="optional")
+    assert refused.value.hint == "a row needs id and question (answer where it is labelled)"

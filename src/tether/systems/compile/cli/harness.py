@@ -3,11 +3,15 @@
     tether harness hash HARNESS.json                    # its sha256 identity
     tether harness check HARNESS.json --setting docs [--json]
     tether harness run HARNESS.json --setting docs --split test --student SPEC [--limit N]
+    tether harness apply HARNESS --data SPEC --student SPEC --out DIR [--json]
+    tether harness apply --resume DIR [--json]
 
 `check` exits 0 when the harness is admissible, 1 when not (one line per violation),
 2 when the file cannot be read as JSON or the setting is unknown. `run` deploys a
 harness (no teacher) into a normal run directory: exit 0 done, 1 inadmissible or some
-trial ended in error, 2 usage error.
+trial ended in error, 2 usage error. `apply` deploys a harness file or a compile's
+selected harness on every row of any data file with the fields it uses
+(systems/compile/compiler/deploy.py), with the same exit codes.
 """
 
 from __future__ import annotations
@@ -188,3 +192,101 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
                   f"{prepared.store.dir}", highlight=False)
     prepared.store.close()
     sys.exit(1 if result.errored else 0)
+
+
+@harness.command("apply")
+@click.argument("path", required=False)
+@click.option("--data", metavar="SPEC",
+              help="the rows: jsonl:PATH, csv:PATH, hf:PATH or parquet:PATH (optionally "
+                   ";metric=NAME), or a path ending .jsonl, .csv or .parquet")
+@click.option("--student", metavar="SPEC", help="the student model spec")
+@click.option("--out", metavar="RUN_DIR", help="the run directory it writes")
+@click.option("--resume", type=click.Path(path_type=Path), metavar="RUN_DIR",
+              help="continue the apply in this directory (the rows not yet scored)")
+@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+def apply(path: str | None, data: str | None, student: str | None, out: str | None,
+          resume: Path | None, as_json: bool) -> None:
+    """Deploy HARNESS (a harness file, or a compile's --out directory: its selected
+    harness) on every row of a data file that has the fields the harness uses.
+
+    Writes a run directory (one trial per row; a row with an `answer` is scored, one
+    without is answered only) and RUN_DIR/predictions.jsonl, {"id", "answer"} per row in
+    the file's order. Admissibility is checked on the data first; the checks that need
+    gold answers run on its labelled rows only. Exit 0 done, 1 inadmissible or some row
+    ended in error, 2 usage error.
+    """
+    from tether.cli import make_console
+    from tether.errors import ConfigError
+    from tether.systems.compile import Deployment
+    from tether.systems.compile.cli.compile import _progress
+
+    console, err_console = make_console(), make_console(stderr=True)
+    with _progress(err_console, enabled=not as_json) as report:
+        if resume is not None:
+            if path or data or student or out:
+                raise ConfigError("--resume takes no HARNESS, --data, --student or --out",
+                                  hint="the apply continues as it was started")
+            deployment = Deployment.resume(resume, progress=report)
+            admission = deployment.run_store.event("admissibility", "") or {}
+        else:
+            missing = [name for name, given in (("HARNESS", path), ("--data", data),
+                                                ("--student", student), ("--out", out))
+                       if not given]
+            if missing:
+                raise ConfigError(f"missing {', '.join(missing)}",
+                                  hint="tether harness apply HARNESS --data SPEC "
+                                       "--student SPEC --out DIR")
+            assert path and data and student and out  # for the type checker
+            started, admission = Deployment.start(path, data, student, out,
+                                                  progress=report)
+            if started is None:
+                _inadmissible(admission, as_json)
+            assert started is not None
+            deployment = started
+        result = deployment.run()
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "admissibility": admission}))
+    else:
+        _applied(console, result)
+    if result.errors:
+        err_console.print(f"[red]{result.errors} row(s) ended in error[/] (no answer, never "
+                          "scored)", highlight=False)
+    sys.exit(1 if result.errors else 0)
+
+
+def _inadmissible(admission: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"admissibility": admission}))
+    else:
+        for violation in admission["violations"]:
+            click.echo(f"{violation['check']}: {violation['finding'] or violation['detail']}")
+        click.echo(f"checks run: {', '.join(admission['checks'])}")
+    click.echo("inadmissible: not run", err=True)
+    sys.exit(1)
+
+
+def _applied(console: Any, result: Any) -> None:
+    """What `apply` prints: the harness and data, the checks, the rows, the score."""
+    lines = [f"harness {result.harness[:12]} from {result.harness_source}",
+             f"data: {result.data}: {result.rows} rows, {result.labelled} labelled",
+             f"checks run: {', '.join(result.checks)}"]
+    if result.checks_not_run:
+        reasons: dict[str, list[str]] = {}
+        for check, why in result.checks_not_run.items():
+            reasons.setdefault(why, []).append(check)
+        lines += [f"checks not run: {', '.join(c)}: {why}" for why, c in reasons.items()]
+    lines.append(f"answered: {result.answered} of {result.rows} rows "
+                 f"({result.hook_errors} hook errors, {result.errors} errors)")
+    lines.append("score: - (no labelled row)" if result.mean is None else
+                 f"score: {100 * result.mean:.1f} over the {result.scored} labelled rows "
+                 f"scored (metric {_metric(result.data)})")
+    lines += [f"predictions: {result.predictions}", f"run directory: {result.run_dir}",
+              f"report: tether report {result.run_dir}"]
+    for line in lines:
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _metric(spec: str) -> str:
+    from tether.systems.compile.settings import split_data_spec
+
+    return split_data_spec(spec, announce=False)[2]

@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel
 
@@ -71,7 +71,14 @@ def is_old_build_dir(path: Path) -> bool:
 
 
 class CompileRun:
-    """One compile's run directory (see the module docstring)."""
+    """One compile's run directory (see the module docstring).
+
+    A deployment's run (`tether harness apply`, compiler/deploy.py) is the same store
+    under its own command and opening event (`command`, `head`)."""
+
+    #: the store's meta `command`, and the event that opens the directory
+    command = COMMAND
+    head = "compile"
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
@@ -86,13 +93,13 @@ class CompileRun:
     # -- opening -------------------------------------------------------------------
     @classmethod
     def create(cls, out: str | Path, config: dict[str, Any], tasks: Sequence[Task]
-               ) -> CompileRun:
+               ) -> Self:
         """A new compile in `out` (the directory lock held until `close`)."""
         root = Path(out)
         _refuse_old(root, "compile into it")
         if (root / DB_NAME).is_file() or (root / LOG_NAME).is_file():
             raise ConfigError(f"{root} already holds a compile or a run",
-                              hint=f"tether compile --resume {root}, or another --out")
+                              hint=f"tether {cls.command} --resume {root}, or another --out")
         if root.exists() and not root.is_dir():
             raise ConfigError(f"--out {root} exists and is not a directory")
         try:
@@ -102,33 +109,35 @@ class CompileRun:
         run = cls(store)
         if store.meta("config") is not None:  # another compile got here first
             store.close()
-            raise ConfigError(f"{root} already holds a compile",
-                              hint=f"tether compile --resume {root}, or another --out")
+            raise ConfigError(f"{root} already holds a compile or a run",
+                              hint=f"tether {cls.command} --resume {root}, or another --out")
         splits: dict[str, list[str]] = {}
         for task in tasks:
             splits.setdefault(str(task.data["split"]), []).append(task.id)
         compile_row = {"config": config, "splits": splits,
                        "tasks": {t.key: t.model_dump(mode="json") for t in tasks}}
-        run.events.record("compile", "", compile_row)
+        run.events.record(cls.head, "", compile_row)
         run._mark(compile_row)
         return run
 
     @classmethod
-    def reopen(cls, out: str | Path) -> CompileRun:
+    def reopen(cls, out: str | Path) -> Self:
         """The compile in `out`, to resume it: its store, with what its logs hold that
         the store lost taken back (`tether.runs.reopen`)."""
         root = Path(out)
         _refuse_old(root, "resume it")
         if not (root / DB_NAME).is_file() and not (root / CONFIG_NAME).is_file():
-            raise ConfigError(f"{root} holds no compile to resume (no {DB_NAME})",
-                              hint="pass the --out directory of a `tether compile`")
+            raise ConfigError(f"{root} holds no {cls.head} to resume (no {DB_NAME})",
+                              hint=f"pass the --out directory of a `tether {cls.command}`")
         run = cls(reopen(root).store)
         try:
-            found = run.events.latest("compile", "")
+            found = run.events.latest(cls.head, "")
             if found is None:
-                raise ConfigError(f"{root} holds no compile to resume (a `tether run`, or "
-                                  "a compile killed before it began)",
-                                  hint=f"tether run --resume {root}, or compile again")
+                written = run.store.meta(COMMAND_META)
+                raise ConfigError(f"{root} holds no {cls.head} to resume (another command's "
+                                  f"run, or one killed before it began)",
+                                  hint=f"tether {written or 'run'} --resume {root}"
+                                  if written != cls.command else "start it again")
             run._mark(run._read(found, records.CompileRow))
         except BaseException:
             run.close()
@@ -136,7 +145,7 @@ class CompileRun:
         return run
 
     @classmethod
-    def read(cls, out: str | Path) -> CompileRun:
+    def read(cls, out: str | Path) -> Self:
         """The compile in `out`, read-only (a report never changes a byte of it)."""
         return cls(RunStore.open(out, readonly=True))
 
@@ -144,7 +153,7 @@ class CompileRun:
         """The store's meta as `tether run` keeps it: the config (also as the
         re-runnable config.resolved.json) and the tasks (what `tether rescore` reads)."""
         self.store.write_config(compile_row["config"])
-        self.store.set_meta(COMMAND_META, COMMAND)
+        self.store.set_meta(COMMAND_META, self.command)
         self.store.set_meta("tether", tether_revision())
         self.store.set_meta("tasks", compile_row["tasks"])
         self._compile = compile_row
@@ -152,7 +161,7 @@ class CompileRun:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> CompileRun:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -186,7 +195,7 @@ class CompileRun:
     # -- the compile's config and result --------------------------------------------
     def compile_row(self) -> dict[str, Any] | None:
         if self._compile is None:
-            self._compile = self.event("compile", "", records.CompileRow)
+            self._compile = self.event(self.head, "", records.CompileRow)
         return self._compile
 
     def config(self) -> dict[str, Any] | None:

@@ -48,7 +48,7 @@ from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.interventions import NotApplicable, intervene, intervened_harness
 from tether.systems.compile.runtime import HarnessRuntime, ItemOutcome, score_outcome
-from tether.systems.compile.setting import Item, Setting
+from tether.systems.compile.setting import Item, Setting, is_labelled
 from tether.systems.compile.settings.metric_process import MetricError
 from tether.systems.compile.student import StudentSession
 
@@ -80,6 +80,8 @@ class SplitScore:
     na: dict[str, str] = field(default_factory=dict)  # item -> why the change is n/a
     #: item -> why the student's budget refused it (never scored; the split is incomplete)
     budget: dict[str, str] = field(default_factory=dict)
+    #: items with no gold to score against (a deployment's unlabelled rows): answered
+    unlabelled: list[str] = field(default_factory=list)
 
     @property
     def stopped(self) -> str | None:
@@ -106,7 +108,8 @@ class SplitScore:
         return {"hash": self.hash, "split": self.split, "mean": self.mean,
                 "scores": self.scores, "outcomes": self.outcomes,
                 "output_tokens": self.output_tokens, "infra_errors": self.infra_errors,
-                "na": self.na, **({"budget": self.budget} if self.budget else {})}
+                "na": self.na, **({"budget": self.budget} if self.budget else {}),
+                **({"unlabelled": self.unlabelled} if self.unlabelled else {})}
 
     @classmethod
     def of_rows(cls, key: str, split: str, rows: Sequence[dict[str, Any]]) -> SplitScore:
@@ -120,7 +123,8 @@ class SplitScore:
     def from_json(cls, row: dict[str, Any]) -> SplitScore:
         return cls(row["hash"], row["split"], dict(row["scores"]), dict(row["outcomes"]),
                    int(row["output_tokens"]), int(row.get("infra_errors", 0)),
-                   dict(row.get("na", {})), dict(row.get("budget", {})))
+                   dict(row.get("na", {})), dict(row.get("budget", {})),
+                   list(row.get("unlabelled", [])))
 
 
 @dataclass
@@ -280,12 +284,15 @@ class SplitScorer:
         except BudgetExhausted as exc:
             return _budget_stop(item, str(exc), student.output_tokens)
         compact = _compact(outcome)
-        try:
-            value = score_outcome(self.setting, item, outcome)
-        except MetricError as exc:  # the metric's failure on this item: never scored
-            value, compact = None, {**compact, "status": "metric_error", "error": str(exc)}
-        row: dict[str, Any] = {"item_id": item.item_id, "score": value,
+        row: dict[str, Any] = {"item_id": item.item_id, "score": None,
                                "tokens": student.output_tokens, "outcome": compact}
+        if not is_labelled(self.setting, item):  # a deployment's row without gold:
+            row["unlabelled"] = True  # answered, never scored
+        else:
+            try:
+                row["score"] = score_outcome(self.setting, item, outcome)
+            except MetricError as exc:  # the metric's failure on this item: never scored
+                row["outcome"] = {**compact, "status": "metric_error", "error": str(exc)}
         if split == "probe":
             row["outcome"]["shown"] = shown
         return row
@@ -330,6 +337,8 @@ def _add(result: SplitScore, row: dict[str, Any]) -> None:
     result.output_tokens += int(row["tokens"])
     if row.get("na") is not None:
         result.na[row["item_id"]] = str(row["na"])
+    elif row.get("unlabelled"):
+        result.unlabelled.append(row["item_id"])
     elif row["score"] is None:
         result.infra_errors += 1
     else:

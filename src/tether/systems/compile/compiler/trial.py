@@ -20,8 +20,9 @@ The record's metric is the `harness_answer` observation of the answer
 (systems/compile/instrument.py: the setting's metric; a hook error scores 0). An item the
 student's endpoint or the sandbox failed on is an `error` trial (never scored). An item an
 intervention does not apply to is kept as an unscored trial (`valid` false, the reason in
-`na`), never a 0. The row the scorer works with (the item's outcome, tokens, score) is in
-the facts, so `row_of` reads it back unchanged.
+`na`), never a 0; so is a deployment's row with no gold (`unlabelled`: its answer
+is kept as the artifact). The row the scorer works with (the item's outcome, tokens,
+score) is in the facts, so `row_of` reads it back unchanged.
 """
 
 from __future__ import annotations
@@ -123,6 +124,10 @@ def scoring_record(scoring: Scoring, spec: TrialSpec, index: int, row: dict[str,
     answer = outcome.get("answer")
     artifact = Artifact(kind="text", text=answer or "",
                         meta={"status": status, "key": scoring.key})
+    if row.get("unlabelled"):  # no gold: the answer kept, never scored (nor read as 0)
+        facts.update(valid=False, unlabelled=True)
+        return TrialRecord(status="ok", artifact=artifact.digest,
+                           artifact_kind=artifact.kind, extra=facts, **base), artifact
     # the row's score is the metric's, taken once (a user's metric runs in a process)
     known = row.get("score")
     metric = answer_observation(setting, item, answer or "", hook_error=status == "hook_error",
@@ -139,4 +144,6 @@ def row_of(record: TrialRecord) -> dict[str, Any]:
                            "score": None if record.status == "error" else record.score}
     if facts.get("na") is not None:
         row.update(score=None, na=str(facts["na"]))
+    if facts.get("unlabelled"):
+        row.update(score=None, unlabelled=True)
     return row

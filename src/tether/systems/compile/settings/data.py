@@ -14,7 +14,10 @@ A row is one item:
 cell holding a JSON list is read as the list). Files are read exactly: a CSV file by the
 csv module's own record reading (a quoted cell keeps its newlines; a row with more or
 fewer cells than the header is refused, naming its line), JSON Lines split on `\n`
-only, either one with or without a byte-order mark.
+only, either one with or without a byte-order mark. A deployment (`tether harness
+apply`) reads a file with `labels="optional"`: a row without `answer` (or with a null one) is
+unlabelled, answered but never scored (`labelled`), and only the fields named in
+`keep` are read of the others (a field the harness does not use may hold anything).
 
 `hf:PATH` (a `save_to_disk` directory, or a local parquet/JSONL/CSV file) and
 `parquet:PATH` are read through the `datasets` library (the optional extra `datasets`;
@@ -47,6 +50,7 @@ the user names on the spec, `jsonl:PATH;root=DIR` (with a metric:
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import math
@@ -54,7 +58,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tether.errors import ConfigError
 from tether.suites import FORMATS as DATASET_FORMATS, load_dataset_rows
@@ -73,6 +77,9 @@ _REQUIRED = ("id", "question", "answer")
 MAX_FIELDS = 256
 #: the largest image file a row may name (a remote student gets it base64-encoded)
 MAX_IMAGE_BYTES = 32 * 2**20
+#: what a row needs when labels are optional (a deployment's data)
+_UNLABELLED = ("id", "question")
+Labels = Literal["required", "optional"]
 
 
 @dataclass(frozen=True)
@@ -175,15 +182,25 @@ def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
         rows.append((start, {k: v for k, v in zip(header, record, strict=True) if v != ""}))
 
 
-def read_rows(fmt: str, path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _needs(labels: Labels) -> tuple[str, ...]:
+    return _REQUIRED if labels == "required" else _UNLABELLED
+
+
+def _needs_hint(labels: Labels) -> str:
+    return "a row needs id, question and answer" if labels == "required" else \
+        "a row needs id and question (answer where it is labelled)"
+
+
+def read_rows(fmt: str, path: Path, labels: Labels = "required"
+              ) -> list[tuple[int, dict[str, Any]]]:
     """(line or row number, row) of every row; ConfigError for an unreadable file."""
     if fmt in DATASET_FORMATS:
         table = load_dataset_rows(fmt, path)
-        missing = [c for c in _REQUIRED if c not in table.columns]
+        missing = [c for c in _needs(labels) if c not in table.columns]
         if missing:
             raise ConfigError(f"{path}: no column {', '.join(map(repr, missing))} "
                               f"(columns: {', '.join(table.columns)})",
-                              hint="a row needs id, question and answer")
+                              hint=_needs_hint(labels))
         return table.rows
     if not path.exists():
         raise ConfigError(f"no such data file: {path}")
@@ -231,24 +248,28 @@ def _image(row: dict[str, Any], base: Path, root: Path | None, where: str,
 
 
 def _item(fmt: str, path: Path, number: int, row: dict[str, Any],
-          root: Path | None = None) -> Item:
+          root: Path | None = None, labels: Labels = "required",
+          keep: frozenset[str] | None = None) -> Item:
     where = _where(fmt, path, number)
-    missing = [k for k in _REQUIRED if k not in row]
+    if labels == "optional" and row.get("answer") is None:
+        row = {k: v for k, v in row.items() if k != "answer"}  # unlabelled
+    missing = [k for k in _needs(labels) if k not in row]
     if missing:
         raise ConfigError(f"{where}: missing {', '.join(map(repr, missing))}",
-                          hint="a row needs id, question and answer")
+                          hint=_needs_hint(labels))
     item_id, question = str(row["id"]).strip(), row["question"]
     if not item_id:
         raise ConfigError(f"{where}: empty 'id'")
     if not isinstance(question, str) or not question.strip():
         raise ConfigError(f"{where}: 'question' must be a non-empty string")
-    data: dict[str, Any] = {"answers": _answers(row["answer"], where), "line": number}
+    answers = _answers(row["answer"], where) if "answer" in row else []
+    data: dict[str, Any] = {"answers": answers, "line": number}
     if row.get("image") is not None:
         # a saved dataset's paths are relative to its directory, a file's to the file's
         _image(row, path if path.is_dir() else path.parent, root, where, data)
     fields: dict[str, Any] = {}
     for key, value in row.items():
-        if key in (*_REQUIRED, "image"):
+        if key in (*_REQUIRED, "image") or (keep is not None and key not in keep):
             continue
         if isinstance(value, (dict, bool, bytes)) or value is None:
             raise ConfigError(f"{where}: field {key!r} must be text, a number or a list")
@@ -260,7 +281,8 @@ def _item(fmt: str, path: Path, number: int, row: dict[str, Any],
 class DataSetting:
     """The rows of one file as a setting (see the module docstring)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, *, labels: Labels = "required",
+                 keep: frozenset[str] | None = None) -> None:
         fmt, path_text, metric_name, root = parse_data_spec(spec)
         path = Path(path_text)
         parsed = DataSpec(fmt, path, metric_name, None if root is None else Path(root))
@@ -269,14 +291,15 @@ class DataSetting:
         #: setting.same_setting)
         self.name = data_spec(fmt, path_text, metric_name, root)
         self.path = path
+        self._format = fmt
         self.metric: Metric = resolve_metric(parsed.metric)
         #: graded metrics (anls, f1, a function's float) aggregate as a mean score
         self.aggregation = self.metric.aggregation
         items: list[Item] = []
         seen: dict[str, int] = {}
         unit = "row" if fmt in DATASET_FORMATS else "line"
-        for number, row in read_rows(fmt, path):
-            item = _item(fmt, path, number, row, parsed.root)
+        for number, row in read_rows(fmt, path, labels):
+            item = _item(fmt, path, number, row, parsed.root, labels, keep)
             if item.item_id in seen:
                 raise ConfigError(f"{_where(fmt, path, number)}: duplicate id "
                                   f"{item.item_id!r} (first on {unit} {seen[item.item_id]})")
@@ -299,6 +322,8 @@ class DataSetting:
         called: one that raises, hangs or answers out of range stops here, naming the
         row, instead of erring on every answer of the compile."""
         for item in self.items:
+            if not item.data["answers"]:  # an unlabelled row (a deployment's): no gold
+                continue
             try:
                 self.metric.score(item.data["answers"][0], item.data["answers"], item)
             except MetricError as exc:
@@ -357,8 +382,25 @@ class DataSetting:
         where = item.data.get("image")
         return read_bytes(where, what="image", limit=MAX_IMAGE_BYTES) if where else None
 
+    def where(self, item: Item) -> str:
+        """Where the item's row is: `PATH:LINE` of a file, `PATH row N` of a dataset."""
+        return _where(self._format, self.path, int(item.data["line"]))
+
+    def labelled(self, item: Item) -> bool:
+        """Whether the row has an answer to score against (see the module docstring)."""
+        return bool(item.data["answers"])
+
     def score(self, answer: str, item: Item) -> float:
+        if not self.labelled(item):  # never read as a fail: the caller asks `labelled`
+            raise ConfigError(f"{self.path}: row {item.item_id!r} has no answer to score")
         return self.metric.score(answer, item.data["answers"], item)
+
+    def restricted(self, items: list[Item]) -> DataSetting:
+        """The same setting over `items` only (a deployment's labelled rows, which its
+        admissibility checks that need gold run on)."""
+        view = copy.copy(self)
+        view.items = list(items)
+        return view
 
     def gold(self, item: Item) -> list[str]:
         return list(item.data["answers"])
