@@ -62,7 +62,7 @@ def test_inadmissible_proposals_are_never_scored(tmp_path: Path) -> None:
                                   restarts=1, rounds=1)
     gold, opened, fixed = result["rounds"]
     assert gold["decision"] == "inadmissible" and gold["violations"][0]["check"] == "hardcoded"
-    # the build record keeps the term; the teacher is told only where and which rule
+    # the build record keeps the term; the teacher is told only the rule
     assert "paris" in gold["violations"][0]["finding"]
     assert "paris" not in gold["violations"][0]["detail"].casefold()
     assert "paris" not in teacher.prompts[1].casefold()  # the restart prompt

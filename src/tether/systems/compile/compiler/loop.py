@@ -41,7 +41,6 @@ from typing import Any
 
 from tether.models import json_object
 from tether.systems.compile.admissibility import check_harness
-from tether.systems.compile.answer_audit import audit_findings, redact_document
 from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.evidence import paired_traces, probe_report, trace_of
 from tether.systems.compile.compiler.gate import Incumbent, gate
@@ -197,13 +196,21 @@ class BuildLoop:
             reply = self.teacher.call(f"{key}-trace",
                                       trace_answer(prompt, trace_item,
                                                    self._trace(base_hash, trace_item)))
-        parent_doc = self.documents.get(base_hash) if self.env.protocol == "B" else self.latest_doc
+        parent_doc = (self.documents.get(base_hash) if self.env.protocol == "B"
+                      or self.latest_doc is None else self.latest_doc)
         record = self._propose(r, 0, reply, parent=base_hash, parent_doc=parent_doc,
                                trace_item=trace_item)
         return record
 
     def _prompt_a(self, r: int) -> tuple[str, str]:
         latest, doc = self.latest, self.latest_doc
+        withheld = latest is not None and doc is None
+        if withheld:  # a refused hard-coded proposal: its verdict, then the incumbent
+            prompt = reflection_a_prompt(self.env.setting, latest or {}, self.incumbent.document,
+                                         self.reports.get(self.incumbent.hash), None,
+                                         self._public_records(), self.incumbent.hash, r,
+                                         withheld=True)
+            return self.incumbent.hash, prompt
         if latest is None or doc is None:  # no parsed proposal yet: edit the incumbent
             latest = {"round": "bare", "hash": self.incumbent.hash, "admissible": True}
             doc = self.incumbent.document
@@ -258,19 +265,6 @@ class BuildLoop:
         return trace_of(item, probe.outcomes[item_id], self.env.setting.gold(item),
                         probe.scores.get(item_id))
 
-    def _redacted(self, document: dict[str, Any]) -> dict[str, Any]:
-        """An inadmissible proposal as the teacher will see it again (A edits the latest):
-        validation gold it hard-coded removed, so the echo names no held-out answer."""
-        try:
-            harness = Harness.model_validate(document)
-        except ValueError:
-            return document
-        probe = self.env.splits["probe"]
-        findings = audit_findings(harness, self.env.setting,
-                                  [*probe, *self.env.splits["validation"]],
-                                  [i.item_id for i in probe])
-        return redact_document(document, findings)
-
     # -- one proposal --------------------------------------------------------------
     def _propose(self, r: int, restart: int, reply: TeacherReply, *, parent: str,
                  parent_doc: dict[str, Any] | None,
@@ -305,7 +299,9 @@ class BuildLoop:
             record["changed"] = changed_components(parent_doc, document)
         self.latest, self.latest_doc = record, document
         if any(v.get("check") == "hardcoded" for v in verdict["violations"]):
-            self.latest_doc = self._redacted(document)
+            # never echoed: as written it carries held-out gold, and with the gold cut
+            # out the cuts would mark which strings were gold (A edits the incumbent)
+            self.latest_doc = None
         if (self.env.protocol == "B" and r > 0 and verdict["hash"] == self.incumbent.hash):
             record["decision"] = "no-op"  # the incumbent returned unchanged
             return
