@@ -14,7 +14,8 @@
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
                                 # arms scored on test beside bare and the selection;
-                                # "gepa" (the gepa extra) is asked for by name only
+                                # "plain_vote" and "gepa" (the gepa extra) are
+                                # asked for by name only
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -46,13 +47,15 @@ __all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
-Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote", "gepa"]
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote",
+                     "plain_vote", "gepa"]
 #: the comparators scored by default
 COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
                                        "cot_vote")
 #: comparators scored only when named: GEPA runs a search of its own (a teacher budget
-#: as large as the compile's) and needs the `gepa` extra
-OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("gepa",)
+#: as large as the compile's) and needs the `gepa` extra; plain_vote (majority vote
+#: without CoT, baselines.py) is paper 001's comparator, n student samples per test item
+OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("plain_vote", "gepa")
 
 
 class CompileConfig(BaseModel):
