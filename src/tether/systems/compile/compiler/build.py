@@ -161,7 +161,8 @@ class Compiler:
     def _run(self) -> dict[str, Any]:
         cfg = self.config
         env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
-                       cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests)
+                       cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests,
+                       cfg.restart_rejected_h0)
         for k in range(cfg.builds):
             self.store.start_build(k)
             store = self.store.build(k)

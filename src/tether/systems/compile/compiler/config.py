@@ -10,6 +10,7 @@
     rounds = 3                  # reflection rounds after round 0
     protocol = "A"              # A (edit the latest, the paper's default) or B
     restarts = 2                # extra round-0 proposals when H0 is unusable
+    restart_rejected_h0 = true  # ... or scored and rejected by the gate (below bare)
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
@@ -70,6 +71,9 @@ class CompileConfig(BaseModel):
     rounds: int = Field(default=3, ge=0)
     protocol: Literal["A", "B"] = "A"
     restarts: int = Field(default=2, ge=0)
+    #: a scored H0 the gate rejects (below the bare floor on validation) is replaced by a
+    #: restart too, like an unusable one (docs/compile/index.md: the restart rule)
+    restart_rejected_h0: bool = True
     builds: int = Field(default=1, ge=1)
     seed: int = 0
     out: str | None = None

@@ -7,8 +7,9 @@ The steps (the paper's Tables 15 and 25):
 1. The bare harness is scored on probe and validation: the first incumbent.
 2. Round 0: the teacher writes H0 from the manual, the setting with resource examples on
    3 probe items, and the bare probe score. While H0 is unparseable, inadmissible
-   (smoke-broken hooks included) or the call failed, up to `restarts` new round-0 calls,
-   each told why the last one was unusable.
+   (smoke-broken hooks included), the call failed or (`restart_rejected_h0`, the
+   default) H0 was scored and the gate rejected it (below the bare floor), up to
+   `restarts` new round-0 calls, each told why the last one was not kept.
 3. Reflection rounds 1..rounds under protocol A (edit the latest proposal) or B (edit the
    incumbent; a returned incumbent is a no-op; two consecutive no-ops stop the build).
    Either may first request one probe trace. A failed call or an unparseable reply is
@@ -67,6 +68,8 @@ class BuildEnv(ScoringEnv):
     protocol: str
     restarts: int
     trace_requests: bool
+    #: a scored H0 the gate rejects is restarted too (the restart rule, see _round0)
+    restart_rejected_h0: bool = True
 
 
 class BuildLoop:
@@ -170,8 +173,18 @@ class BuildLoop:
             reply = self.teacher.call(f"r00-s{restart}", prompt)
             record = self._propose(0, restart, reply, parent=self.bare.hash,
                                    parent_doc=self.bare.document())
-            if record["decision"] in ("accept", "reject", "tie") or self._stopped():
+            final = ("accept", "tie") if self.env.restart_rejected_h0 else (
+                "accept", "reject", "tie")
+            if record["decision"] in final or self._stopped():
                 break
+            if record["decision"] == "reject":
+                # the restart rule: a scored H0 below the bare floor is replaced too. The
+                # note says what the protocol shows of any proposal (the gate's decision,
+                # probe scores), never a validation number.
+                note = ("## Your previous round-0 proposal was rejected by the gate (it "
+                        "scored below the bare student on the validation split); its probe "
+                        f"score: {record['probe']:.3f}, the bare student's: {bare_probe:.3f}")
+                continue
             note = (f"## Your previous round-0 proposal was unusable ({record['decision']})\n"
                     + "\n".join(f"- {v['check']}: {v['detail']}"
                                 for v in record.get("violations") or [])
