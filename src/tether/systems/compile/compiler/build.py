@@ -34,6 +34,7 @@ with `builds > 1` the same fields hold means over the builds (hashes become list
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,9 @@ class Compiler:
         spend (gepa_arm.py)."""
         cfg = self.config
         match = matched_budget(cfg.teacher_token_budget, store, cfg.sizes)
+        if cfg.gepa_metric_calls is not None:  # the paper's budget, or any other
+            match = replace(match, metric_calls=cfg.gepa_metric_calls,
+                            metric_calls_source="set")
         arm_store = store.gepa_store()
         teacher = TeacherClient(self.teacher_model, arm_store, seed=cfg.seed + k,
                                 temperature=cfg.teacher_temperature,

@@ -17,6 +17,7 @@
                                 # arms scored on test beside bare and the selection;
                                 # "plain_vote" and "gepa" (the gepa extra) are
                                 # asked for by name only
+    gepa_metric_calls = 3000    # the gepa arm's metric-call budget (absent: the build's own)
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -95,6 +96,9 @@ class CompileConfig(BaseModel):
     #: the comparators scored on test (oneshot: no one-shot teacher call without it;
     #: cot_vote is the expensive one: 5 samples of up to 256 tokens per item)
     comparators: list[Comparator] = Field(default_factory=lambda: list(COMPARATORS))
+    #: the gepa comparator's metric-call budget (none: matched to the probe and
+    #: validation scorings of the build's own loop; paper 001's GEPA runs 3000)
+    gepa_metric_calls: int | None = Field(default=None, ge=1)
 
     @field_validator("comparators", mode="before")
     @classmethod

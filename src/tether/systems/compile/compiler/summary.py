@@ -118,7 +118,12 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
                  "tokens_per_item": tokens_of("gepa"), "infra_errors": infra_of("gepa"),
                  "teacher_tokens": gepa.get("teacher_tokens"),
                  "teacher_budget": (gepa.get("budget") or {}).get("teacher_tokens"),
-                 "metric_calls": gepa.get("metric_calls"), "stopped": gepa.get("stopped"),
+                 "metric_calls": gepa.get("metric_calls"),
+                 "metric_call_budget": (gepa.get("budget") or {}).get("metric_calls"),
+                 "metric_call_budget_source": (gepa.get("budget") or {}).get(
+                     "metric_calls_source", "matched"),
+                 "build_metric_calls": (gepa.get("budget") or {}).get("build_metric_calls"),
+                 "stopped": gepa.get("stopped"),
                  "test_audit": (store.test() or {}).get("gepa_audit", [])},
         "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
