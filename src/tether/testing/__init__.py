@@ -16,6 +16,9 @@ from tether.lazy import exports
 if TYPE_CHECKING:
     from tether.testing.minibpy.executor import MiniBpyExecutor as MiniBpyExecutor
     from tether.testing.scripted_check import ScriptedCheckInstrument as ScriptedCheckInstrument
+    from tether.testing.scripted_leaking_teacher import (
+        ScriptedLeakingTeacher as ScriptedLeakingTeacher,
+    )
     from tether.testing.scripted_models import CallInfo as CallInfo, ScriptedModel as ScriptedModel
     from tether.testing.scripted_student import ScriptedStudent as ScriptedStudent
     from tether.testing.scripted_teacher import ScriptedTeacher as ScriptedTeacher
@@ -24,6 +27,7 @@ _HOMES: dict[str, str] = {
     "CallInfo": "tether.testing.scripted_models",
     "MiniBpyExecutor": "tether.testing.minibpy.executor",
     "ScriptedCheckInstrument": "tether.testing.scripted_check",
+    "ScriptedLeakingTeacher": "tether.testing.scripted_leaking_teacher",
     "ScriptedModel": "tether.testing.scripted_models",
     "ScriptedStudent": "tether.testing.scripted_student",
     "ScriptedTeacher": "tether.testing.scripted_teacher",
@@ -32,6 +36,7 @@ __all__ = [
     "CallInfo",
     "MiniBpyExecutor",
     "ScriptedCheckInstrument",
+    "ScriptedLeakingTeacher",
     "ScriptedModel",
     "ScriptedStudent",
     "ScriptedTeacher",

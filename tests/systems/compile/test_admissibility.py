@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tether.systems.compile.admissibility import check_harness, shuffled
-from tether.systems.compile.answer_audit import _literals as hook_texts, audit_texts
+from tether.systems.compile.answer_audit import REFUSAL, _literals as hook_texts, audit_texts
 from tether.systems.compile.harness import SCHEMA
 from tether.systems.compile.hook_ast import check_hook_sources
 from tether.systems.compile.setting import get_setting, setting_names
@@ -217,7 +217,7 @@ def test_hardcoded_answers_are_found(toy, fields, needle):
     assert any(needle in (v.finding or v.detail) for v in report.violations), report.violations
 
 
-def test_the_teacher_is_told_where_and_which_rule_never_the_held_out_term(toy):
+def test_the_teacher_is_told_the_rule_never_the_term_its_place_or_its_item(toy):
     splits = toy.splits(0, {"probe": 10, "validation": 5, "test": 5})
     probe_gold = {g for i in splits["probe"] for g in toy.gold(i)}
     held = next(g for i in splits["validation"] for g in toy.gold(i)
@@ -225,10 +225,8 @@ def test_the_teacher_is_told_where_and_which_rule_never_the_held_out_term(toy):
     report = check_harness(doc(prompts={"answer": PLAIN_PROMPT + f" e.g. {held}"}), toy,
                            sizes={"probe": 10, "validation": 5, "test": 5})
     [v] = report.violations
-    assert v.check == "hardcoded" and v.detail.startswith("prompts.answer: a hard-coded answer")
-    assert held.casefold() not in v.detail.casefold() and held.casefold() in v.finding
-    assert not [i.item_id for s in ("validation", "test") for i in splits[s]
-                if i.item_id in v.detail]
+    assert v.check == "hardcoded" and v.detail == REFUSAL
+    assert held.casefold() in v.finding and "prompts.answer" in v.finding
 
 
 def test_short_numbers_are_not_answers_by_themselves():
@@ -257,9 +255,7 @@ def test_on_docs_short_numbers_pass_and_a_folded_receipt_number_is_caught():
         "route": ROUTE,
         "parse": f"def parse(text, item):\n    return 'R-' + str({digits - 1}+1)\n"}))
     [finding] = audit_findings(folded, docs, known)
-    assert finding.term.casefold() == number.casefold() and not finding.public
-    assert number.casefold() not in finding.teacher_text.casefold()
-    assert "validation" not in finding.teacher_text
+    assert finding.term.casefold() == number.casefold()
 
 
 def test_short_codes_count_only_as_standalone_upper_case_tokens():

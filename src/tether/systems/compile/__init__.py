@@ -46,7 +46,11 @@ if TYPE_CHECKING:
         CompileRun as CompileRun,
         is_old_build_dir as is_old_build_dir,
     )
-    from tether.systems.compile.compiler.summary import ARMS as ARMS, summarise as summarise
+    from tether.systems.compile.compiler.summary import (
+        ARMS as ARMS,
+        summarise as summarise,
+        teacher_cost as teacher_cost,
+    )
     from tether.systems.compile.compiler.view import CompileView as CompileView
     from tether.systems.compile.harness import (
         SCHEMA as SCHEMA,
@@ -126,6 +130,7 @@ _HOMES: dict[str, str] = {
     "setting_tasks": "tether.systems.compile.tasks",
     "suite_name": "tether.systems.compile.tasks",
     "summarise": "tether.systems.compile.compiler.summary",
+    "teacher_cost": "tether.systems.compile.compiler.summary",
 }
 __all__ = [
     "ARMS",
@@ -172,5 +177,6 @@ __all__ = [
     "setting_tasks",
     "suite_name",
     "summarise",
+    "teacher_cost",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

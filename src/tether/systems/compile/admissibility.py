@@ -39,7 +39,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tether.errors import TetherError
-from tether.systems.compile.answer_audit import audit_findings
+from tether.systems.compile.answer_audit import REFUSAL, audit_findings
 from tether.systems.compile.harness import Harness, TemplateError, template_fields
 from tether.systems.compile.hook_ast import check_hook_sources
 from tether.systems.compile.prompt_fields import unknown_fields
@@ -73,8 +73,8 @@ class SmokeError(TetherError):
 
 @dataclass(frozen=True)
 class Violation:
-    """`detail` is what the teacher may read; `finding`, when set, the full finding for
-    the user (a hard-coded held-out answer: the term and its item), never shown to it."""
+    """`detail` is what the teacher may read; `finding`, when set, the full findings for
+    the user (hard-coded answers: each term, its place and its item), never shown to it."""
 
     check: str  # schema | hooks | hardcoded | smoke | determinism
     detail: str
@@ -134,9 +134,10 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
     report.checks += GOLD_CHECKS
     splits = setting.splits(seed, sizes or fitted_sizes(item_count(setting)))
     known = [*splits.get("probe", []), *splits.get("validation", [])]
-    probe_ids = [i.item_id for i in splits.get("probe", [])]
-    report.violations += [Violation("hardcoded", f.teacher_text, f.full)
-                          for f in audit_findings(harness, setting, known, probe_ids)]
+    findings = audit_findings(harness, setting, known)
+    if findings:  # one violation, one fixed sentence: see answer_audit.py
+        report.violations.append(Violation("hardcoded", REFUSAL,
+                                           "; ".join(f.full for f in findings)))
     probe = splits.get("probe", [])[:SMOKE_ITEMS]
     with HarnessRuntime(harness, setting) as runtime:
         first = _smoke(runtime, setting, probe)

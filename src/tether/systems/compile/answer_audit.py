@@ -14,10 +14,13 @@ separators, sign, currency or percent) counts only with at least MIN_NUMBER_DIGI
 digits, so "Answer in 1 to 3 words" or the regex `\d{3}` pass although "3" is a gold
 answer, while "23551", "R-23551" or "1,204.50" are still found.
 
-What reaches the teacher (`Finding.teacher_text`) says where the violation is and which
-rule, and names the term and its item only for probe gold (the teacher sees probe
-traces); a validation or test item, its id or its gold is never named to it. The full
-finding (`Finding.full`) stays in the build record for the user.
+What reaches the teacher is one fixed sentence, `REFUSAL`, whatever was found and
+wherever: no term, no item, no place, no count. A refusal that named the place or the
+term (even only for probe gold) would read differently depending on which of the
+teacher's strings were held-out answers, and so tell it which were; the teacher learns
+only that its proposal was refused for this rule, as the protocol shows it every
+accept/reject decision. The full findings (`Finding.full`) stay in the build record
+for the user.
 """
 
 from __future__ import annotations
@@ -26,17 +29,19 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from tether.systems.compile.constant_fold import folded_values
 from tether.systems.compile.harness import Harness
 from tether.systems.compile.setting import Item, Setting
 
-__all__ = ["MIN_NUMBER_DIGITS", "REDACTED", "Finding", "audit_answers", "audit_findings",
-           "audit_texts", "redact_document"]
+__all__ = ["MIN_NUMBER_DIGITS", "REFUSAL", "Finding", "audit_answers", "audit_findings",
+           "audit_texts"]
 
-#: what stands in an echoed harness where a held-out term was
-REDACTED = "[held-out term removed]"
+#: all the teacher reads of a hard-coded-answer refusal, the same for every finding
+REFUSAL = ("the harness text (a prompt or a hook's string literals and constant "
+           "expressions) contains an answer it may not contain: an inventory entity or a "
+           "gold answer of a probe or validation item. Answers must come from the "
+           "observation, not from the harness text.")
 
 _CODE = re.compile(r"[A-Z]{1,3}")
 _NUMBER = re.compile(r"[\s$€£¥+\-.,:/%\d]*\d[\s$€£¥+\-.,:/%\d]*")
@@ -50,18 +55,10 @@ class Finding:
     place: str  # prompts.NAME | hooks.HOOK line N
     term: str
     reason: str  # inventory entity | gold answer of ITEM
-    public: bool  # the term is probe gold or names nothing held out
 
     @property
     def full(self) -> str:
         return f"{self.place}: contains {self.term!r} ({self.reason})"
-
-    @property
-    def teacher_text(self) -> str:
-        if self.public:
-            return self.full
-        return (f"{self.place}: a hard-coded answer (an inventory entity or a held-out gold "
-                "answer); answers must come from the observation, not the harness text")
 
 
 def _short_number(term: str) -> bool:
@@ -73,42 +70,20 @@ def audit_answers(harness: Harness, setting: Setting, items: Iterable[Item]) -> 
     return [f.full for f in audit_findings(harness, setting, items)]
 
 
-def audit_findings(harness: Harness, setting: Setting, items: Iterable[Item],
-                   public_items: Iterable[str] = ()) -> list[Finding]:
-    """The findings; gold of the item ids in `public_items` (probe) may be named."""
-    shown = set(public_items)
+def audit_findings(harness: Harness, setting: Setting, items: Iterable[Item]) -> list[Finding]:
+    """Every (place, term) of the harness that names an inventory entity or a gold
+    answer of `items` (for the user; the teacher reads only REFUSAL)."""
     terms: dict[str, str] = {}
-    public: set[str] = set()
     for name in setting.inventory():
         terms.setdefault(name, "inventory entity")
     for item in items:
         for answer in setting.gold(item):
-            if answer not in terms:
-                terms[answer] = f"gold answer of {item.item_id}"
-                if item.item_id in shown:
-                    public.add(answer.strip().casefold())
+            terms.setdefault(answer, f"gold answer of {item.item_id}")
     texts = [(f"prompts.{name}", text) for name, text in sorted(harness.prompts.items())]
     for hook, source in sorted(harness.hooks.present().items()):
         texts += [(f"hooks.{hook} line {line}", text) for line, text in _literals(source)]
-    return [Finding(place, term, reason, term.casefold() in public)
+    return [Finding(place, term, reason)
             for place, term, reason in _search(texts, terms, setting.public_vocabulary())]
-
-
-def redact_document(document: dict[str, Any], findings: Iterable[Finding]) -> dict[str, Any]:
-    """The harness document with every held-out term of `findings` (not probe gold)
-    replaced by REDACTED in its prompts and hook sources: an inadmissible proposal is
-    shown back to the teacher to edit, and must not carry validation gold with it."""
-    terms = sorted({f.term for f in findings if not f.public}, key=lambda t: (-len(t), t))
-    if not terms:
-        return document
-    pattern = re.compile(rf"(?<!\w)({'|'.join(map(re.escape, terms))})(?!\w)", re.I)
-    out = dict(document)
-    for key in ("prompts", "hooks"):
-        part = document.get(key)
-        if isinstance(part, dict):
-            out[key] = {name: pattern.sub(REDACTED, text) if isinstance(text, str) else text
-                        for name, text in part.items()}
-    return out
 
 
 def audit_texts(texts: list[tuple[str, str]], terms: dict[str, str],

@@ -1,9 +1,15 @@
-"""Two baselines with no compiled harness: `cot_vote` and `student_routed`.
+"""Three baselines with no compiled harness: `cot_vote`, `plain_vote` and `student_routed`.
 
 - `cot_vote`: the bare question with a chain-of-thought instruction, `n` samples (5) at
   `temperature` (0.7) in one call; each sample's answer is its last "Answer:" line; the
   answer is the majority of the parsed answers (case and spacing folded; ties go to the
   earliest sample). Samples with no parsable answer do not vote.
+- `plain_vote`: majority vote without chain of thought: the bare question as it is (the
+  bare harness's prompt), `n` samples (5) at `temperature` (0.7) in one call, each
+  sample's reply stripped is its answer, the majority as above. It is the paper's
+  "majority vote, no CoT" comparator (paper 001); the paper's test-time augmentation
+  (token logits averaged over 16 views) needs logits chat endpoints do not give, and is
+  not offered.
 - `student_routed`: compiled control removed (the paper's student-routed arm). The student
   is shown a menu of the setting's resources and chooses which to request, with an
   optional size argument (`ocr 1500`, `cards 300`, `pages 2`); it then sees the raw
@@ -39,11 +45,13 @@ from tether.systems.compile.setting import Item, Setting
 from tether.systems.compile.student import STUDENT_ROLE, StudentSession, resolve_modality
 from tether.systems.compile.tasks import item_of
 
-__all__ = ["BASELINES", "COT_PROMPT", "MENU_PROMPT", "BaselineStudent", "CotVote",
-           "StudentRouted", "majority", "parse_cot", "parse_request"]
+__all__ = ["BASELINES", "COT_PROMPT", "MENU_PROMPT", "PLAIN_PROMPT", "BaselineStudent",
+           "CotVote", "PlainVote", "StudentRouted", "majority", "parse_cot", "parse_request"]
 
 COT_PROMPT = ("Question: {question}\nThink step by step, then give the final answer on the "
               "last line as \"Answer: <a single word, number, or short phrase>\".")
+#: the bare harness's prompt: the question and nothing else
+PLAIN_PROMPT = "{question}"
 MENU_PROMPT = ("Question: {question}\nBefore answering you may request evidence. Available:\n"
                "{menu}\nReply with the names of what you want (optionally followed by a size, "
                "e.g. \"{example}\"), or \"none\".")
@@ -150,6 +158,29 @@ class CotVote:
         return StrategyResult(artifact=Artifact(kind="text", text=answer), facts=facts)
 
 
+@register_strategy("plain_vote")
+class PlainVote(CotVote):
+    """Majority vote over samples of the bare question, no chain of thought."""
+
+    name: ClassVar[str] = "plain_vote"
+
+    class Params(CotVote.Params):
+        max_tokens: params.Tokens = Field(64, description="most tokens of one sample")
+
+    @property
+    def key(self) -> str:
+        p = self.params
+        return _key(self.name, {"n": p.n, "temperature": p.temperature,
+                                "max_tokens": p.max_tokens, "prompt": PLAIN_PROMPT})
+
+    def answer(self, setting: Setting, item: Item, student: BaselineStudent,
+               image: bytes | None) -> tuple[str, dict[str, Any]]:
+        samples = student.sample(PLAIN_PROMPT.format(question=item.question), image,
+                                 n=self.params.n, temperature=self.params.temperature)
+        votes: list[str | None] = [c.text.strip() or None for c in samples]
+        return majority(votes), {"votes": [v or "" for v in votes]}
+
+
 def parse_request(reply: str, offered: tuple[str, ...]) -> dict[str, Any]:
     """The resources a menu reply names (whole words), each with its size argument."""
     out: dict[str, Any] = {}
@@ -220,5 +251,5 @@ class StudentRouted:
 
 
 #: the baselines `tether compile` scores beside its harness arms, by comparator name
-BASELINES: dict[str, type[CotVote] | type[StudentRouted]] = {"student_routed": StudentRouted,
-                                                             "cot_vote": CotVote}
+BASELINES: dict[str, type[CotVote] | type[StudentRouted]] = {
+    "student_routed": StudentRouted, "cot_vote": CotVote, "plain_vote": PlainVote}

@@ -51,6 +51,7 @@ from tether.systems.compile import (
     get_setting,
     is_old_build_dir,
     summarise,
+    teacher_cost,
 )
 
 __all__ = ["ARMS", "across_builds", "build_dirs", "gepa_numbers", "harness_parts",
@@ -146,6 +147,14 @@ def _build_numbers(dir_: CompileView, k: int, graded: bool) -> dict[str, Any]:
                      "budget_stopped": int(row.get("budget_stopped", 0)),
                      "vs_bare": None if arm == "bare" else
                      paired_row(bare, scores.get(arm, {}), graded=graded)})
+    constant = test.get("constant")
+    if constant:  # one answer on every test item (constant_answer.py): no model, no tokens
+        low, high = _interval(constant["scores"], graded)
+        rows.append({"arm": "constant", "answer": constant["answer"], "hash": None,
+                     "key": "constant", "n": constant["n"], "mean": constant["mean"],
+                     "low": low, "high": high, "tokens_per_item": 0.0, "infra_errors": 0,
+                     "budget_stopped": 0,
+                     "vs_bare": paired_row(bare, constant["scores"], graded=graded)})
     changed: dict[str, Mapping[str, float] | str] = {}
     na_items: dict[str, int] = {}
     for name, row in (test.get("interventions") or {}).items():
@@ -171,8 +180,7 @@ def _build_numbers(dir_: CompileView, k: int, graded: bool) -> dict[str, Any]:
                     "input_tokens": sum(int(c.get("input_tokens", 0)) for c in calls),
                     "output_tokens": sum(int(c.get("output_tokens", 0)) for c in calls),
                     "errors": sum(1 for c in calls if c.get("error")),
-                    "cost": None if all(c.get("cost") is None for c in calls)
-                    else sum(float(c.get("cost") or 0) for c in calls)},
+                    "cost": teacher_cost(calls, (dir_.config() or {}).get("teacher"))},
         "interventions": intervention_rows(scores.get("selected", {}), changed, graded=graded,
                                            na_items=na_items),
         "audit": {"flagged": test.get("flagged"), "findings": test.get("audit", [])},

@@ -47,7 +47,9 @@ def test_check_json(tmp_path):
     assert result.exit_code == 1
     out = json.loads(result.output)
     assert out["admissible"] is False and out["hash"] == Harness.model_validate(bad).hash
-    assert [v["check"] for v in out["violations"]] == ["hardcoded", "hardcoded"]
+    # one refusal whatever was found (the teacher reads it); the findings name both terms
+    [v] = out["violations"]
+    assert v["check"] == "hardcoded" and "'paris'" in v["finding"] and "'tokyo'" in v["finding"]
 
 
 def test_unreadable_file_or_unknown_setting_exits_2(tmp_path):

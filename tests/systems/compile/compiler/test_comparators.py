@@ -46,7 +46,7 @@ def test_baselines_are_scored_on_the_test_items_after_the_freeze(tmp_path: Path)
     assert votes is not None and all(len(o["votes"]) == 5 for o in votes.outcomes.values())
     arms = [a["arm"] for a in hc_numbers(tmp_path)["builds"][0]["arms"]]
     assert arms == ["bare", "h0", "selected", "oneshot", "human_recipe", "student_routed",
-                    "cot_vote"]
+                    "cot_vote", "constant"]  # toy is pass/fail: the constant-answer row
     rows = {a["arm"]: a for a in hc_numbers(tmp_path)["builds"][0]["arms"]}
     assert rows["cot_vote"]["vs_bare"]["n"] == 8  # paired with bare on the same items
     assert rows["cot_vote"]["vs_bare"]["test"] == "mcnemar"

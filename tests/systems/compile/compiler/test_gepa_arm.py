@@ -175,10 +175,40 @@ def test_the_matched_budget_is_the_builds_own_spend(tmp_path: Path) -> None:
     sizes = {"probe": 6, "validation": 6, "test": 8}
     match = matched_budget(None, store, sizes)
     scored = sum(1 for r in store.rounds() if r["validation"] is not None)
-    assert match == GepaMatch(teacher_tokens=spent, metric_calls=12 * (1 + scored))
+    own = 12 * (1 + scored)
+    assert match == GepaMatch(teacher_tokens=spent, metric_calls=own, build_metric_calls=own)
     assert matched_budget(5000, store, sizes).teacher_tokens == 5000
-    assert (store.gepa() or {})["budget"] == {"teacher_tokens": spent,
-                                      "metric_calls": 12 * (1 + scored)}
+    assert (store.gepa() or {})["budget"] == {"teacher_tokens": spent, "metric_calls": own,
+                                              "metric_calls_source": "matched",
+                                              "build_metric_calls": own}
+
+
+def test_the_metric_call_budget_can_be_set_and_is_recorded_beside_the_builds_own(
+        tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    cli = CliRunner().invoke(main, ["compile", "--setting", "toy", "--teacher", TEACHER_SPEC,
+                                    "--student", STUDENT_SPEC, "--probe", "6",
+                                    "--validation", "6", "--test", "8", "--rounds", "1",
+                                    "--comparators", "gepa", "--out", str(out), "--json"])
+    assert cli.exit_code == 0, cli.output
+    config = tmp_path / "c.toml"
+    config.write_text(f'setting = "toy"\nteacher = "{TEACHER_SPEC}"\n'
+                      f'student = "{STUDENT_SPEC}"\nprobe = 6\nvalidation = 6\ntest = 8\n'
+                      f'rounds = 1\ncomparators = ["gepa"]\ngepa_metric_calls = 7\n'
+                      f'out = "{tmp_path / "set"}"\n')
+    cli = CliRunner().invoke(main, ["compile", str(config), "--json"])
+    assert cli.exit_code == 0, cli.output
+    gepa = json.loads(cli.output)["gepa"]
+    matched = json.loads(CliRunner().invoke(main, ["compile", "--resume", str(out),
+                                                   "--json"]).output)["gepa"]
+    assert matched["metric_call_budget_source"] == "matched"
+    assert matched["metric_call_budget"] == matched["build_metric_calls"] > 7
+    assert gepa["metric_call_budget"] == 7 and gepa["metric_call_budget_source"] == "set"
+    assert gepa["build_metric_calls"] == matched["build_metric_calls"]
+    assert 7 <= gepa["metric_calls"] < matched["metric_calls"]  # it stops past 7, not at 30
+    html = write_hc_report(tmp_path / "set")[0].read_text()
+    assert f"of 7 metric calls (set by gepa_metric_calls; the build's own loop made " \
+           f"{gepa['build_metric_calls']})" in html
 
 
 def test_json_and_the_report_carry_the_gepa_arm(tmp_path: Path) -> None:
@@ -192,7 +222,7 @@ def test_json_and_the_report_carry_the_gepa_arm(tmp_path: Path) -> None:
     assert gepa["test"] == 1.0 and gepa["validation"] == 1.0 and gepa["admissible"]
     assert 0 < gepa["teacher_tokens"] <= gepa["teacher_budget"]
     rows = {a["arm"]: a for a in hc_numbers(out)["builds"][0]["arms"]}
-    assert set(rows) == {"bare", "selected", "gepa"}
+    assert set(rows) == {"bare", "selected", "gepa", "constant"}  # toy is pass/fail
     assert rows["gepa"]["vs_bare"]["n"] == 8 and rows["gepa"]["vs_bare"]["delta"] == 100.0
     numbers = hc_numbers(out)["builds"][0]["gepa"]
     assert numbers["selected_vs_gepa"]["n"] == 8

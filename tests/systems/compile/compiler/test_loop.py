@@ -15,6 +15,9 @@ from tests.systems.compile.compiler.conftest import (
 )
 from tether.systems.compile.compiler import Compiler
 from tether.systems.compile.harness import bare_harness
+from tether.testing.scripted_models import ScriptedModel
+from tether.testing.scripted_student import ScriptedStudent
+from tether.testing.scripted_teacher import ScriptedTeacher, data_variants
 
 
 def test_improving_proposals_pass_the_gate_and_b_stops_after_two_no_ops(tmp_path: Path) -> None:
@@ -62,7 +65,7 @@ def test_inadmissible_proposals_are_never_scored(tmp_path: Path) -> None:
                                   restarts=1, rounds=1)
     gold, opened, fixed = result["rounds"]
     assert gold["decision"] == "inadmissible" and gold["violations"][0]["check"] == "hardcoded"
-    # the build record keeps the term; the teacher is told only where and which rule
+    # the build record keeps the term; the teacher is told only the rule
     assert "paris" in gold["violations"][0]["finding"]
     assert "paris" not in gold["violations"][0]["detail"].casefold()
     assert "paris" not in teacher.prompts[1].casefold()  # the restart prompt
@@ -190,3 +193,43 @@ def test_the_teacher_budget_holds_and_the_build_says_why_it_stopped(tmp_path: Pa
     assert result["teacher_calls"] == len(made)
     assert len(made) == 0 if budget == 100 else len(made) >= 1  # 100: not even round 0 fits
     assert result["teacher_refusals"] == len(rows) - len(made) >= 1
+
+
+def _wrong_h0(out: Path, **fields: object) -> tuple[dict[str, object], ScriptedTeacher]:
+    """Yes/no rows (bare: the scripted student's coin flips, above 0). H0 answers a word
+    no item has (admissible, scored, below bare), then v1 reads the context."""
+    import json
+
+    from tether.systems.compile.compiler import CompileConfig
+
+    rows = out.parent / f"{out.name}.jsonl"
+    rows.write_text("".join(json.dumps({
+        "id": f"f{k:02d}", "question": f"Is ferry {k} late?", "answer": ["yes", "no"][k % 2],
+        "context": ["yes", "no"][k % 2]}) + "\n" for k in range(40)))
+    spec = f"jsonl:{rows}"
+    wrong = {**bare_harness(spec).document(),
+             "hooks": {"parse": "def parse(text, item):\n    return 'zzz'\n"}}
+    variants = {spec: {**data_variants(spec), "wrong": wrong}}
+    teacher = ScriptedTeacher({"0": ["wrong", "v1"], "default": "noop"}, variants)
+    config = CompileConfig(setting=spec, teacher="scripted:t", student="scripted:s",
+                           probe=10, validation=10, test=10, out=str(out), **fields)
+    compiler = Compiler(config, teacher=ScriptedModel(teacher.script),
+                        student=ScriptedModel(ScriptedStudent({}).script))
+    return compiler.run(), teacher
+
+
+def test_a_scored_h0_below_bare_is_restarted_by_the_restart_rule(tmp_path: Path) -> None:
+    result, teacher = _wrong_h0(tmp_path / "a", rounds=0, restarts=1)
+    assert decisions(result) == ["reject", "accept"]
+    rejected = result["rounds"][0]
+    assert rejected["validation"] < result["bare"]["validation"]
+    assert result["h0"]["hash"] == result["rounds"][1]["hash"]
+    restart = teacher.prompts[1]
+    assert "attempt 2" in restart.splitlines()[0] and "rejected by the gate" in restart
+    # the note gives the gate's decision and probe scores, as every teacher prompt does
+    note = restart.split("rejected by the gate")[1]
+    assert f"its probe score: {rejected['probe']:.3f}" in note
+
+    kept, _ = _wrong_h0(tmp_path / "b", rounds=0, restarts=1, restart_rejected_h0=False)
+    assert decisions(kept) == ["reject"] and kept["selected_is_bare"]
+    assert kept["h0"]["hash"] == kept["rounds"][0]["hash"]

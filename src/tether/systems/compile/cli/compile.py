@@ -3,7 +3,8 @@
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
                    [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
                     --restarts 2 --builds 1 --seed 0 --interventions
-                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote[,gepa]
+                    --comparators h0,oneshot,human_recipe,student_routed,cot_vote
+                                  [,plain_vote,gepa]
                     --teacher-temperature 0.7 --teacher-max-tokens 2048
                     --teacher-token-budget N --student-token-budget N] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
@@ -58,7 +59,8 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
               help="also score the selection's five decision interventions on test")
 @click.option("--comparators",
               help="test arms beside bare and the selection, comma-separated, or none "
-                   f"[{','.join(COMPARATORS)}]; also gepa (needs the gepa extra)")
+                   f"[{','.join(COMPARATORS)}]; also plain_vote (majority vote without CoT) "
+                   "and gepa (needs the gepa extra)")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
 @click.option("--teacher-token-budget", type=int,
@@ -171,6 +173,10 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         tokens = row.get("tokens_per_item")
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
                        "-" if tokens is None else f"{tokens:.1f}")
+    constant = result.get("constant")
+    if constant:  # constant_answer.py: no model, so no validation score and no tokens
+        scores.add_row(f"constant ({esc(repr(constant['answer']))})", "-",
+                       _fmt(constant["test"]), "0.0")
     console.print(scores)
     for k, build in enumerate(builds):
         gepa = build.get("gepa") or {}
@@ -183,6 +189,8 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         console.print(f"student tokens: {result['student_tokens']}"
                       + (f" of a budget of {cap}" if cap is not None else ""))
     refused = sum(b.get("teacher_refusals") or 0 for b in builds)
+    cost = result.get("teacher_cost")
     console.print(f"teacher tokens: {result['teacher_tokens']}"
+                  + f", teacher cost: {'-' if cost is None else f'${cost:.4f}'}"
                   + (f" ({refused} calls refused by the budget)" if refused else "")
                   + f"; run directory: {root}")

@@ -34,6 +34,7 @@ with `builds > 1` the same fields hold means over the builds (hashes become list
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import Progress, ScoringEnv, SplitScore, SplitScorer
 from tether.systems.compile.compiler.summary import summarise
 from tether.systems.compile.compiler.teacher import TeacherClient
+from tether.systems.compile.constant_answer import applies, constant_answer, constant_row
 from tether.systems.compile.harness import Harness, bare_harness
 from tether.systems.compile.interventions import INTERVENTIONS, NotApplicable
 from tether.systems.compile.recipes import recipe, recipe_settings
@@ -160,7 +162,8 @@ class Compiler:
     def _run(self) -> dict[str, Any]:
         cfg = self.config
         env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
-                       cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests)
+                       cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests,
+                       cfg.restart_rejected_h0)
         for k in range(cfg.builds):
             self.store.start_build(k)
             store = self.store.build(k)
@@ -202,6 +205,9 @@ class Compiler:
         spend (gepa_arm.py)."""
         cfg = self.config
         match = matched_budget(cfg.teacher_token_budget, store, cfg.sizes)
+        if cfg.gepa_metric_calls is not None:  # the paper's budget, or any other
+            match = replace(match, metric_calls=cfg.gepa_metric_calls,
+                            metric_calls_source="set")
         arm_store = store.gepa_store()
         teacher = TeacherClient(self.teacher_model, arm_store, seed=cfg.seed + k,
                                 temperature=cfg.teacher_temperature,
@@ -284,11 +290,22 @@ class Compiler:
                 changes[name] = {"key": changed.hash, "mean": row["mean"],
                                  "n": len(changed.scores), "na_items": changed.na,
                                  "tokens_per_item": changed.tokens_per_item}
-        store.write_test({"arms": scores, "audit": audit, "flagged": bool(audit),
+        constant = _constant_of(self.setting, self.splits, test_items)
+        store.write_test({"arms": scores, "constant": constant,
+                          "audit": audit, "flagged": bool(audit),
                           "gepa_audit": gepa_audit,
                           "interventions": changes, "items": [i.item_id for i in test_items],
                           "student_stopped": stops[0] if stops else None})
         self._testing = None
+
+
+def _constant_of(setting: Setting, splits: dict[str, list[Item]],
+                 test_items: list[Item]) -> dict[str, Any] | None:
+    """The constant-answer row (constant_answer.py); None on a graded setting."""
+    if not applies(setting):
+        return None
+    answer = constant_answer(setting, [*splits["probe"], *splits["validation"]])
+    return None if answer is None else constant_row(setting, answer, test_items)
 
 
 def compile_tasks(setting: Setting, splits: dict[str, list[Item]],

@@ -10,11 +10,14 @@
     rounds = 3                  # reflection rounds after round 0
     protocol = "A"              # A (edit the latest, the paper's default) or B
     restarts = 2                # extra round-0 proposals when H0 is unusable
+    restart_rejected_h0 = true  # ... or scored and rejected by the gate (below bare)
     builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
                                 # arms scored on test beside bare and the selection;
-                                # "gepa" (the gepa extra) is asked for by name only
+                                # "plain_vote" and "gepa" (the gepa extra) are
+                                # asked for by name only
+    gepa_metric_calls = 3000    # the gepa arm's metric-call budget (absent: the build's own)
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -46,13 +49,15 @@ __all__ = ["COMPARATORS", "OPTIONAL_COMPARATORS", "CompileConfig", "load_compile
 
 #: the test arms beside bare and the selection (both always scored: bare is the
 #: reference of every paired test), in report order
-Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote", "gepa"]
+Comparator = Literal["h0", "oneshot", "human_recipe", "student_routed", "cot_vote",
+                     "plain_vote", "gepa"]
 #: the comparators scored by default
 COMPARATORS: tuple[Comparator, ...] = ("h0", "oneshot", "human_recipe", "student_routed",
                                        "cot_vote")
 #: comparators scored only when named: GEPA runs a search of its own (a teacher budget
-#: as large as the compile's) and needs the `gepa` extra
-OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("gepa",)
+#: as large as the compile's) and needs the `gepa` extra; plain_vote (majority vote
+#: without CoT, baselines.py) is paper 001's comparator, n student samples per test item
+OPTIONAL_COMPARATORS: tuple[Comparator, ...] = ("plain_vote", "gepa")
 
 
 class CompileConfig(BaseModel):
@@ -67,6 +72,9 @@ class CompileConfig(BaseModel):
     rounds: int = Field(default=3, ge=0)
     protocol: Literal["A", "B"] = "A"
     restarts: int = Field(default=2, ge=0)
+    #: a scored H0 the gate rejects (below the bare floor on validation) is replaced by a
+    #: restart too, like an unusable one (docs/compile/index.md: the restart rule)
+    restart_rejected_h0: bool = True
     builds: int = Field(default=1, ge=1)
     seed: int = 0
     out: str | None = None
@@ -88,6 +96,9 @@ class CompileConfig(BaseModel):
     #: the comparators scored on test (oneshot: no one-shot teacher call without it;
     #: cot_vote is the expensive one: 5 samples of up to 256 tokens per item)
     comparators: list[Comparator] = Field(default_factory=lambda: list(COMPARATORS))
+    #: the gepa comparator's metric-call budget (none: matched to the probe and
+    #: validation scorings of the build's own loop; paper 001's GEPA runs 3000)
+    gepa_metric_calls: int | None = Field(default=None, ge=1)
 
     @field_validator("comparators", mode="before")
     @classmethod

@@ -27,7 +27,11 @@ How it is matched with the compile (the paper's Table 43 compares the two search
   replayed on resume);
 - budget (`GepaMatch`): teacher tokens = the compile's `teacher_token_budget`, or where
   it has none the tokens the build's own teacher spent; metric calls = the probe and
-  validation item scorings the build's loop made. A call the budget refuses ends the
+  validation item scorings the build's loop made, unless the config sets
+  `gepa_metric_calls` (the paper's GEPA runs 3,000); both numbers are recorded
+  (`budget.metric_calls`, `budget.build_metric_calls`, `budget.metric_calls_source`).
+  GEPA checks the budget between its steps, so a search may end a few calls past it.
+  A call the budget refuses ends the
   search cleanly (a stop condition), and GEPA's best candidate so far is the result; so
   does a third teacher failure in a row.
 """
@@ -112,6 +116,10 @@ class GepaMatch:
 
     teacher_tokens: int
     metric_calls: int
+    #: the probe and validation scorings of the build's own loop (what `matched` means)
+    build_metric_calls: int = 0
+    #: "matched" (metric_calls = the build's own) or "set" (the config's gepa_metric_calls)
+    metric_calls_source: str = "matched"
 
 
 def matched_budget(token_budget: int | None, store: BuildRecords,
@@ -125,7 +133,8 @@ def matched_budget(token_budget: int | None, store: BuildRecords,
     probe, validation = int(sizes["probe"]), int(sizes["validation"])
     calls = probe + validation + sum(probe for r in rounds if r.get("probe") is not None) \
         + sum(validation for r in rounds if r.get("validation") is not None)
-    return GepaMatch(teacher_tokens=token_budget or max(1, spent), metric_calls=calls)
+    return GepaMatch(teacher_tokens=token_budget or max(1, spent), metric_calls=calls,
+                     build_metric_calls=calls)
 
 
 class HarnessAdapter:
@@ -308,7 +317,9 @@ def run_gepa(env: ScoringEnv, store: BuildRecords, teacher: TeacherClient, match
             "seed_validation": float(result.val_aggregate_scores[0]),
             "candidates": result.num_candidates, "metric_calls": result.total_metric_calls,
             "budget": {"teacher_tokens": match.teacher_tokens,
-                       "metric_calls": match.metric_calls},
+                       "metric_calls": match.metric_calls,
+                       "metric_calls_source": match.metric_calls_source,
+                       "build_metric_calls": match.build_metric_calls},
             "teacher_tokens": teacher.tokens_used(), "teacher_calls": len(calls),
             "stopped": reflection.stopped() or _metric_stop(result, match),
             "log": log.lines[-_LOG_LINES:]}

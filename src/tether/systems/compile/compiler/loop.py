@@ -7,8 +7,9 @@ The steps (the paper's Tables 15 and 25):
 1. The bare harness is scored on probe and validation: the first incumbent.
 2. Round 0: the teacher writes H0 from the manual, the setting with resource examples on
    3 probe items, and the bare probe score. While H0 is unparseable, inadmissible
-   (smoke-broken hooks included) or the call failed, up to `restarts` new round-0 calls,
-   each told why the last one was unusable.
+   (smoke-broken hooks included), the call failed or (`restart_rejected_h0`, the
+   default) H0 was scored and the gate rejected it (below the bare floor), up to
+   `restarts` new round-0 calls, each told why the last one was not kept.
 3. Reflection rounds 1..rounds under protocol A (edit the latest proposal) or B (edit the
    incumbent; a returned incumbent is a no-op; two consecutive no-ops stop the build).
    Either may first request one probe trace. A failed call or an unparseable reply is
@@ -41,7 +42,6 @@ from typing import Any
 
 from tether.models import json_object
 from tether.systems.compile.admissibility import check_harness
-from tether.systems.compile.answer_audit import audit_findings, redact_document
 from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.evidence import paired_traces, probe_report, trace_of
 from tether.systems.compile.compiler.gate import Incumbent, gate
@@ -68,6 +68,8 @@ class BuildEnv(ScoringEnv):
     protocol: str
     restarts: int
     trace_requests: bool
+    #: a scored H0 the gate rejects is restarted too (the restart rule, see _round0)
+    restart_rejected_h0: bool = True
 
 
 class BuildLoop:
@@ -175,8 +177,18 @@ class BuildLoop:
             reply = self.teacher.call(f"r00-s{restart}", prompt)
             record = self._propose(0, restart, reply, parent=self.bare.hash,
                                    parent_doc=self.bare.document())
-            if record["decision"] in ("accept", "reject", "tie") or self._stopped():
+            final = ("accept", "tie") if self.env.restart_rejected_h0 else (
+                "accept", "reject", "tie")
+            if record["decision"] in final or self._stopped():
                 break
+            if record["decision"] == "reject":
+                # the restart rule: a scored H0 below the bare floor is replaced too. The
+                # note says what the protocol shows of any proposal (the gate's decision,
+                # probe scores), never a validation number.
+                note = ("## Your previous round-0 proposal was rejected by the gate (it "
+                        "scored below the bare student on the validation split); its probe "
+                        f"score: {record['probe']:.3f}, the bare student's: {bare_probe:.3f}")
+                continue
             note = (f"## Your previous round-0 proposal was unusable ({record['decision']})\n"
                     + "\n".join(f"- {v['check']}: {v['detail']}"
                                 for v in record.get("violations") or [])
@@ -201,13 +213,21 @@ class BuildLoop:
             reply = self.teacher.call(f"{key}-trace",
                                       trace_answer(prompt, trace_item,
                                                    self._trace(base_hash, trace_item)))
-        parent_doc = self.documents.get(base_hash) if self.env.protocol == "B" else self.latest_doc
+        parent_doc = (self.documents.get(base_hash) if self.env.protocol == "B"
+                      or self.latest_doc is None else self.latest_doc)
         record = self._propose(r, 0, reply, parent=base_hash, parent_doc=parent_doc,
                                trace_item=trace_item)
         return record
 
     def _prompt_a(self, r: int) -> tuple[str, str]:
         latest, doc = self.latest, self.latest_doc
+        withheld = latest is not None and doc is None
+        if withheld:  # a refused hard-coded proposal: its verdict, then the incumbent
+            prompt = reflection_a_prompt(self.env.setting, latest or {}, self.incumbent.document,
+                                         self.reports.get(self.incumbent.hash), None,
+                                         self._public_records(), self.incumbent.hash, r,
+                                         withheld=True)
+            return self.incumbent.hash, prompt
         if latest is None or doc is None:  # no parsed proposal yet: edit the incumbent
             latest = {"round": "bare", "hash": self.incumbent.hash, "admissible": True}
             doc = self.incumbent.document
@@ -262,19 +282,6 @@ class BuildLoop:
         return trace_of(item, probe.outcomes[item_id], self.env.setting.gold(item),
                         probe.scores.get(item_id))
 
-    def _redacted(self, document: dict[str, Any]) -> dict[str, Any]:
-        """An inadmissible proposal as the teacher will see it again (A edits the latest):
-        validation gold it hard-coded removed, so the echo names no held-out answer."""
-        try:
-            harness = Harness.model_validate(document)
-        except ValueError:
-            return document
-        probe = self.env.splits["probe"]
-        findings = audit_findings(harness, self.env.setting,
-                                  [*probe, *self.env.splits["validation"]],
-                                  [i.item_id for i in probe])
-        return redact_document(document, findings)
-
     # -- one proposal --------------------------------------------------------------
     def _propose(self, r: int, restart: int, reply: TeacherReply, *, parent: str,
                  parent_doc: dict[str, Any] | None,
@@ -309,7 +316,9 @@ class BuildLoop:
             record["changed"] = changed_components(parent_doc, document)
         self.latest, self.latest_doc = record, document
         if any(v.get("check") == "hardcoded" for v in verdict["violations"]):
-            self.latest_doc = self._redacted(document)
+            # never echoed: as written it carries held-out gold, and with the gold cut
+            # out the cuts would mark which strings were gold (A edits the incumbent)
+            self.latest_doc = None
         if (self.env.protocol == "B" and r > 0 and verdict["hash"] == self.incumbent.hash):
             record["decision"] = "no-op"  # the incumbent returned unchanged
             return

@@ -173,17 +173,29 @@ def _verdict_text(record: dict[str, Any]) -> str:
 
 def reflection_a_prompt(setting: Setting, latest: dict[str, Any], latest_doc: dict[str, Any],
                         latest_report: dict[str, Any] | None, paired: dict[str, Any] | None,
-                        rounds: Sequence[dict[str, Any]], incumbent: str, round_: int) -> str:
-    parts = [place(round_), runtime_manual(), setting_text(setting),
-             f"## The latest proposal (round {latest['round']}, hash {latest['hash']})\n"
-             + _doc_text(latest_doc) + "\n" + _verdict_text(latest),
-             "## Its probe report\n" + _report_text(latest_report)]
+                        rounds: Sequence[dict[str, Any]], incumbent: str, round_: int, *,
+                        withheld: bool = False) -> str:
+    """`withheld`: the latest proposal was refused for hard-coded answers and is not
+    shown again (answer_audit.py); `latest_doc` and its report are the incumbent's."""
+    head = f"## The latest proposal (round {latest['round']}, hash {latest['hash']})\n"
+    if withheld:
+        parts = [place(round_), runtime_manual(), setting_text(setting),
+                 head + "Not shown again: a proposal refused for hard-coded answers is never "
+                 "echoed.\n" + _verdict_text(latest),
+                 f"## The incumbent (hash {incumbent}), to edit instead\n" + _doc_text(latest_doc),
+                 "## The incumbent's probe report\n" + _report_text(latest_report)]
+    else:
+        parts = [place(round_), runtime_manual(), setting_text(setting),
+                 head + _doc_text(latest_doc) + "\n" + _verdict_text(latest),
+                 "## Its probe report\n" + _report_text(latest_report)]
     if paired is not None:
         parts.append("## Paired traces against the preceding proposal (probe items where "
                      "they differ)\n" + _report_text(paired))
     parts += ["## Round history (probe scores; * marks the incumbent, the harness deployed "
               "now)\n" + history_table(rounds, incumbent),
-              "## Your task\nEdit the latest proposal to fix what its probe report shows. "
+              "## Your task\nEdit the "
+              + ("incumbent" if withheld else "latest proposal")
+              + " to fix what its probe report shows. "
               + _TRACE_OFFER + " " + _ANSWER.format(setting=setting.name)]
     return "\n\n".join(parts)
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether.models import PriceBook
 from tether.systems.compile.compiler.gate import small_gate_warning
 from tether.systems.compile.compiler.view import BuildView, CompileView
 from tether.systems.compile.harness import bare_harness
 
-__all__ = ["ARMS", "ROUND_FIELDS", "build_summary", "student_spend", "summarise",
-           "teacher_failure"]
+__all__ = ["ARMS", "ROUND_FIELDS", "build_summary", "constant_summary", "student_spend",
+           "summarise", "teacher_cost", "teacher_failure"]
 
 #: the test arms in report order (systems/compile/compiler/config.py: COMPARATORS)
 ARMS = ("bare", "h0", "selected", "oneshot", "human_recipe", "student_routed", "cot_vote",
-        "gepa")
+        "plain_vote", "gepa")
 ROUND_FIELDS = ("round", "restart", "hash", "admissible", "violations", "probe",
                 "validation", "infra_errors", "decision", "error")
 
@@ -29,6 +30,37 @@ def student_spend(dir_: CompileView) -> int | None:
         return None
     return sum(int(r["usage"]["output_tokens"]) + int(r["usage"]["reasoning_tokens"])
                for r in dir_.student_calls())
+
+
+def teacher_cost(calls: list[dict[str, Any]], teacher_spec: str | None) -> float | None:
+    """Dollars of the teacher calls from the price on the teacher's spec
+    (`;price_in=X;price_out=Y`, per million tokens; tether.models.pricing): None when
+    a call's model has no known price, never 0. A call the budget refused was never
+    made and a call that failed got no reply to bill (both hold 0 tokens); a call the
+    cache answered made no request (0 dollars)."""
+    book = PriceBook(specs=[teacher_spec] if teacher_spec else [])
+    dollars = 0.0
+    for call in calls:
+        if call.get("refused"):
+            continue
+        price = book.price(str(call.get("model")))
+        if price is None:
+            return None
+        if any(c.get("cache_hit") for c in call.get("calls") or []):
+            continue
+        dollars += price.cost(int(call.get("input_tokens", 0)), int(call.get("output_tokens", 0)))
+    return dollars
+
+
+def constant_summary(test: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The constant-answer row of a build's test record (constant_answer.py): its
+    answer, test mean and item count; None where none was computed (a graded metric, a
+    compile from before it existed)."""
+    row = (test or {}).get("constant")
+    if not row:
+        return None
+    return {"answer": row["answer"], "test": row["mean"], "n": row["n"],
+            "source": row.get("source")}
 
 
 def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
@@ -81,20 +113,27 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
                     "infra_errors": infra_of("oneshot")},
         **{arm: {"test": test_of(arm), "tokens_per_item": tokens_of(arm),
                  "infra_errors": infra_of(arm)}
-           for arm in ("human_recipe", "student_routed", "cot_vote")},
+           for arm in ("human_recipe", "student_routed", "cot_vote", "plain_vote")},
         "gepa": {"hash": gepa.get("hash"), "admissible": gepa.get("admissible"),
                  "validation": gepa.get("validation"), "test": test_of("gepa"),
                  "tokens_per_item": tokens_of("gepa"), "infra_errors": infra_of("gepa"),
                  "teacher_tokens": gepa.get("teacher_tokens"),
                  "teacher_budget": (gepa.get("budget") or {}).get("teacher_tokens"),
-                 "metric_calls": gepa.get("metric_calls"), "stopped": gepa.get("stopped"),
+                 "metric_calls": gepa.get("metric_calls"),
+                 "metric_call_budget": (gepa.get("budget") or {}).get("metric_calls"),
+                 "metric_call_budget_source": (gepa.get("budget") or {}).get(
+                     "metric_calls_source", "matched"),
+                 "build_metric_calls": (gepa.get("budget") or {}).get("build_metric_calls"),
+                 "stopped": gepa.get("stopped"),
                  "test_audit": (store.test() or {}).get("gepa_audit", [])},
         "rounds": [{k: r.get(k) for k in ROUND_FIELDS} for r in rounds],
         "teacher_tokens": sum(int(c.get("input_tokens", 0)) + int(c.get("output_tokens", 0))
                               for c in calls),
         "teacher_calls": len(calls),
         "teacher_refusals": refusals,
-        "teacher_cost": None,  # no tether backend reports a cost
+        "teacher_cost": teacher_cost(store.teacher_calls(),
+                                     (dir_.config() or {}).get("teacher")),
+        "constant": constant_summary(store.test()),
         "test_audit": {"flagged": (store.test() or {}).get("flagged"),
                        "findings": (store.test() or {}).get("audit", [])},
     }
@@ -135,6 +174,9 @@ def summarise(dir_: CompileView) -> dict[str, Any]:
                     for field in ("validation", "test", "tokens_per_item")
                     if field in builds[0][arm]}
     out["teacher_tokens"] = _mean([b["teacher_tokens"] for b in builds])
+    costs = [b["teacher_cost"] for b in builds]  # every build's teacher, together
+    out["teacher_cost"] = None if None in costs else sum(costs)
+    out["constant"] = builds[0]["constant"]  # the builds share their splits
     return out
 
 

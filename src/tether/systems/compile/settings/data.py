@@ -409,7 +409,10 @@ class DataSetting:
         return []
 
     def public_vocabulary(self) -> list[str]:
-        # the options a multiple-choice row lists are named by the task itself
-        return sorted({str(c) for item in self.items
-                       for c in item.data["fields"].get("choices", []) or []
-                       if isinstance(item.data["fields"].get("choices"), list)})
+        """The options every row lists (a fixed label set: `yes`/`no`/`maybe`). The union
+        of all rows' options would be the file's answer inventory, held-out gold of
+        other rows included, so an option only some rows list is not exempt from the
+        hard-coded-answer audit (a harness reads it from the row's `choices` field)."""
+        lists = [{str(c) for c in choices} for item in self.items
+                 if isinstance(choices := item.data["fields"].get("choices"), list)]
+        return sorted(set.intersection(*lists)) if lists else []
