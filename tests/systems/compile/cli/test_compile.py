@@ -125,3 +125,32 @@ def test_token_budget_flags_are_kept_and_a_student_stop_is_said(tmp_path: Path) 
     assert "student tokens:" in shown and "of a budget of 100" in shown
     assert _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT,
                  "--student-token-budget", "0", "--out", str(tmp_path / "z")]).exit_code == 2
+
+
+def test_a_student_whose_every_call_fails_is_unknown_never_zero(tmp_path: Path) -> None:
+    # every student call an API failure: nothing was scored, so no arm has a mean (not 0)
+    failing = "scripted:tether.testing.scripted_teacher:dead"  # every call raises
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", failing, *SMALL,
+                   "--comparators", "none", "--out", str(tmp_path / "b"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    for arm in ("bare", "selected"):
+        assert out[arm]["validation"] is None and out[arm]["test"] is None, out[arm]
+    assert out["bare"]["infra_errors"]["test"] == 8
+    shown = _run(["--setting", "toy", "--teacher", TEACHER, "--student", failing, *SMALL,
+                  "--comparators", "none", "--out", str(tmp_path / "c")])
+    assert "the bare student was never scored on test: 8 infra errors" in shown.output
+    bare_row = next(line for line in shown.output.splitlines()
+                    if line.strip("│┃ ").startswith("bare "))
+    assert [c.strip() for c in bare_row.strip("│┃ ").split("│")][:3] == ["bare", "-", "-"]
+
+
+def test_a_bad_model_spec_leaves_no_run_directory_behind(tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    bad = _run(["--setting", "toy", "--teacher", TEACHER, "--student", "openai/x;nope=1",
+                *SMALL, "--out", str(out)])
+    assert bad.exit_code == 2 and "unknown option(s) ['nope']" in bad.output
+    assert not out.exists()  # so the corrected command is not refused as "already holds"
+    good = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                 "--comparators", "none", "--out", str(out)])
+    assert good.exit_code == 0, good.output

@@ -178,6 +178,12 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(f"constant ({esc(repr(constant['answer']))})", "-",
                        _fmt(constant["test"]), "0.0")
     console.print(scores)
+    failed = (result.get("bare") or {}).get("infra_errors") or {}
+    if result.get("bare", {}).get("test") is None and (failed.get("test") or 0) > 0:
+        # nothing scored is unknown, not 0: say why, since it is almost always the endpoint
+        console.print(f"the bare student was never scored on test: {failed['test']} infra "
+                      "errors (endpoint or sandbox failures); is the student endpoint "
+                      "reachable? (trials.jsonl has each error)", highlight=False)
     for k, build in enumerate(builds):
         gepa = build.get("gepa") or {}
         if gepa.get("stopped") is not None:

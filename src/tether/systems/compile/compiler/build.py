@@ -113,6 +113,10 @@ class Compiler:
         self.config = config
         self.splits = self.setting.splits(config.seed, config.sizes)
         check_splits(self.setting, self.splits, config.sizes)
+        # the model specs before the directory: a bad spec leaves no run behind that
+        # refuses the corrected command ("already holds a compile")
+        teacher = teacher or parse_model(config.teacher)
+        student = student or parse_model(config.student)
         # one process per directory: the run store's lock, held until run() ends
         self.store = run if run is not None else CompileRun.create(
             target, config.model_dump(), compile_tasks(self.setting, self.splits, config))
@@ -336,7 +340,7 @@ def _arm(result: SplitScore, harness_hash: str | None = None) -> dict[str, Any]:
     row = {"hash": harness_hash, "key": result.hash,
            # an arm the student's budget stopped before its last item has no mean: a mean
            # over the items that fitted would compare arms on different items
-           "mean": None if result.stopped else result.mean,
+           "mean": None if result.stopped else result.known_mean,
            "n": len(result.scores), "tokens_per_item": result.tokens_per_item,
            "infra_errors": result.infra_errors}
     if result.budget:

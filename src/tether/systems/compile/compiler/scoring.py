@@ -99,6 +99,13 @@ class SplitScore:
         return sum(self.scores.values()) / len(self.scores) if self.scores else 0.0
 
     @property
+    def known_mean(self) -> float | None:
+        """The mean as reported: None when items ran but none was scored (every one an
+        infra error, n/a or unlabelled), which is unknown, never a score of 0. The gate
+        compares `mean`, where such a split counts 0 and so never beats the floor."""
+        return self.mean if self.scores else None
+
+    @property
     def tokens_per_item(self) -> float:
         """Over the items it ran on (n/a and budget-stopped items excluded)."""
         n = len(self.outcomes) - len(self.na) - len(self.budget)

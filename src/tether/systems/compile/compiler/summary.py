@@ -99,10 +99,14 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
         # why the student's budget left items unscored: in the rounds, else on test
         "student_stopped": selected.get("student_stopped")
         or (store.test() or {}).get("student_stopped"),
-        "bare": {"validation": bare_val.mean if bare_val else None, "test": test_of("bare"),
+        "bare": {"validation": bare_val.known_mean if bare_val else None,
+                 "test": test_of("bare"),
                  "tokens_per_item": tokens_of("bare"),
                  "infra_errors": infra_of("bare", bare_val.hash if bare_val else None)},
-        "selected": {"validation": selected.get("validation"), "test": test_of("selected"),
+        # bare selected: its validation is the bare floor's, unknown when nothing scored
+        "selected": {"validation": (bare_val.known_mean if bare_val else None)
+                     if selected.get("is_bare") else selected.get("validation"),
+                     "test": test_of("selected"),
                      "tokens_per_item": tokens_of("selected"),
                      "infra_errors": infra_of("selected", selected.get("hash"))},
         "h0": {"hash": h0.get("hash"), "validation": h0.get("validation"),
