@@ -50,7 +50,7 @@ def test_html_and_the_report_command(built: Path, tmp_path: Path) -> None:
     page = out.read_text()
     assert "Harness compilation" in page and "Build 0" in page
     assert "Interventions on the selection" in page
-    shown = json.loads(result.output)
+    shown = json.loads(result.stdout)
     assert shown["report"] == str(out.resolve())
     assert shown["baseline"] == "bare"  # the scorings' arms paired against bare
     paired = {r["arm"]: r for r in shown["paired"]}
@@ -206,6 +206,6 @@ def test_a_compile_with_no_scored_item_still_reports(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["report", str(tmp_path / "z"), "--json",
                                        "--out", str(out)])
     assert result.exit_code == 0, result.output
-    shown = json.loads(result.output)
+    shown = json.loads(result.stdout)
     assert shown["builds"][0]["selected_is_bare"] is True
     assert shown["result"]["student_tokens"] == 0 and "Build 0" in out.read_text()

@@ -72,5 +72,5 @@ def test_an_item_a_setting_does_not_have_is_a_config_error() -> None:
 def test_suites_list_shows_the_harness_suites_with_counts() -> None:
     result = CliRunner().invoke(main, ["suites", "list", "--json"])
     assert result.exit_code == 0, result.output
-    counts = {s["name"]: s["tasks"] for s in json.loads(result.output)["suites"]}
+    counts = {s["name"]: s["tasks"] for s in json.loads(result.stdout)["suites"]}
     assert counts["harness-slides"] == 200 and counts["harness-flags:probe"] == 50

@@ -45,7 +45,7 @@ def test_check_json(tmp_path):
     result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad), "--setting",
                                        "toy", "--json"])
     assert result.exit_code == 1
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert out["admissible"] is False and out["hash"] == Harness.model_validate(bad).hash
     # one refusal whatever was found (the teacher reads it); the findings name both terms
     [v] = out["violations"]
@@ -65,7 +65,7 @@ def test_check_reports_a_prompt_field_no_observation_has(tmp_path):
     bad = {**GOOD, "prompts": {"answer": "Context: {ocr}\nQuestion: {question}"}}
     result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad), "--json"])
     assert result.exit_code == 1
-    out = json.loads(result.output)
+    out = json.loads(result.stdout)
     assert [v["check"] for v in out["violations"]] == ["schema"]
     assert out["violations"][0]["detail"].startswith("prompts.answer: unknown field {ocr}")
     fixed = {**GOOD, "prompts": {"answer": "Context: {hint}\nQuestion: {question}"},

@@ -38,7 +38,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "--student", STUDENT, "--rounds", "1", "--comparators", "none",
                 "--out", str(root / "build"), "--json")
     assert made.exit_code == 0, made.output
-    result = json.loads(made.output)
+    result = json.loads(made.stdout)
     assert not result["selected_is_bare"]  # a harness that reads `context` was chosen
     return root / "build"
 
@@ -98,7 +98,7 @@ def test_a_labelled_file_is_scored_where_it_has_labels(compiled: Path,
     ran = _cli("harness", "apply", str(compiled), "--data", f"jsonl:{data}", "--student",
                STUDENT, "--out", str(out), "--json")
     assert ran.exit_code == 0, ran.output
-    result = json.loads(ran.output)
+    result = json.loads(ran.stdout)
     assert (result["rows"], result["labelled"], result["scored"]) == (4, 2, 2)
     assert result["mean"] == 0.5
     assert result["checks"] == ["schema", "hooks", "hardcoded", "smoke", "determinism"]
@@ -135,7 +135,7 @@ def test_a_second_resume_adds_no_trials(compiled: Path, tmp_path: Path) -> None:
     for _ in range(2):
         again = _cli("harness", "apply", "--resume", str(out), "--json")
         assert again.exit_code == 0, again.output
-        assert json.loads(again.output)["answered"] == 3
+        assert json.loads(again.stdout)["answered"] == 3
     assert len(_trials(out)) == 3
     assert len((out / "trials.jsonl").read_text().splitlines()) == 3
     assert _predictions(out) == predictions

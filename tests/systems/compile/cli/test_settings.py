@@ -12,7 +12,7 @@ from tether.cli import main
 def test_settings_list_names_each_setting_with_its_resources() -> None:
     result = CliRunner().invoke(main, ["settings", "list", "--json"])
     assert result.exit_code == 0, result.output
-    rows = {r["name"]: r for r in json.loads(result.output)}
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
     assert rows["toy"]["resources"] == {"hint": True, "signals": True}
     assert rows["toy"]["aggregation"] == "pass_rate"
     assert rows["toy"]["summary"].startswith("Test double")
@@ -40,7 +40,7 @@ def test_settings_show_rows_prints_items_as_tether_reads_them(tmp_path) -> None:
     result = CliRunner().invoke(main, ["settings", "show", f"csv:{path}", "--rows", "2",
                                        "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"items": [
+    assert json.loads(result.stdout) == {"items": [
         {"id": "q1", "question": "two\nlines", "gold": ["Oslo"], "fields": {"context": "a\r\nb"}},
         {"id": "q2", "question": "Sum", "gold": ["4"], "fields": {}}]}
     text = CliRunner().invoke(main, ["settings", "show", f"csv:{path}", "--rows", "1"])

@@ -198,9 +198,9 @@ def test_the_metric_call_budget_can_be_set_and_is_recorded_beside_the_builds_own
                       f'out = "{tmp_path / "set"}"\n')
     cli = CliRunner().invoke(main, ["compile", str(config), "--json"])
     assert cli.exit_code == 0, cli.output
-    gepa = json.loads(cli.output)["gepa"]
+    gepa = json.loads(cli.stdout)["gepa"]
     matched = json.loads(CliRunner().invoke(main, ["compile", "--resume", str(out),
-                                                   "--json"]).output)["gepa"]
+                                                   "--json"]).stdout)["gepa"]
     assert matched["metric_call_budget_source"] == "matched"
     assert matched["metric_call_budget"] == matched["build_metric_calls"] > 7
     assert gepa["metric_call_budget"] == 7 and gepa["metric_call_budget_source"] == "set"

@@ -94,7 +94,7 @@ def test_a_metric_failing_later_is_that_items_error_not_the_end(tmp_path, monkey
                   BODY.format(misbehave=misbehave))
     res = compile_(tmp_path, f"{name}:score", "--json")
     assert res.exit_code == 0, res.output[-3000:]
-    out = json.loads(res.output)
+    out = json.loads(res.stdout)
     assert out["bare"]["infra_errors"]["validation"] + out["bare"]["infra_errors"]["test"] >= 1
     # the compile is a run: each failed item is a trial the metric errored, never scored
     trials = [json.loads(line) for line in
