@@ -1,7 +1,7 @@
 """`tether compile`: a teacher compiles a harness for a frozen student.
 
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
-                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
+                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B|AB
                     --restarts 2 --builds 1 --seed 0 --interventions
                     --comparators h0,oneshot,human_recipe,student_routed,cot_vote
                                   [,plain_vote,gepa]
@@ -50,7 +50,9 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--validation", type=int, help="validation split size [50]")
 @click.option("--test", type=int, help="test split size [200]")
 @click.option("--rounds", type=int, help="reflection rounds after round 0 [3]")
-@click.option("--protocol", type=click.Choice(["A", "B"]), help="reflection protocol [A]")
+@click.option("--protocol", type=click.Choice(["A", "B", "AB"]),
+              help="reflection protocol: A, B, or AB (both from one H0, an A and a B build "
+                   "per replicate) [A]")
 @click.option("--restarts", type=int, help="extra round-0 proposals when H0 is unusable [2]")
 @click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
 @click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
@@ -148,7 +150,8 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
 
     builds = result.get("builds") or [result]
     for k, build in enumerate(builds):
-        table = Table(title=f"build {k}: rounds", title_justify="left")
+        protocol = f" (protocol {build['protocol']})" if build.get("shared_h0") else ""
+        table = Table(title=f"build {k}{protocol}: rounds", title_justify="left")
         for col in ("round", "hash", "admissible", "probe", "validation", "decision"):
             table.add_column(col)
         for r in build["rounds"]:
@@ -161,6 +164,10 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
             chosen = "bare (the student's budget stopped before the bare floor was scored)"
         console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
+        shared = build.get("shared_h0") or {}
+        if shared.get("read_by") == str(k):  # the shared-H0 mode (compiler/plan.py)
+            console.print(f"H0 shared with build {shared['written_by']} (round 0 read from "
+                          "it, not asked again)", highlight=False)
         if build.get("student_stopped"):
             console.print(f"items the student's budget left unscored (not failures): "
                           f"{build['student_stopped']}", highlight=False)
@@ -178,6 +185,10 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(f"constant ({esc(repr(constant['answer']))})", "-",
                        _fmt(constant["test"]), "0.0")
     console.print(scores)
+    for protocol, arms in (result.get("by_protocol") or {}).items():
+        console.print(f"protocol {protocol} (mean over its builds): selected test "
+                      f"{_fmt(arms['selected'].get('test'))}, H0 test "
+                      f"{_fmt(arms['h0'].get('test'))}", highlight=False)
     for k, build in enumerate(builds):
         gepa = build.get("gepa") or {}
         if gepa.get("stopped") is not None:
