@@ -201,10 +201,12 @@ def gepa_numbers(row: Mapping[str, Any] | None, test: Mapping[str, Any],
     if scores.get("gepa") and scores.get("selected"):
         paired = paired_row(scores["gepa"], scores["selected"], graded=graded)
     keys = ("hash", "is_seed", "admissible", "violations", "validation", "seed_validation",
+            "searched",
             "candidates", "metric_calls", "budget", "teacher_tokens", "teacher_calls",
             "stopped")
-    return {**{k: row.get(k) for k in keys},
+    return {**{k: row.get(k) for k in keys}, "variant": row.get("variant", "prompt"),
             "prompts": dict((row.get("document") or {}).get("prompts") or {}),
+            "document": row.get("document"),
             "selected_vs_gepa": paired, "audit": list(test.get("gepa_audit") or [])}
 
 

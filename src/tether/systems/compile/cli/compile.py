@@ -6,7 +6,8 @@
                     --comparators h0,oneshot,human_recipe,student_routed,cot_vote
                                   [,plain_vote,gepa]
                     --teacher-temperature 0.7 --teacher-max-tokens 2048
-                    --teacher-token-budget N --student-token-budget N] [--json]
+                    --teacher-token-budget N --student-token-budget N
+                    --gepa-variant prompt|content|structured] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -34,7 +35,7 @@ from tether.errors import ConfigError
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
            "teacher_temperature", "teacher_max_tokens", "metric", "teacher_token_budget",
-           "student_token_budget")
+           "student_token_budget", "gepa_variant")
 
 
 @click.command("compile")
@@ -63,6 +64,9 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
               help="test arms beside bare and the selection, comma-separated, or none "
                    f"[{','.join(COMPARATORS)}]; also plain_vote (majority vote without CoT) "
                    "and gepa (needs the gepa extra)")
+@click.option("--gepa-variant", type=click.Choice(["prompt", "content", "structured"]),
+              help="what the gepa comparator searches: prompt (the templates), content "
+                   "(+ resources), structured (+ decode, answer mode, parse hook) [prompt]")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
 @click.option("--teacher-token-budget", type=int,
@@ -192,8 +196,9 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
     for k, build in enumerate(builds):
         gepa = build.get("gepa") or {}
         if gepa.get("stopped") is not None:
-            console.print(f"build {k} gepa: {gepa['teacher_tokens']} of "
-                          f"{gepa['teacher_budget']} teacher tokens, {gepa['metric_calls']} "
+            console.print(f"build {k} gepa ({gepa['variant']} variant): "
+                          f"{gepa['teacher_tokens']} of {gepa['teacher_budget']} teacher "
+                          f"tokens, {gepa['metric_calls']} of {gepa['metric_call_budget']} "
                           f"metric calls; stopped: {esc(gepa['stopped'])}", highlight=False)
     if result.get("student_tokens") is not None:
         cap = result.get("student_token_budget")

@@ -222,7 +222,8 @@ class Compiler:
                                 temperature=cfg.teacher_temperature,
                                 max_tokens=cfg.teacher_max_tokens,
                                 token_budget=match.teacher_tokens)
-        return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k)
+        return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k,
+                        variant=cfg.gepa_variant)
 
     def _comparators(self) -> set[str]:
         """The comparators the config asks for that this setting has (the human recipe

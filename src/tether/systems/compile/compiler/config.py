@@ -20,6 +20,8 @@
                                 # "plain_vote" and "gepa" (the gepa extra) are
                                 # asked for by name only
     gepa_metric_calls = 3000    # the gepa arm's metric-call budget (absent: the build's own)
+    gepa_variant = "prompt"     # what GEPA may change: prompt, content (+ resources) or
+                                # structured (+ decode, answer mode, parse hook)
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -43,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tether.errors import ConfigError
 from tether.runs import read_config, strict_model
+from tether.systems.compile.compiler.gepa_variants import GepaVariant
 from tether.systems.compile.setting import DATA_FORMATS
 from tether.systems.compile.settings.data import canonical_spec
 
@@ -103,6 +106,8 @@ class CompileConfig(BaseModel):
     #: the gepa comparator's metric-call budget (none: matched to the probe and
     #: validation scorings of the build's own loop; paper 001's GEPA runs 3000)
     gepa_metric_calls: int | None = Field(default=None, ge=1)
+    #: the parts of the harness the gepa comparator searches (compiler/gepa_variants.py)
+    gepa_variant: GepaVariant = "prompt"
 
     @field_validator("comparators", mode="before")
     @classmethod

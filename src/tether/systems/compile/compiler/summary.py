@@ -120,6 +120,8 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
         "gepa": {"hash": gepa.get("hash"), "admissible": gepa.get("admissible"),
                  "validation": gepa.get("validation"), "test": test_of("gepa"),
                  "tokens_per_item": tokens_of("gepa"), "infra_errors": infra_of("gepa"),
+                 # what it searched (gepa_variants.py); older records searched prompts
+                 "variant": gepa.get("variant", "prompt") if gepa else None,
                  "teacher_tokens": gepa.get("teacher_tokens"),
                  "teacher_budget": (gepa.get("budget") or {}).get("teacher_tokens"),
                  "metric_calls": gepa.get("metric_calls"),
