@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tether.models import ModelError
-from tether.systems.compile import REFLECTION_HEAD, SCHEMA
+from tether.systems.compile import PROMPT_PART, REFLECTION_HEAD, SCHEMA
 from tether.testing.scripted_student import Accuracies, ScriptedStudent
 
 __all__ = ["VARIANTS", "ScriptedTeacher", "competent", "competent_sentences", "data_variants",
@@ -294,6 +294,8 @@ class ScriptedTeacher:
         if move == "unparseable":
             return "I would improve the template, but not today."
         template = prompt.split("```\n", 1)[1].split("\n```", 1)[0]
+        if PROMPT_PART not in prompt:  # resources, output or parse hook: kept as they are
+            return f"The same.\n```\n{template}\n```"
         if move == "contract" and _CONTRACT_LINE not in template:
             template = f"{template}\n{_CONTRACT_LINE}"
         return f"A template with an answer contract.\n```\n{template}\n```"

@@ -39,7 +39,10 @@ if TYPE_CHECKING:
         Deployed as Deployed,
         Deployment as Deployment,
     )
-    from tether.systems.compile.compiler.gepa_arm import REFLECTION_HEAD as REFLECTION_HEAD
+    from tether.systems.compile.compiler.gepa_arm import (
+        PROMPT_PART as PROMPT_PART,
+        REFLECTION_HEAD as REFLECTION_HEAD,
+    )
     from tether.systems.compile.compiler.legacy import OldBuildDir as OldBuildDir
     from tether.systems.compile.compiler.run import (
         COMMAND as COMMAND,
@@ -105,6 +108,7 @@ _HOMES: dict[str, str] = {
     "ItemOutcome": "tether.systems.compile.runtime",
     "OldBuildDir": "tether.systems.compile.compiler.legacy",
     "PREDICTIONS": "tether.systems.compile.compiler.deploy",
+    "PROMPT_PART": "tether.systems.compile.compiler.gepa_arm",
     "REFLECTION_HEAD": "tether.systems.compile.compiler.gepa_arm",
     "SCHEMA": "tether.systems.compile.harness",
     "SETTING_CLASSES": "tether.systems.compile.settings",
@@ -152,6 +156,7 @@ __all__ = [
     "ItemOutcome",
     "OldBuildDir",
     "PREDICTIONS",
+    "PROMPT_PART",
     "REFLECTION_HEAD",
     "SCHEMA",
     "SETTING_CLASSES",

@@ -56,6 +56,7 @@ from tether.systems.compile import (
 
 __all__ = ["ARMS", "across_builds", "build_dirs", "gepa_numbers", "harness_parts",
            "hc_numbers", "intervention_rows", "is_build_dir", "is_compile_run", "numbers_of",
+           "protocol_pairs",
            "paired_row", "run_interventions", "write_hc_report"]
 
 
@@ -172,6 +173,7 @@ def _build_numbers(dir_: CompileView, k: int, graded: bool) -> dict[str, Any]:
     return {
         "build": k, "rounds": store.rounds(), "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"), "stopped": selected.get("stopped"),
+        "protocol": selected.get("protocol"), "shared_h0": selected.get("shared_h0"),
         "student_stopped": selected.get("student_stopped") or test.get("student_stopped"),
         "harness": harness_parts(selected.get("document")),
         "h0_hash": (selected.get("h0") or {}).get("hash"),
@@ -199,10 +201,12 @@ def gepa_numbers(row: Mapping[str, Any] | None, test: Mapping[str, Any],
     if scores.get("gepa") and scores.get("selected"):
         paired = paired_row(scores["gepa"], scores["selected"], graded=graded)
     keys = ("hash", "is_seed", "admissible", "violations", "validation", "seed_validation",
+            "searched",
             "candidates", "metric_calls", "budget", "teacher_tokens", "teacher_calls",
             "stopped")
-    return {**{k: row.get(k) for k in keys},
+    return {**{k: row.get(k) for k in keys}, "variant": row.get("variant", "prompt"),
             "prompts": dict((row.get("document") or {}).get("prompts") or {}),
+            "document": row.get("document"),
             "selected_vs_gepa": paired, "audit": list(test.get("gepa_audit") or [])}
 
 
@@ -227,7 +231,8 @@ def across_builds(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
     for b in builds:
         arms = {a["arm"]: a.get("mean") for a in b["arms"]}
         h0, sel = arms.get("h0"), arms.get("selected")
-        rows.append({"build": b["build"], "bare": arms.get("bare"), "h0": h0, "selected": sel,
+        rows.append({"build": b["build"], "protocol": b.get("protocol"),
+                     "bare": arms.get("bare"), "h0": h0, "selected": sel,
                      "h0_to_selected": None if h0 is None or sel is None else
                      100 * (sel - h0),
                      "selected_hash": b["selected_hash"],
@@ -238,7 +243,40 @@ def across_builds(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
         return sum(values) / len(values) if values else None
 
     return {"rows": rows, "mean": {k: mean(k) for k in ("bare", "h0", "selected",
-                                                         "h0_to_selected")}}
+                                                         "h0_to_selected")},
+            "pairs": protocol_pairs(builds)}
+
+
+def protocol_pairs(builds: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The shared-H0 mode (compiler/plan.py): per replicate, the one H0 and the test
+    scores of the selections under protocols A and B (B - A in points), and their mean
+    (the paper's Table 23 layout); None when no build shares its H0."""
+    by_build = {str(b["build"]): b for b in builds}
+    rows: list[dict[str, Any]] = []
+    for b in builds:
+        shared = b.get("shared_h0") or {}
+        if b.get("protocol") != "A" or shared.get("written_by") != str(b["build"]):
+            continue
+        other = by_build.get(str(shared.get("read_by")))
+        if other is None:
+            continue
+        a_arms = {x["arm"]: x.get("mean") for x in b["arms"]}
+        b_arms = {x["arm"]: x.get("mean") for x in other["arms"]}
+        sel_a, sel_b = a_arms.get("selected"), b_arms.get("selected")
+        rows.append({"builds": [b["build"], other["build"]], "h0_hash": b.get("h0_hash"),
+                     "same_h0": b.get("h0_hash") == other.get("h0_hash"),
+                     "h0": a_arms.get("h0"), "selected_a": sel_a, "selected_b": sel_b,
+                     "b_minus_a": None if sel_a is None or sel_b is None
+                     else 100 * (sel_b - sel_a)})
+    if not rows:
+        return None
+
+    def mean(key: str) -> float | None:
+        values = [float(r[key]) for r in rows if r[key] is not None]
+        return sum(values) / len(values) if values else None
+
+    return {"rows": rows, "mean": {k: mean(k) for k in ("h0", "selected_a", "selected_b",
+                                                         "b_minus_a")}}
 
 
 def hc_numbers(path: Path) -> dict[str, Any]:

@@ -229,9 +229,9 @@ def test_json_and_the_report_carry_the_gepa_arm(tmp_path: Path) -> None:
     assert numbers["selected_vs_gepa"]["delta"] == pytest.approx(
         100 * (rows["selected"]["mean"] - 1.0))
     html = write_hc_report(out)[0].read_text()
-    assert "GEPA: the matched prompt search" in html and "selected − GEPA" in html
+    assert "GEPA (prompt variant): the matched search" in html and "selected − GEPA" in html
     summary = CliRunner().invoke(main, ["compile", "--resume", str(out)])
-    assert summary.exit_code == 0 and "build 0 gepa:" in summary.output
+    assert summary.exit_code == 0 and "build 0 gepa (prompt variant):" in summary.output
 
 
 def test_without_the_gepa_package_the_comparator_is_one_line_naming_the_extra(

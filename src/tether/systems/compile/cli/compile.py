@@ -1,12 +1,13 @@
 """`tether compile`: a teacher compiles a harness for a frozen student.
 
     tether compile --setting docs --teacher SPEC --student SPEC --out DIR
-                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B
+                   [--probe 50 --validation 50 --test 200 --rounds 3 --protocol A|B|AB
                     --restarts 2 --builds 1 --seed 0 --interventions
                     --comparators h0,oneshot,human_recipe,student_routed,cot_vote
                                   [,plain_vote,gepa]
                     --teacher-temperature 0.7 --teacher-max-tokens 2048
-                    --teacher-token-budget N --student-token-budget N] [--json]
+                    --teacher-token-budget N --student-token-budget N
+                    --gepa-variant prompt|content|structured] [--json]
     tether compile CONFIG.toml [--out DIR] [--json]    # the same fields in a file
     tether compile --resume DIR [--json]               # after a kill: continue
 
@@ -34,7 +35,7 @@ from tether.errors import ConfigError
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
            "teacher_temperature", "teacher_max_tokens", "metric", "teacher_token_budget",
-           "student_token_budget")
+           "student_token_budget", "gepa_variant")
 
 
 @click.command("compile")
@@ -50,7 +51,9 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--validation", type=int, help="validation split size [50]")
 @click.option("--test", type=int, help="test split size [200]")
 @click.option("--rounds", type=int, help="reflection rounds after round 0 [3]")
-@click.option("--protocol", type=click.Choice(["A", "B"]), help="reflection protocol [A]")
+@click.option("--protocol", type=click.Choice(["A", "B", "AB"]),
+              help="reflection protocol: A, B, or AB (both from one H0, an A and a B build "
+                   "per replicate) [A]")
 @click.option("--restarts", type=int, help="extra round-0 proposals when H0 is unusable [2]")
 @click.option("--builds", type=int, help="independent builds, reported as their mean [1]")
 @click.option("--seed", type=int, help="split seed, base of the teacher seeds [0]")
@@ -61,6 +64,9 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
               help="test arms beside bare and the selection, comma-separated, or none "
                    f"[{','.join(COMPARATORS)}]; also plain_vote (majority vote without CoT) "
                    "and gepa (needs the gepa extra)")
+@click.option("--gepa-variant", type=click.Choice(["prompt", "content", "structured"]),
+              help="what the gepa comparator searches: prompt (the templates), content "
+                   "(+ resources), structured (+ decode, answer mode, parse hook) [prompt]")
 @click.option("--teacher-temperature", type=float, help="the teacher's temperature [0.7]")
 @click.option("--teacher-max-tokens", type=int, help="the teacher's max tokens per reply [2048]")
 @click.option("--teacher-token-budget", type=int,
@@ -148,7 +154,8 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
 
     builds = result.get("builds") or [result]
     for k, build in enumerate(builds):
-        table = Table(title=f"build {k}: rounds", title_justify="left")
+        protocol = f" (protocol {build['protocol']})" if build.get("shared_h0") else ""
+        table = Table(title=f"build {k}{protocol}: rounds", title_justify="left")
         for col in ("round", "hash", "admissible", "probe", "validation", "decision"):
             table.add_column(col)
         for r in build["rounds"]:
@@ -161,6 +168,10 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         if build["selected_is_bare"] and not build["rounds"] and build.get("student_stopped"):
             chosen = "bare (the student's budget stopped before the bare floor was scored)"
         console.print(f"selected: {chosen}; stopped: {build['stopped']}", highlight=False)
+        shared = build.get("shared_h0") or {}
+        if shared.get("read_by") == str(k):  # the shared-H0 mode (compiler/plan.py)
+            console.print(f"H0 shared with build {shared['written_by']} (round 0 read from "
+                          "it, not asked again)", highlight=False)
         if build.get("student_stopped"):
             console.print(f"items the student's budget left unscored (not failures): "
                           f"{build['student_stopped']}", highlight=False)
@@ -184,11 +195,16 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         console.print(f"the bare student was never scored on test: {failed['test']} infra "
                       "errors (endpoint or sandbox failures); is the student endpoint "
                       "reachable? (trials.jsonl has each error)", highlight=False)
+    for protocol, arms in (result.get("by_protocol") or {}).items():
+        console.print(f"protocol {protocol} (mean over its builds): selected test "
+                      f"{_fmt(arms['selected'].get('test'))}, H0 test "
+                      f"{_fmt(arms['h0'].get('test'))}", highlight=False)
     for k, build in enumerate(builds):
         gepa = build.get("gepa") or {}
         if gepa.get("stopped") is not None:
-            console.print(f"build {k} gepa: {gepa['teacher_tokens']} of "
-                          f"{gepa['teacher_budget']} teacher tokens, {gepa['metric_calls']} "
+            console.print(f"build {k} gepa ({gepa['variant']} variant): "
+                          f"{gepa['teacher_tokens']} of {gepa['teacher_budget']} teacher "
+                          f"tokens, {gepa['metric_calls']} of {gepa['metric_call_budget']} "
                           f"metric calls; stopped: {esc(gepa['stopped'])}", highlight=False)
     if result.get("student_tokens") is not None:
         cap = result.get("student_token_budget")

@@ -28,7 +28,9 @@ The result (`tether compile --json`): one build's
 {"test"}, "gepa": {"validation", "test", "teacher_tokens", "stopped", ...},
 "rounds": [...], "teacher_tokens", ...}` (an arm not scored has null scores);
 with `builds > 1` the same fields hold means over the builds (hashes become lists) and
-`builds` holds each build's own.
+`builds` holds each build's own (its `protocol`, and `shared_h0`). Protocol "AB" runs an A
+and a B build per replicate from one H0 (compiler/plan.py); its result is always of the
+several-builds shape, and `by_protocol` holds each protocol's means apart.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from tether.systems.compile.compiler.config import CompileConfig, stored_config
 from tether.systems.compile.compiler.endpoint import StudentEndpoint
 from tether.systems.compile.compiler.gepa_arm import matched_budget, require_gepa, run_gepa
 from tether.systems.compile.compiler.loop import BuildEnv, BuildLoop
+from tether.systems.compile.compiler.plan import build_plan
 from tether.systems.compile.compiler.prompts import oneshot_prompt
 from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import Progress, ScoringEnv, SplitScore, SplitScorer
@@ -168,21 +171,27 @@ class Compiler:
         env = BuildEnv(self.setting, self.splits, self.scorer, cfg.seed, cfg.sizes,
                        cfg.rounds, cfg.protocol, cfg.restarts, cfg.trace_requests,
                        cfg.restart_rejected_h0)
-        for k in range(cfg.builds):
+        plan = build_plan(cfg.builds, cfg.protocol)
+        for b in plan:
+            k = b.index
             self.store.start_build(k)
             store = self.store.build(k)
-            teacher = TeacherClient(self.teacher_model, store, seed=cfg.seed + k,
+            # with protocol AB, a B build reads its round 0 (H0) from its A build
+            teacher = TeacherClient(self.teacher_model, store, seed=cfg.seed + b.replicate,
                                     temperature=cfg.teacher_temperature,
                                     max_tokens=cfg.teacher_max_tokens,
-                                    token_budget=cfg.teacher_token_budget)
+                                    token_budget=cfg.teacher_token_budget,
+                                    round0_from=None if b.h0_from is None
+                                    else self.store.build(int(b.h0_from)))
             if store.selected() is None:
-                BuildLoop(env, store, teacher).run()
+                BuildLoop(replace(env, protocol=b.protocol), store, teacher,
+                          shared_h0=b.shared_h0).run()
             if "oneshot" in cfg.comparators and store.oneshot() is None:
                 store.write_oneshot(self._oneshot(teacher))
             if "gepa" in cfg.comparators and store.gepa() is None:
                 store.write_gepa(self._gepa(env, store, k))
-        for k in range(cfg.builds):
-            self._test(self.store.build(k))
+        for b in plan:
+            self._test(self.store.build(b.index))
         result = summarise(self.store)
         self.store.write_result(result)
         return result
@@ -217,7 +226,8 @@ class Compiler:
                                 temperature=cfg.teacher_temperature,
                                 max_tokens=cfg.teacher_max_tokens,
                                 token_budget=match.teacher_tokens)
-        return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k)
+        return run_gepa(env, arm_store, teacher, match, seed=cfg.seed + k,
+                        variant=cfg.gepa_variant)
 
     def _comparators(self) -> set[str]:
         """The comparators the config asks for that this setting has (the human recipe

@@ -8,16 +8,20 @@
     student = "local/smollm2-135m"
     probe = 50                  # split sizes (validation 50, test 200)
     rounds = 3                  # reflection rounds after round 0
-    protocol = "A"              # A (edit the latest, the paper's default) or B
+    protocol = "A"              # A (edit the latest, the paper's default), B (edit the
+                                # incumbent), or AB: both from one H0 (two builds a replicate)
     restarts = 2                # extra round-0 proposals when H0 is unusable
     restart_rejected_h0 = true  # ... or scored and rejected by the gate (below bare)
-    builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1)
+    builds = 1                  # independent builds (teacher seeds seed+0 .. seed+N-1);
+                                # with protocol AB, replicates of an A and a B build each
     interventions = false       # score the selection's five interventions on test too
     comparators = ["h0", "oneshot", "human_recipe", "student_routed", "cot_vote"]
                                 # arms scored on test beside bare and the selection;
                                 # "plain_vote" and "gepa" (the gepa extra) are
                                 # asked for by name only
     gepa_metric_calls = 3000    # the gepa arm's metric-call budget (absent: the build's own)
+    gepa_variant = "prompt"     # what GEPA may change: prompt, content (+ resources) or
+                                # structured (+ decode, answer mode, parse hook)
     teacher_temperature = 0.7   # the teacher's decoding
     teacher_max_tokens = 2048
     teacher_token_budget = 50000  # input + output tokens of each build's teacher
@@ -41,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tether.errors import ConfigError
 from tether.runs import read_config, strict_model
+from tether.systems.compile.compiler.gepa_variants import GepaVariant
 from tether.systems.compile.setting import DATA_FORMATS
 from tether.systems.compile.settings.data import canonical_spec
 
@@ -70,7 +75,9 @@ class CompileConfig(BaseModel):
     validation: int = Field(default=50, ge=1)
     test: int = Field(default=200, ge=1)
     rounds: int = Field(default=3, ge=0)
-    protocol: Literal["A", "B"] = "A"
+    #: "AB": protocols A and B from one H0 (compiler/plan.py): each replicate is a pair
+    #: of builds, 2r (A, whose teacher writes H0) and 2r+1 (B, which reads that H0)
+    protocol: Literal["A", "B", "AB"] = "A"
     restarts: int = Field(default=2, ge=0)
     #: a scored H0 the gate rejects (below the bare floor on validation) is replaced by a
     #: restart too, like an unusable one (docs/compile/index.md: the restart rule)
@@ -99,6 +106,8 @@ class CompileConfig(BaseModel):
     #: the gepa comparator's metric-call budget (none: matched to the probe and
     #: validation scorings of the build's own loop; paper 001's GEPA runs 3000)
     gepa_metric_calls: int | None = Field(default=None, ge=1)
+    #: the parts of the harness the gepa comparator searches (compiler/gepa_variants.py)
+    gepa_variant: GepaVariant = "prompt"
 
     @field_validator("comparators", mode="before")
     @classmethod

@@ -6,9 +6,12 @@ its reflection model, under a teacher token budget as large as the build's.
                    seed=search_seed)
 
 How it is matched with the compile (the paper's Table 43 compares the two searches):
-- candidate: the bare harness's prompts (`{"answer": "{question}"}`), the seed GEPA
-  starts from; a candidate is the bare harness with GEPA's prompt texts, so decode,
-  resources and hooks stay the bare student's (GEPA searches prompts only);
+- candidate: the parts of the bare harness the config's `gepa_variant` names
+  (gepa_variants.py: `prompt`, the default, the prompt templates alone, as the paper's
+  GEPA-prompt; `content` also the resources; `structured` also decode, answer mode and
+  the parse hook), seeded with the bare harness's (`{"answer": "{question}"}`); the
+  rest of a candidate is the bare harness's. The record names the variant and the parts
+  it searched (`variant`, `searched`);
 - trainset = the probe items (GEPA reflects on minibatches of them; its reflective
   dataset shows each item's question, the student's reply and answer, and the metric's
   feedback with the gold answer, as the teacher's probe traces do), valset = the
@@ -38,6 +41,7 @@ How it is matched with the compile (the paper's Table 43 compares the two search
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,6 +50,15 @@ from tether.errors import ConfigError, TetherError
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.compiler.build_records import BuildRecords
 from tether.systems.compile.compiler.evidence import stage_of, trace_of
+from tether.systems.compile.compiler.gepa_variants import (
+    OUTPUT,
+    PARSE,
+    RESOURCES,
+    candidate_of,
+    harness_of,
+    searched_parts,
+)
+from tether.systems.compile.compiler.prompts import resources_of
 from tether.systems.compile.compiler.scoring import ScoringEnv, SplitScore
 from tether.systems.compile.compiler.teacher import TeacherClient
 from tether.systems.compile.harness import Harness, bare_harness
@@ -59,7 +72,7 @@ if TYPE_CHECKING:  # the gepa extra: imported where the arm runs
 #: what the adapter returns per item: its trace (what reflection reads) and its answer
 Trace = dict[str, Any]
 
-__all__ = ["GEPA_EXTRA_HINT", "REFLECTION_HEAD", "GepaMatch", "HarnessAdapter",
+__all__ = ["GEPA_EXTRA_HINT", "PROMPT_PART", "REFLECTION_HEAD", "GepaMatch", "HarnessAdapter",
            "TeacherReflection", "matched_budget", "require_gepa", "run_gepa"]
 
 GEPA_EXTRA_HINT = "pip install 'tether[gepa]' (the gepa extra)"
@@ -77,9 +90,10 @@ STAGES = {"abstain": "the harness abstained", "verdict": "a code verdict was wro
 
 # GEPA's reflection prompt for a tether prompt template: GEPA's own default speaks of
 # "instructions to an assistant"; a template has placeholders that must survive.
-REFLECTION_HEAD = "You are improving one prompt template of a harness"
-REFLECTION_TEMPLATE = REFLECTION_HEAD + """ around a small, frozen student model. \
-The template now reads:
+REFLECTION_HEAD = "You are improving one part of a harness"
+PROMPT_PART = "(one prompt template)"
+REFLECTION_TEMPLATE = REFLECTION_HEAD + " " + PROMPT_PART + """ around a small, frozen \
+student model. The template now reads:
 ```
 <curr_param>
 ```
@@ -94,6 +108,44 @@ student replied, the answer taken from the reply, and the metric's feedback):
 Write a better template for this student: infer the task and the answer format the metric \
 expects from the examples, and say what the student should do. Reply with the new template \
 alone inside one ``` block."""
+
+_RESULTS = """The student's results with the harness on some practice items (the question, \
+what the student replied, the answer taken from the reply, and the metric's feedback):
+```
+<side_info>
+```
+"""
+# the variants' other components (gepa_variants.py): the same evidence, their own format
+PART_TEMPLATES = {
+    RESOURCES: REFLECTION_HEAD + """ (its resources: what the student is shown) around a \
+small, frozen student model. The resources object now reads:
+```
+<curr_param>
+```
+The setting offers these resources, with example options: OFFERED. An enabled resource \
+fills the prompt placeholder of its field; a prompt that names a field no enabled resource \
+fills cannot run.
+""" + _RESULTS + """Write a better resources object for this student. Reply with the JSON \
+object alone inside one ``` block.""",
+    OUTPUT: REFLECTION_HEAD + """ (its decoding and answer mode) around a small, frozen \
+student model. They now read:
+```
+<curr_param>
+```
+A JSON object {"decode": {"max_tokens": N, "temperature": T}, "answer_mode": \
+"defer" | "suggest" | "verdict"}.
+""" + _RESULTS + """Write better settings for this student. Reply with the JSON object \
+alone inside one ``` block.""",
+    PARSE: REFLECTION_HEAD + """ (its parse hook) around a small, frozen student model. \
+The hook is Python, `def parse(text, item)`, returning the answer taken from the \
+student's reply (empty: the reply itself is the answer); it runs in a sandbox without \
+files or network, and may not contain answers. It now reads:
+```
+<curr_param>
+```
+""" + _RESULTS + """Write a better parse hook for this student. Reply with the source \
+alone inside one ``` block.""",
+}
 
 
 def search_scope(store: BuildRecords) -> str:
@@ -144,18 +196,26 @@ class HarnessAdapter:
     #: GEPA's own reflection proposes the texts (through `TeacherReflection`)
     propose_new_texts: ProposalFn | None = None
 
-    def __init__(self, env: ScoringEnv, store: BuildRecords) -> None:
+    def __init__(self, env: ScoringEnv, store: BuildRecords, variant: str = "prompt") -> None:
         self.env = env
+        self.variant = variant
         # its candidates' scores are its own trials (scope gepaK), item by item, so a
         # minibatch never re-runs an item and the build's scores stay the build's
         self.scorer = env.scorer.within(search_scope(store))
-        self.base = bare_harness(env.setting.name).document()
+        self.base = bare_harness(env.setting.name)
         self.split_of = {item.item_id: split for split, items in env.splits.items()
                          for item in items}
         self.verdicts: dict[str, list[str]] = {}
 
-    def harness(self, candidate: Mapping[str, str]) -> Harness:
-        return Harness.model_validate({**self.base, "prompts": dict(candidate)})
+    def harness(self, candidate: Mapping[str, str]) -> tuple[Harness | None, list[str]]:
+        """The bare harness with the variant's parts from `candidate` (gepa_variants.py),
+        or None and why it is no harness."""
+        return harness_of(self.base, candidate, self.variant)
+
+    def broken(self, candidate: Mapping[str, str]) -> tuple[Harness | None, list[str]]:
+        """The candidate's harness and its violations (none: it may be scored)."""
+        harness, why = self.harness(candidate)
+        return harness, why if harness is None else self.violations(harness)
 
     def violations(self, harness: Harness) -> list[str]:
         """The compile's admissibility checks, teacher-safe details (cached by hash)."""
@@ -174,12 +234,12 @@ class HarnessAdapter:
             raise TetherError(f"GEPA asked to score items of {sorted(map(str, splits))}; "
                               "it may score probe or validation items only")
         split = str(splits.pop())
-        harness = self.harness(candidate)
-        broken = self.violations(harness)
+        harness, broken = self.broken(candidate)
         # GEPA pads a minibatch with repeats when the trainset does not divide evenly: each
         # item is scored once
         unique = list({item.item_id: item for item in batch}.values())
-        scored: SplitScore | None = None if broken else self.scorer.score(harness, split, unique)
+        scored: SplitScore | None = None if broken or harness is None else \
+            self.scorer.score(harness, split, unique)
         outputs: list[str | None] = []
         scores: list[float] = []
         traces: list[Trace] = []
@@ -209,7 +269,7 @@ class HarnessAdapter:
         record: dict[str, Any] = {"Inputs": {"question": item.question}}
         if trace["violations"]:
             record["Generated Outputs"] = "(not run)"
-            record["Feedback"] = ("The template is inadmissible, so the student never ran: "
+            record["Feedback"] = ("The harness is inadmissible, so the student never ran: "
                                   + "; ".join(trace["violations"]))
             return record
         shown = trace_of(item, outcome, golds, score)
@@ -285,34 +345,47 @@ class _Log:
         self.lines.append(message)
 
 
+def reflection_templates(env: ScoringEnv, seed: Mapping[str, str]) -> dict[str, str]:
+    """GEPA's reflection prompt for each component of the seed candidate."""
+    fields = ", ".join("{" + f + "}" for f in sorted(observation_fields(env.setting, {})))
+    offered = json.dumps(resources_of(env.setting), sort_keys=True)
+    templates = {name: REFLECTION_TEMPLATE.replace("FIELDS", fields) for name in seed}
+    for name in (RESOURCES, OUTPUT, PARSE):
+        if name in seed:
+            templates[name] = PART_TEMPLATES[name].replace("OFFERED", offered)
+    return templates
+
+
 def run_gepa(env: ScoringEnv, store: BuildRecords, teacher: TeacherClient, match: GepaMatch, *,
-             seed: int) -> dict[str, Any]:
-    """Run the search (`seed`: GEPA's own sampling) with `teacher` recording into `store`
-    (the build's `gepa_store()`); its record, which the caller records as `gepa`."""
+             seed: int, variant: str = "prompt") -> dict[str, Any]:
+    """Run the search (`seed`: GEPA's own sampling) over the parts `variant` names
+    (gepa_variants.py) with `teacher` recording into `store` (the build's `gepa_store()`);
+    its record, which the caller records as `gepa`."""
     require_gepa()
     import gepa
 
-    adapter = HarnessAdapter(env, store)
+    adapter = HarnessAdapter(env, store, variant)
     reflection = TeacherReflection(teacher)
     start = bare_harness(env.setting.name)
-    fields = ", ".join("{" + f + "}" for f in sorted(observation_fields(env.setting, {})))
+    seed_candidate = candidate_of(start, variant)
     log = _Log()
     result: Any = gepa.optimize(
-        seed_candidate=dict(start.prompts), trainset=env.splits["probe"],
+        seed_candidate=seed_candidate, trainset=env.splits["probe"],
         valset=env.splits["validation"], adapter=adapter, reflection_lm=reflection,
-        reflection_prompt_template=REFLECTION_TEMPLATE.replace("FIELDS", fields),
+        reflection_prompt_template=reflection_templates(env, seed_candidate),
         reflection_minibatch_size=min(3, len(env.splits["probe"])),
         max_metric_calls=match.metric_calls, stop_callbacks=[reflection.exhausted],
         logger=log, run_dir=None, seed=seed, raise_on_exception=True,
         track_best_outputs=False, display_progress_bar=False)
     best = result.best_candidate
     assert isinstance(best, dict)  # a dict seed candidate gives dict candidates
-    harness = adapter.harness(best)
-    violations = adapter.violations(harness)
+    harness, violations = adapter.broken(best)
     calls = store.teacher_calls()
-    return {"hash": harness.hash, "document": harness.document(),
-            "admissible": not violations, "violations": violations,
-            "is_seed": harness.hash == start.hash,
+    return {"hash": harness and harness.hash,
+            "document": harness and harness.document(),
+            "admissible": harness is not None and not violations, "violations": violations,
+            "is_seed": harness is not None and harness.hash == start.hash,
+            "variant": variant, "searched": list(searched_parts(variant)),
             "validation": float(result.val_aggregate_scores[result.best_idx]),
             "seed_validation": float(result.val_aggregate_scores[0]),
             "candidates": result.num_candidates, "metric_calls": result.total_metric_calls,

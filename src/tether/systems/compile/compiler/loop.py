@@ -73,8 +73,11 @@ class BuildEnv(ScoringEnv):
 
 
 class BuildLoop:
-    def __init__(self, env: BuildEnv, store: BuildRecords, teacher: TeacherClient) -> None:
+    def __init__(self, env: BuildEnv, store: BuildRecords, teacher: TeacherClient, *,
+                 shared_h0: dict[str, str] | None = None) -> None:
         self.env = env
+        #: the shared-H0 mode (compiler/plan.py): which build wrote H0 and which read it
+        self.shared_h0 = shared_h0
         self.store = store
         self.teacher = teacher
         self.records: list[dict[str, Any]] = []
@@ -162,7 +165,7 @@ class BuildLoop:
         selected = {"hash": chosen, "document": self.documents[chosen],
                     "validation": validation, "is_bare": is_bare,
                     "h0": h0, "stopped": stopped, "student_stopped": self.student_stopped,
-                    "protocol": self.env.protocol,
+                    "protocol": self.env.protocol, "shared_h0": self.shared_h0,
                     "rounds": len(self.records), "frozen_at": time.time()}
         self.store.write_selected(selected)
         return selected

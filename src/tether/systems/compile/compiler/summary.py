@@ -95,6 +95,9 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
     return {
         "selected_hash": selected.get("hash"),
         "selected_is_bare": selected.get("is_bare"),
+        "protocol": selected.get("protocol"),
+        # the shared-H0 mode: the build that wrote this build's H0 and the one that read it
+        "shared_h0": selected.get("shared_h0"),
         "stopped": selected.get("stopped"),
         # why the student's budget left items unscored: in the rounds, else on test
         "student_stopped": selected.get("student_stopped")
@@ -121,6 +124,8 @@ def build_summary(dir_: CompileView, store: BuildView) -> dict[str, Any]:
         "gepa": {"hash": gepa.get("hash"), "admissible": gepa.get("admissible"),
                  "validation": gepa.get("validation"), "test": test_of("gepa"),
                  "tokens_per_item": tokens_of("gepa"), "infra_errors": infra_of("gepa"),
+                 # what it searched (gepa_variants.py); older records searched prompts
+                 "variant": gepa.get("variant", "prompt") if gepa else None,
                  "teacher_tokens": gepa.get("teacher_tokens"),
                  "teacher_budget": (gepa.get("budget") or {}).get("teacher_tokens"),
                  "metric_calls": gepa.get("metric_calls"),
@@ -174,14 +179,21 @@ def summarise(dir_: CompileView) -> dict[str, Any]:
     out: dict[str, Any] = {"selected_hash": [b["selected_hash"] for b in builds],
                            "builds": builds, "rounds": [b["rounds"] for b in builds], **student}
     for arm in ARMS:
-        out[arm] = {field: _mean([b[arm].get(field) for b in builds])
-                    for field in ("validation", "test", "tokens_per_item")
-                    if field in builds[0][arm]}
+        out[arm] = _arm_means(builds, arm)
+    if any(b.get("shared_h0") for b in builds):  # protocol AB: each protocol's own means
+        out["by_protocol"] = {p: {arm: _arm_means(of, arm) for arm in ARMS}
+                              for p in ("A", "B")
+                              if (of := [b for b in builds if b.get("protocol") == p])}
     out["teacher_tokens"] = _mean([b["teacher_tokens"] for b in builds])
     costs = [b["teacher_cost"] for b in builds]  # every build's teacher, together
     out["teacher_cost"] = None if None in costs else sum(costs)
     out["constant"] = builds[0]["constant"]  # the builds share their splits
     return out
+
+
+def _arm_means(builds: list[dict[str, Any]], arm: str) -> dict[str, float | None]:
+    return {field: _mean([b[arm].get(field) for b in builds])
+            for field in ("validation", "test", "tokens_per_item") if field in builds[0][arm]}
 
 
 def _mean(values: list[Any]) -> float | None:

@@ -18,6 +18,13 @@ that does not fit is not made: its reply carries the refusal as `error`, `stoppe
 why, and the build loop stops its rounds there. Each row keeps the call records (role,
 request hash, usage, latency) a trial keeps.
 The teacher's JSON object is read from a reply by `tether.models.replies.json_object`.
+
+`round0_from` (the shared-H0 mode, compiler/plan.py): the round-0 calls (keys `r00-...`)
+are answered from another build's records, never made: that build's teacher wrote H0.
+A round-0 prompt that build never sent is an error (the two builds diverged before H0,
+which the same splits and scores rule out), never a second H0. Their tokens are charged
+to this build's ledger too, so both protocols revise under the same remaining budget;
+they stay recorded, and counted in cost, in the build that made them.
 """
 
 from __future__ import annotations
@@ -29,12 +36,15 @@ from typing import Any
 
 from tether.context import charged_generate
 from tether.core import BudgetExhausted, BudgetSpec, Ledger
+from tether.errors import TetherError
 from tether.models import CallRecord, GenerateParams, Model, ModelError, Usage
 from tether.systems.compile.compiler.build_records import BuildRecords
 
 __all__ = ["TEACHER_ROLE", "TeacherClient", "TeacherReply"]
 
 TEACHER_ROLE = "teacher"
+#: the keys of round 0's calls (loop.py: `r00-s{restart}`)
+ROUND0_PREFIX = "r00-"
 
 
 @dataclass(frozen=True)
@@ -50,15 +60,19 @@ class TeacherClient:
     """Budgeted, recorded, replayable teacher calls (see the module docstring)."""
 
     def __init__(self, model: Model, store: BuildRecords, *, seed: int, temperature: float,
-                 max_tokens: int, token_budget: int | None = None) -> None:
+                 max_tokens: int, token_budget: int | None = None,
+                 round0_from: BuildRecords | None = None) -> None:
         self.model = model
         self.store = store
+        self.round0_from = round0_from
         self.seed = seed
         self.temperature = temperature
         self.max_tokens = max_tokens
         # input + output: the teacher's prompts (manual, traces) are most of its cost
         self.ledger = Ledger(BudgetSpec(total=token_budget, count="input+output"))
-        for row in store.teacher_calls():  # a resumed build has spent these already
+        shared = [] if round0_from is None else [
+            r for r in round0_from.teacher_calls() if str(r["key"]).startswith(ROUND0_PREFIX)]
+        for row in [*store.teacher_calls(), *shared]:  # spent already (resumed, or H0's)
             self.ledger.settle(TEACHER_ROLE, 0, Usage(int(row.get("input_tokens", 0)),
                                                       int(row.get("output_tokens", 0))))
         #: why the teacher can make no more calls (None while it can)
@@ -68,6 +82,8 @@ class TeacherClient:
         return self.ledger.charged(TEACHER_ROLE)
 
     def call(self, key: str, prompt: str) -> TeacherReply:
+        if self.round0_from is not None and key.startswith(ROUND0_PREFIX):
+            return self._shared(key, prompt)
         recorded = self.store.teacher_call(key)
         if recorded is not None and recorded.get("prompt") == prompt:
             if recorded.get("refused"):
@@ -101,6 +117,17 @@ class TeacherClient:
                         for c in log]
         self.store.write_teacher_call(key, row)
         return _reply(row)
+
+    def _shared(self, key: str, prompt: str) -> TeacherReply:
+        """A round-0 call answered from the build that wrote H0 (see the docstring)."""
+        assert self.round0_from is not None
+        recorded = self.round0_from.teacher_call(key)
+        if recorded is None or recorded.get("prompt") != prompt:
+            raise TetherError(f"{self.store.name}: the shared H0's round-0 call {key} is not "
+                              f"in {self.round0_from.name} with this prompt")
+        if recorded.get("refused"):
+            self.stopped = recorded["error"]
+        return _reply(recorded)
 
     def _seed(self, key: str) -> int:
         # a different seed per build and per call, the same on a resumed build
