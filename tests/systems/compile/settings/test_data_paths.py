@@ -88,7 +88,7 @@ def test_a_csv_cell_over_the_field_limit_is_one_line(tmp_path: Path) -> None:
     path.write_text("id,question,answer\na,q,x\nb,q," + "y" * 200_000 + "\n", encoding="utf-8")
     with pytest.raises(ConfigError) as info:
         DataSetting(f"csv:{path}")
-    assert "d.csv:3: not a CSV row the reader takes" in str(info.value)
+    assert "d.csv:3: not CSV (field larger than field limit" in str(info.value)
     assert "\n" not in str(info.value)
 
 
