@@ -5,7 +5,8 @@ A run is a directory:
   calls and observations as rows for querying, an index of its artifacts, and
   key/value metadata (the resolved config, the tether commit);
 - `config.resolved.json`: the experiment as it was resolved, re-runnable verbatim;
-- `artifacts/`: content-addressed blobs (programs, HTML, screenshots, overlays);
+- `artifacts/`: content-addressed blobs (programs, HTML, screenshots, overlays, the
+  images a trial's calls showed a model: `runs.call_images`);
 - `trials.jsonl`: an append-only log, one record per line, appended as each trial is
   committed (a retried trial appears again; its last line is the one that counts).
   No command ever truncates or rewrites it: it is the second copy of every trial,
@@ -47,6 +48,7 @@ from typing import Any
 
 from tether.core import MEDIA_TYPES, Artifact, Observation, TrialRecord, TrialSpec
 from tether.errors import ConfigError, TetherError
+from tether.runs.call_images import externalize_calls, inline_calls
 from tether.runs.lock import lock_directory, unlock_directory
 from tether.runs.store_faults import DiskFull, disk_full, first_error, rollback
 from tether.textio import JSONError, loads, read_json
@@ -350,6 +352,11 @@ class RunStore:
         """
         for art in artifacts:
             self.put_artifact(art)
+        # images the calls showed a model are kept once, as blobs (runs.call_images)
+        calls = externalize_calls(record.calls, lambda data, media: self.put_blob(
+            data, kind="image", media_type=media))
+        if any(new is not old for new, old in zip(calls, record.calls, strict=True)):
+            record = record.model_copy(update={"calls": calls})
         self._externalize(record.metric)
         for row in record.observations:
             self._externalize(row.observation)
@@ -500,22 +507,36 @@ class RunStore:
                 extra={"end_state": INTERRUPTED, "turns": len(turns), "turn_records": turns}))
         return out
 
-    def trials(self) -> list[TrialRecord]:
+    def trials(self, *, images: bool = True) -> list[TrialRecord]:
         """Every committed trial, in experiment order; StoreError (one line naming the
-        trial) for a row that is not a trial record."""
+        trial) for a row that is not a trial record. The images its calls showed a model
+        are put back into their messages (runs.call_images) unless `images` is False (a
+        reader of facts and scores only)."""
         with self._lock:
             rows = self._db.execute("SELECT trial_id, record FROM trials ORDER BY idx"
                                     ).fetchall()
         out = []
         for trial_id, text in rows:
             try:
-                out.append(TrialRecord.model_validate_json(text))
+                record = TrialRecord.model_validate_json(text)
             except ValueError as exc:  # a ValidationError, or not JSON at all
                 raise StoreError(
                     f"{self.dir / DB_NAME}: trial {trial_id!r} is not a valid trial record "
                     f"({first_error(exc)})", hint=_rebuild_hint(self.dir, move_aside=True)
                 ) from None
+            if images and record.calls:
+                calls = inline_calls(record.calls, self._blob_bytes)
+                if any(new is not old for new, old in zip(calls, record.calls, strict=True)):
+                    record = record.model_copy(update={"calls": calls})
+            out.append(record)
         return out
+
+    def _blob_bytes(self, digest: str) -> bytes | None:
+        path = self.artifact_path(digest)
+        try:
+            return None if path is None else path.read_bytes()
+        except OSError:
+            return None
 
     def statuses(self) -> dict[str, str]:
         """trial_id -> end state of every committed trial (what resume needs)."""

@@ -88,7 +88,10 @@ class Setting(Protocol):
     - `__len__()`: the number of items (named when split sizes are too large);
     - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline;
     - `labelled(item) -> bool`: whether the item has gold to score against (a user's
-      data read for a deployment may have rows without); without it, every item has.
+      data read for a deployment may have rows without); without it, every item has;
+    - `prepare(item)`: makes the item's image ahead of its call, into the memo `image`
+      reads (a compile calls it for the next items while earlier calls wait for the
+      endpoint, compiler/pool.py); only a setting whose `image` is memoized has it.
     """
 
     name: str

@@ -121,3 +121,40 @@ def test_jobs_of_the_same_scores_are_scored_once_and_an_after_job_waits_for_a_cl
     assert rows[0] is rows[1] and list(rows[0]) == ids
     assert rows[3] == {} and list(rows[4]) == ids
     assert ("b", ids[0]) not in committed and len(committed) == 6  # a budget stop is no result
+
+
+def test_items_are_prepared_ahead_of_their_calls_and_never_too_far_ahead() -> None:
+    items = ToySetting().splits(0, {"probe": 0, "validation": 6, "test": 0})["validation"]
+    ids = [i.item_id for i in items]
+    lock = threading.Lock()
+    prepared: list[str] = []
+    started: list[str] = []
+    ahead: list[int] = []  # items prepared past those started, at each preparation
+    ready = {i: threading.Event() for i in ids}
+
+    def prepare(item: Any) -> None:
+        with lock:
+            prepared.append(item.item_id)
+            ahead.append(len(prepared) - len(started))
+        ready[item.item_id].set()
+        if item.item_id == ids[2]:
+            raise OSError("cannot draw")  # left for the item's own scoring to meet
+
+    def score(item: Any) -> ScoredItem:
+        with lock:
+            started.append(item.item_id)
+        # the scorer waits for its input: preparing reaches every started item
+        assert ready[item.item_id].wait(10)
+        return ScoredItem({"item_id": item.item_id, "score": 1.0, "tokens": 1,
+                           "outcome": {"status": "answered"}}, [])
+
+    for width in (1, 3):
+        for found in (prepared, started, ahead):
+            found.clear()
+        for event in ready.values():
+            event.clear()
+        [rows] = score_jobs([_job("a", items, score)], width=width, scored=lambda s: {},
+                            commit=lambda scoring, item, scored: None, prepare=prepare)
+        # each item prepared once, in the pool's order; a failure there ends nothing
+        assert prepared == ids and sorted(started) == sorted(rows) == sorted(ids)
+        assert max(ahead) <= width  # never more than `width` items past those started

@@ -15,10 +15,19 @@ has had no budget stop (a validation split is not scored for a proposal whose pr
 split the student's budget left incomplete). With width 1 the items run in the jobs'
 order, one at a time: the serial compile, call for call. Jobs of the same scores (the
 same scope, split and key: the selection is bare) are scored once and shared.
+
+What an item needs before its call and that depends on the item alone (a docs page,
+drawn in this process) can be made ahead (`prepare`): one background thread prepares the
+items in the pool's order, never more than `width` items past the last one started, so
+an item's input is ready while the calls before it wait for the endpoint (in a serial
+compile too). It changes no call: preparing is what the item's own scoring would do
+first, memoized (settings/base.py ImageMemo), and a failure there is left for the
+item's own scoring to meet and record.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -57,9 +66,11 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
                scored: Callable[[Scoring], dict[str, dict[str, Any]]],
                commit: Callable[[Scoring, Item, ScoredItem], None],
                tick: Callable[[Job, int, int], None] | None = None,
+               prepare: Callable[[Item], object] | None = None,
                ) -> list[dict[str, dict[str, Any]]]:
     """Each job's rows by item id (those scored before included), its items scored in one
-    pool of `width`; `commit` records each scored item as soon as it is known."""
+    pool of `width`; `commit` records each scored item as soon as it is known; `prepare`
+    makes an item's input ahead of its call (see the module docstring)."""
     owner: dict[tuple[str, str, str], int] = {}  # a scores' key -> the job that scores it
     rows: list[dict[str, dict[str, Any]]] = []
     todo: list[tuple[int, Item]] = []
@@ -102,17 +113,64 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
                 tick(jobs[k], done[k], len(jobs[k].items))
             done[k] += 1
 
-        for got in run_items(one, todo, width, started):
-            if got is not None:
-                rows[got[0]][got[1]["item_id"]] = got[1]
+        ahead = None if prepare is None else _Ahead(prepare, [item for _, item in todo],
+                                                     width)
+        try:
+            for got in run_items(one, todo, width, started,
+                                 None if ahead is None else ahead.started):
+                if got is not None:
+                    rows[got[0]][got[1]["item_id"]] = got[1]
+        finally:
+            if ahead is not None:
+                ahead.close()
     return rows
 
 
+class _Ahead:
+    """`prepare` on each item in order, in one background thread, at most `ahead` items
+    past those started (`started` is called as each item starts)."""
+
+    def __init__(self, prepare: Callable[[Item], object], items: Sequence[Item],
+                 ahead: int) -> None:
+        self._room = threading.Semaphore(max(ahead, 1))
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(prepare, items),
+                                        name="tether-prepare", daemon=True)
+        self._thread.start()
+
+    def _run(self, prepare: Callable[[Item], object], items: Sequence[Item]) -> None:
+        for item in items:
+            self._room.acquire()
+            if self._closed.is_set():
+                return
+            try:
+                prepare(item)
+            except Exception:  # noqa: BLE001 - the item's own scoring meets it and records it
+                continue
+
+    def started(self) -> None:
+        self._room.release()
+
+    def close(self) -> None:
+        self._closed.set()
+        self._room.release()
+        self._thread.join()
+
+
 def run_items(run_item: Callable[[T], R], items: Sequence[T], workers: int,
-              tick: Callable[[T], None]) -> Iterator[R]:
+              tick: Callable[[T], None], started: Callable[[], None] | None = None,
+              ) -> Iterator[R]:
     """Each item's result as it finishes, up to `workers` items at once (1: in order). On
     a failure nothing new starts, what runs finishes (its result is still yielded, so a
-    resume does not redo it), and the error is raised."""
+    resume does not redo it), and the error is raised. `started` is called as each item
+    starts."""
+    if started is not None:
+        inner = run_item
+
+        def run_item(item: T) -> R:
+            started()
+            return inner(item)
+
     if workers <= 1 or len(items) <= 1:
         for item in items:
             tick(item)

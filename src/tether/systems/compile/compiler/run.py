@@ -237,7 +237,7 @@ class CompileRun:
         with self._lock:
             if self._rows is None:
                 rows: dict[tuple[str, str, str], Rows] = {}
-                trials = self.store.trials()
+                trials = self.store.trials(images=False)  # facts and scores only
                 for record in trials:
                     facts = record.extra
                     if "item_outcome" not in facts:

@@ -233,11 +233,18 @@ class SplitScorer:
                 self.progress(job.label, done, total)
 
         rows = score_jobs(jobs, width=self.endpoint.concurrency if width is None else width,
-                          scored=self.run.scored, commit=commit, tick=tick)
+                          scored=self.run.scored, commit=commit, tick=tick,
+                          prepare=self._prepare())
         # split order, whatever order the items finished in: the same result as serial
         return [SplitScore.of_rows(job.scoring.key, job.scoring.split,
                                    [got[i.item_id] for i in job.items if i.item_id in got])
                 for job, got in zip(jobs, rows, strict=True)]
+
+    def _prepare(self) -> Callable[[Item], object] | None:
+        """What makes an item's image ahead of its call (pool.py): the setting's own
+        `prepare` (setting.py), for a student that is shown images."""
+        prepare = getattr(self.setting, "prepare", None)
+        return prepare if self.modality == "image" and callable(prepare) else None
 
     # -- one item: the student-scoring path -------------------------------------------
     def score_item(self, scoring: Scoring, item: Item, *, harness: Harness | None = None,

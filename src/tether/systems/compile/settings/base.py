@@ -123,7 +123,9 @@ class ImageMemo:
     (as OcrEngine.text_of keys its texts), least recently used dropped past `max_bytes`.
     A compile shows a remote student the same page under every proposal it scores, and
     its teacher's examples read the OCR of pages scoring drew already: each is drawn
-    once. Two threads asking for the same page at once may both draw it (same bytes)."""
+    once. A thread asking for a page another thread is drawing waits for that drawing
+    (a compile draws the next items' pages ahead of their calls, compiler/pool.py); if
+    that drawing fails, the waiting thread draws the page itself and meets the error."""
 
     def __init__(self, max_bytes: int = 64 << 20) -> None:
         self.max_bytes = max_bytes
@@ -131,15 +133,36 @@ class ImageMemo:
         self._images: OrderedDict[str, bytes] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
+        self._drawing: dict[str, threading.Event] = {}  # pages being drawn, by key
 
     def get(self, source: Any, draw: Callable[[], bytes]) -> bytes:
         key = hashlib.sha256(json.dumps(source, sort_keys=True, default=str)
                              .encode("utf-8")).hexdigest()
         with self._lock:
-            hit = self._images.get(key)
+            hit = self._hit(key)
             if hit is not None:
-                self._images.move_to_end(key)
                 return hit
+            drawing = self._drawing.get(key)
+            if drawing is None:
+                self._drawing[key] = threading.Event()
+        if drawing is not None:  # another thread draws it: its bytes, once it has them
+            drawing.wait()
+            with self._lock:
+                hit = self._hit(key)
+            return hit if hit is not None else self._draw(key, draw)
+        try:
+            return self._draw(key, draw)
+        finally:
+            with self._lock:
+                self._drawing.pop(key).set()
+
+    def _hit(self, key: str) -> bytes | None:
+        hit = self._images.get(key)
+        if hit is not None:
+            self._images.move_to_end(key)
+        return hit
+
+    def _draw(self, key: str, draw: Callable[[], bytes]) -> bytes:
         image = draw()
         with self._lock:
             self.draws += 1

@@ -154,6 +154,10 @@ class DocsSetting(WithOcrEngine):
         spec = item.data["spec"]
         return self.pages.get({"docs": spec}, lambda: png_bytes(render(spec)))
 
+    def prepare(self, item: Item) -> None:
+        """Draw the item's page into the memo ahead of its call (setting.py)."""
+        self.image(item)
+
     def ocr_text(self, item: Item) -> str:
         return self.engine.text_of({"docs": item.data["spec"]}, lambda: self.image(item))
 
