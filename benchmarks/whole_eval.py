@@ -134,19 +134,28 @@ def tether_argv(config: Path, out: Path, limit: int) -> list[str]:
     return ["run", str(config), "--out", str(out), "--limit", str(limit), "--json"]
 
 
+def _run_side(side: Side, argv: list[str], timeout_s: float, **kwargs: Any
+              ) -> subprocess.CompletedProcess[str] | None:
+    """Run one side's process, recording its exit, CPU and wall time on `side`; its
+    completed process, or None when it ran past `timeout_s` (`side.timed_out`)."""
+    timed = timed_process(argv, timeout_s=timeout_s, **kwargs)
+    done = timed.done
+    side.returncode, side.cpu_s, side.cpu_exact = done.returncode, timed.cpu_s, timed.cpu_exact
+    if timed.wall_s is None:
+        side.timed_out = True
+        return None
+    side.wall_s = timed.wall_s
+    return done
+
+
 def run_tether(work: Path, url: str, limit: int, concurrency: int, timeout_s: float,
                tag: str) -> Side:
     side = Side("tether", extra={"timeout_s": timeout_s})
     config = tether_config(work, url, concurrency)
     out = work / f"run-{tag}"
-    timed = timed_process([str(BIN / "tether"), *tether_argv(config, out, limit)],
-                          timeout_s=timeout_s)
-    done = timed.done
-    side.returncode, side.cpu_s, side.cpu_exact = done.returncode, timed.cpu_s, timed.cpu_exact
-    if timed.wall_s is None:
-        side.timed_out = True
+    done = _run_side(side, [str(BIN / "tether"), *tether_argv(config, out, limit)], timeout_s)
+    if done is None:
         return side
-    side.wall_s = timed.wall_s
     try:
         summary = json.loads(done.stdout)
         side.total = summary["committed"]
@@ -168,13 +177,9 @@ def run_inspect(work: Path, url: str, limit: int, concurrency: int, timeout_s: f
             "--model", "openai-api/standin/stand-in", "--limit", str(limit),
             "--max-connections", str(concurrency), "--max-samples", str(concurrency),
             "--display", "none", "--log-dir", str(log_dir)]
-    timed = timed_process(argv, timeout_s=timeout_s, env=env, cwd=HERE)
-    done = timed.done
-    side.returncode, side.cpu_s, side.cpu_exact = done.returncode, timed.cpu_s, timed.cpu_exact
-    if timed.wall_s is None:
-        side.timed_out = True
+    done = _run_side(side, argv, timeout_s, env=env, cwd=HERE)
+    if done is None:
         return side
-    side.wall_s = timed.wall_s
     try:
         side.passed, side.total = inspect_counts(log_dir)
     except Exception as exc:  # noqa: BLE001 - reported, the other side still prints
