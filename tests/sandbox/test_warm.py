@@ -233,6 +233,23 @@ def test_a_trusted_script_run_in_a_fork_behaves_as_python3_runs_it(pool: WarmPoo
         pool.run(["sh", "script.sh"], python_in_fork=True)
 
 
+def test_a_forked_script_runs_as_given_each_time_though_its_code_is_kept(
+        pool: WarmPool) -> None:
+    # the slot keeps the compiled code of a trusted script by its text: the same name
+    # with other text is other code, and a run that rewrites its script changes nothing
+    # for the next run (which gets the file the host wrote, in a fresh work dir)
+    def run(text: str) -> SandboxResult:
+        return pool.run(["python3", "script.py"], files={"script.py": text}, timeout_s=20,
+                        python_in_fork=True)
+
+    rewrite = "open(__file__, 'w').write('print(666)')\nprint('a')\n"
+    outputs = [run(text).stdout for text in (rewrite, "print('b')\n", rewrite, "print('b')\n")]
+    assert outputs == ["a\n", "b\n", "a\n", "b\n"]
+    broken = run("def f(:\n")
+    assert broken.returncode == 1 and "SyntaxError" in broken.stderr
+    assert pool.starts == 1
+
+
 def test_slots_started_ahead_serve_the_first_commands(pool: WarmPool) -> None:
     pool.prestart(2)
     pool.prestart(2)  # already two on their way: nothing more

@@ -30,9 +30,7 @@ if TYPE_CHECKING:
         BOOTSTRAP_METHOD as BOOTSTRAP_METHOD,
         BOOTSTRAP_UNITS as BOOTSTRAP_UNITS,
         CI as CI,
-        N_RESAMPLES as N_RESAMPLES,
         PAIR_BOOTSTRAP_METHOD as PAIR_BOOTSTRAP_METHOD,
-        SEED as SEED,
         SIGN_TEST_METHOD as SIGN_TEST_METHOD,
         STATISTICS as STATISTICS,
         BootstrapResult as BootstrapResult,
@@ -45,6 +43,8 @@ if TYPE_CHECKING:
     )
     from tether.stats.passk import mean_pass_at_k as mean_pass_at_k, pass_at_k as pass_at_k
     from tether.stats.resampling import (
+        N_RESAMPLES as N_RESAMPLES,
+        SEED as SEED,
         Resampling as Resampling,
         resampling_of as resampling_of,
     )
@@ -68,13 +68,13 @@ _HOMES: dict[str, str] = {
     "ConsistencyResult": "tether.stats.consistency",
     "McNemarResult": "tether.stats.mcnemar",
     "MeanSD": "tether.stats.summary",
-    "N_RESAMPLES": "tether.stats.paired",
+    "N_RESAMPLES": "tether.stats.resampling",
     "PAIR_BOOTSTRAP_METHOD": "tether.stats.paired",
     "PairedChange": "tether.stats.paired",
     "PairedObservation": "tether.stats.paired",
     "Resampling": "tether.stats.resampling",
     "SD_CONVENTIONS": "tether.stats.summary",
-    "SEED": "tether.stats.paired",
+    "SEED": "tether.stats.resampling",
     "SIGN_TEST_METHOD": "tether.stats.paired",
     "STATISTICS": "tether.stats.paired",
     "SignTestResult": "tether.stats.sign",

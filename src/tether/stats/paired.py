@@ -47,12 +47,9 @@ from tether.stats._clusters import (
     task_matrix,
 )
 from tether.stats.mcnemar import mcnemar_exact
+from tether.stats.resampling import N_RESAMPLES, SEED
 from tether.stats.sign import paired_sign_test
 
-#: resamples of every bootstrap interval and permutation test tether reports
-N_RESAMPLES = 10_000
-#: seed of ``numpy.random.default_rng`` for every resampled number
-SEED = 0
 #: coverage of every interval (two-sided)
 CI = 0.95
 #: how the bootstrap resamples, as the report states it

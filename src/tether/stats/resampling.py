@@ -2,8 +2,9 @@
 an experiment may change (`[stats]` in its config), so a study reproduces a paper with
 that paper's own count (VETR's tables: 5,000 resamples, seed 0).
 
-The default is `paired.N_RESAMPLES` (10,000) and `paired.SEED` (0). The report records
-the count it used beside every interval that reads it.
+The defaults, N_RESAMPLES (10,000) and SEED (0), live here rather than in `paired` so
+that reading a config does not import numpy (a tenth of a second of every run's start).
+The report records the count it used beside every interval that reads it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,11 @@ from __future__ import annotations
 from pydantic import Field
 
 from tether import params
-from tether.stats.paired import N_RESAMPLES, SEED
+
+#: resamples of every bootstrap interval and permutation test tether reports
+N_RESAMPLES = 10_000
+#: seed of ``numpy.random.default_rng`` for every resampled number
+SEED = 0
 
 
 class Resampling(params.Params):
