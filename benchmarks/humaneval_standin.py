@@ -106,6 +106,10 @@ class StandIn:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
+            # TCP_NODELAY, as serving stacks set it (uvicorn's, vLLM's): a reply's headers
+            # and body are two writes, and with Nagle's algorithm the body waited for the
+            # client's delayed ACK, some 40 ms a request that no real endpoint adds
+            disable_nagle_algorithm = True
             timeout = standin.timeout_s  # the socket's: a silent client is dropped
 
             def log_message(self, *args: Any) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-from importlib.metadata import EntryPoint, EntryPoints, entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 
 @functools.cache
-def _declared_everywhere() -> EntryPoints:
+def _declared_everywhere() -> Any:  # EntryPoints; SelectableGroups before Python 3.12
     """Every installed entry point, read once per process: reading them scans the files
     of every installed distribution, whichever group is asked for, and the registries
     look them up at every look-up (before, about 800 file reads per trial of a HumanEval

@@ -89,3 +89,21 @@ def test_numeric_options_out_of_range_are_one_line_errors(spec, needle):
     with pytest.raises(UnknownModelError, match=needle) as err:
         parse_model(spec)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("openai-compatible/qwen3@http://127.0.0.1:9/v1;concurrency=2", True),
+    ("openai/gpt-4o;price_in=2.5;price_out=10", True),
+    ("anthropic/claude-x", True),
+    ("local/smollm2-135m", False),
+    ("scripted:[\"a\"]", None),  # a double says it per instance
+    ("replay:calls.jsonl", None),  # a replay, from its recording
+    ("nonsense", None),
+    ("openai/x;concurrency=many", None),  # a bad spec: parse_model says why
+])
+def test_what_a_spec_will_accept_is_known_before_the_model_is_built(spec, expected):
+    from tether.models import accepts_images, spec_accepts_images
+
+    assert spec_accepts_images(spec) is expected
+    if spec.startswith("openai-compatible"):  # builds without a key or a download
+        assert accepts_images(parse_model(spec)) is expected  # what the built one says

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         make_console as make_console,
     )
     from tether.cli.hub import main as main
+    from tether.cli.startup import start_up as start_up
 
 _HOMES: dict[str, str] = {
     "COMPARATORS": "tether.cli.choices",
@@ -37,6 +38,7 @@ _HOMES: dict[str, str] = {
     "esc": "tether.cli.console",
     "main": "tether.cli.hub",
     "make_console": "tether.cli.console",
+    "start_up": "tether.cli.startup",
 }
 __all__ = [
     "COMPARATORS",
@@ -49,5 +51,6 @@ __all__ = [
     "esc",
     "main",
     "make_console",
+    "start_up",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

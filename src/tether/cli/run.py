@@ -7,7 +7,6 @@ config error, 130 interrupted by Ctrl-C (the run directory stays resumable).
 
 from __future__ import annotations
 
-import gc
 import json
 import signal
 import sqlite3
@@ -19,11 +18,12 @@ import click
 
 from tether.cli.choices import CACHE_MODES
 from tether.cli.console import make_console
+from tether.cli.startup import start_up
 from tether.errors import ConfigError, TetherError
 
 if TYPE_CHECKING:  # the runner loads when a command runs, not for --help
     from tether.models import PriceBook
-    from tether.runs import PreparedRun
+    from tether.runs import PreparedRun, RunRequest
 
 #: tables and paths are read in logs and pipes too: never wrapped at 80 columns there
 console = make_console()
@@ -119,33 +119,6 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
     1 some trial ended in error (infrastructure, never a score), 2 usage or
     config error, 130 interrupted (resumable).
     """
-    # The start loads objects that live until exit (the model SDK's classes, pydantic's
-    # schemas, the tasks); the cycle collector would walk them again and again while they
-    # load (about a tenth of the start), so it is off until they are loaded and frozen.
-    gc.disable()
-    try:
-        _run(config, out, resume, retry_errors, concurrency, executor, ray_address, cache,
-             cache_file, limit, sets, prices, plan_only, tokens_per_s, measure_speed, as_json)
-    finally:
-        gc.enable()
-
-
-def _run(config: str | None, out: str | None, resume: str | None, retry_errors: bool,
-         concurrency: int | None, executor: str | None, ray_address: str | None,
-         cache: str | None, cache_file: str | None, limit: int | None, sets: tuple[str, ...],
-         prices: str | None, plan_only: bool, tokens_per_s: float | None,
-         measure_speed: bool, as_json: bool) -> None:
-    from tether.runs import (
-        DB_NAME,
-        LOG_NAME,
-        RunProgress,
-        RunRequest,
-        arm_table,
-        damaged,
-        execute,
-        prepare,
-    )
-
     if (tokens_per_s or measure_speed) and not plan_only:
         raise ConfigError("--tokens-per-s and --measure-speed apply with --plan only",
                           hint="add --plan, or drop them")
@@ -154,31 +127,22 @@ def _run(config: str | None, out: str | None, resume: str | None, retry_errors: 
     if out and resume:
         raise ConfigError("--out and --resume both name a run directory: give one",
                           hint="--resume RUN_DIR continues that run in place")
-    req = RunRequest(config=config, out=out, resume=resume, retry_errors=retry_errors,
-                     limit=limit, sets=sets, prices=prices, overrides={
-                         "concurrency": concurrency, "executor": executor,
-                         "ray_address": ray_address, "cache": cache, "cache_file": cache_file})
-    if plan_only:
-        from tether.cli.run_plan import show_plan
+    with start_up():  # the imports and the preparation (tether.cli.startup)
+        from tether.runs import RunRequest
 
-        show_plan(req, tokens_per_s, as_json, measure_speed)
-        return
-    try:
-        prepared = prepare(req)
-    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, found past the opening
-        if not resume:
-            raise TetherError(f"cannot prepare the run: {exc}") from None
-        raise damaged(Path(resume) / DB_NAME, exc) from None
-    except OSError as exc:
-        raise TetherError(f"cannot prepare the run: {exc}") from None
-    except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/] before any trial ran", highlight=False)
-        raise SystemExit(EXIT_INTERRUPTED) from None
-    # What is loaded now (the model SDK, pydantic's schemas, the tasks) lives until exit:
-    # out of the collector's sight, full collections during the run stay short and the
-    # interpreter's exit does not walk it (about 0.1 s quiet, near 1 s on a loaded host)
-    gc.freeze()
-    gc.enable()
+        req = RunRequest(config=config, out=out, resume=resume, retry_errors=retry_errors,
+                         limit=limit, sets=sets, prices=prices, overrides={
+                             "concurrency": concurrency, "executor": executor,
+                             "ray_address": ray_address, "cache": cache,
+                             "cache_file": cache_file})
+        if plan_only:
+            from tether.cli.run_plan import show_plan
+
+            show_plan(req, tokens_per_s, as_json, measure_speed)
+            return
+        prepared = _prepare(req)
+    from tether.runs import DB_NAME, LOG_NAME, RunProgress, arm_table, execute
+
     skipped = len(prepared.planned) - len(prepared.todo)
     if prepared.restored:
         err_console.print(f"[yellow]restored[/] {prepared.restored} finished trial(s) from "
@@ -242,6 +206,22 @@ def _run(config: str | None, out: str | None, resume: str | None, retry_errors: 
                       f"report: tether report {prepared.store.dir}", highlight=False)
     prepared.store.close()
     raise SystemExit(code)
+
+
+def _prepare(req: RunRequest) -> PreparedRun:
+    from tether.runs import DB_NAME, damaged, prepare
+
+    try:
+        return prepare(req)
+    except sqlite3.DatabaseError as exc:  # a page SQLite cannot read, found past the opening
+        if not req.resume:
+            raise TetherError(f"cannot prepare the run: {exc}") from None
+        raise damaged(Path(req.resume) / DB_NAME, exc) from None
+    except OSError as exc:
+        raise TetherError(f"cannot prepare the run: {exc}") from None
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/] before any trial ran", highlight=False)
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 @click.command("rescore")

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         DEFAULT_MODEL as DEFAULT_MODEL,
         SPEC_FORMS as SPEC_FORMS,
         parse_model as parse_model,
+        spec_accepts_images as spec_accepts_images,
     )
     from tether.models.replies import (
         NoJSONError as NoJSONError,
@@ -118,6 +119,7 @@ _HOMES: dict[str, str] = {
     "json_object": "tether.models.replies",
     "load_price_table": "tether.models.pricing",
     "parse_model": "tether.models.registry",
+    "spec_accepts_images": "tether.models.registry",
     "png_data_url": "tether.models.base",
     "request_key": "tether.models.base",
     "sample_concurrency": "tether.models.fanout",
@@ -170,6 +172,7 @@ __all__ = [
     "json_object",
     "load_price_table",
     "parse_model",
+    "spec_accepts_images",
     "png_data_url",
     "request_key",
     "sample_concurrency",

@@ -191,11 +191,13 @@ class AnthropicModel(SampledModel):
         else:
             body["max_tokens"] = params.max_tokens
         sampling = _sampling(params)
-        start = time.perf_counter()
         deadline = self.deadline_s or default_deadline_s(self.timeout_s, allowed_output(params))
+        started: list[float] = []  # from the first attempt that had the endpoint (openai_backend)
 
         def attempt() -> Completion:
             with self._slot, call_deadline(deadline):
+                if not started:
+                    started.append(time.perf_counter())
                 try:
                     resp = self._create(body, sampling)
                 except self._sdk.APIError as exc:
@@ -221,7 +223,7 @@ class AnthropicModel(SampledModel):
                 finish_reason=resp.stop_reason,
                 # Anthropic reports thinking inside output_tokens, not separately.
                 usage=Usage(counts[0], counts[1], 0) if reported else Usage(),  # type: ignore[arg-type]
-                latency_s=time.perf_counter() - start,
+                latency_s=time.perf_counter() - started[0],
                 model_id=self.model_id,
                 sample_index=index,
                 usage_reported=reported,

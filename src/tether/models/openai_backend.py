@@ -174,11 +174,16 @@ class OpenAICompatibleModel(SampledModel):
 
     def _sample(self, messages: list[Message], params: GenerateParams, index: int) -> Completion:
         body = self._request(messages, params, index)
-        start = time.perf_counter()
         deadline = self.call_deadline_s(params)
+        # the latency runs from when the first attempt had the endpoint: waiting for a
+        # slot is this process's queue (more callers than the endpoint's limit), not the
+        # endpoint's time; retries and their pauses stay in it
+        started: list[float] = []
 
         def attempt() -> Completion:
             with self._slot, call_deadline(deadline):
+                if not started:
+                    started.append(time.perf_counter())
                 try:
                     resp = self._client.chat.completions.create(**body)
                 except self._openai.APIError as exc:
@@ -193,7 +198,7 @@ class OpenAICompatibleModel(SampledModel):
                     raise Retryable(
                         ServerError(f"{self.model_id}: malformed response: {exc}")
                     ) from exc
-            return self._parse(resp, index, time.perf_counter() - start)
+            return self._parse(resp, index, time.perf_counter() - started[0])
 
         return call_with_retries(attempt, self.retry)
 

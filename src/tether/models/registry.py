@@ -161,6 +161,34 @@ def _scripted(spec: str, body: str) -> Model:
     return ScriptedModel(fn, model_id=spec)
 
 
+#: provider -> (module, class) of the backend its specs build (spec_accepts_images)
+_BACKENDS = {
+    "openai": ("tether.models.openai_backend", "OpenAICompatibleModel"),
+    "openai-compatible": ("tether.models.openai_backend", "OpenAICompatibleModel"),
+    "anthropic": ("tether.models.anthropic_backend", "AnthropicModel"),
+    "local": ("tether.models.local", "LocalLlamaModel"),
+}
+
+
+def spec_accepts_images(spec: str) -> bool | None:
+    """What `accepts_images` will say of the model `spec` names, read off its backend's
+    class without building it (building one may load an SDK: the openai SDK's import is
+    most of a run's start); None when only the built model can tell (a scripted double
+    says it per instance, a replay takes it from its recording) or the spec is bad."""
+    spec = spec.strip()
+    if spec.startswith(("scripted:", "replay:")):
+        return None
+    try:
+        head = _split_options(split_price(spec)[0])[0]
+    except ConfigError:  # a bad spec: parse_model says what is wrong with it
+        return None
+    found = _BACKENDS.get(head.partition("/")[0])
+    if found is None:
+        return None
+    module, name = found
+    return bool(getattr(getattr(importlib.import_module(module), name), "accepts_images", True))
+
+
 def parse_model(spec: str) -> Model:
     """Build the model a spec names; raises UnknownModelError with a hint otherwise.
 

@@ -146,7 +146,7 @@ def _spawn(req, base):
 #: once here: the check runner is the same file for every check, and compiling it took
 #: about a quarter of a check's time in the sandbox. Code objects are immutable and hold
 #: only the script's own text, which every run of it is handed anyway.
-_COMPILED = {}
+_COMPILED: dict[tuple[str, bytes], types.CodeType] = {}
 _COMPILED_MAX = 8
 
 

@@ -89,9 +89,11 @@ class Setting(Protocol):
     - `hooks_only_resources()` / `hooks_only_answer(obs)`: the hooks-only baseline;
     - `labelled(item) -> bool`: whether the item has gold to score against (a user's
       data read for a deployment may have rows without); without it, every item has;
-    - `prepare(item)`: makes the item's image ahead of its call, into the memo `image`
-      reads (a compile calls it for the next items while earlier calls wait for the
-      endpoint, compiler/pool.py); only a setting whose `image` is memoized has it.
+    - `prepare(item)`: starts making the item's image ahead of its call, into the memo
+      `image` reads, and may return before it is made (docs draws its pages in a helper
+      process, settings/page_worker.py); a compile calls it from background threads for
+      its first items at its start and for the next items while earlier calls wait for
+      the endpoint (compiler/pool.py); only a setting whose `image` is memoized has it.
     """
 
     name: str

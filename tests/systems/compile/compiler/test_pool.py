@@ -158,3 +158,68 @@ def test_items_are_prepared_ahead_of_their_calls_and_never_too_far_ahead() -> No
         # each item prepared once, in the pool's order; a failure there ends nothing
         assert prepared == ids and sorted(started) == sorted(rows) == sorted(ids)
         assert max(ahead) <= width  # never more than `width` items past those started
+
+
+def test_a_compile_starts_its_items_inputs_in_call_order_and_at_most_early_items(
+        monkeypatch) -> None:
+    import time
+
+    from tether.systems.compile.compiler import pool
+
+    monkeypatch.setattr(pool, "EARLY_ITEMS", 5)
+    splits = ToySetting().splits(0, {"probe": 2, "validation": 2, "test": 3})
+    asked: list[str] = []
+
+    class Drawing:
+        def prepare(self, item: Any) -> None:
+            asked.append(item.item_id)
+            if len(asked) == 2:
+                raise OSError("no font")  # left for the item's own scoring
+
+    pool.draw_ahead(Drawing(), splits)
+    deadline = time.monotonic() + 10
+    while len(asked) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    in_order = [i.item_id for split in ("probe", "validation", "test") for i in splits[split]]
+    assert asked == in_order[:5]
+    pool.draw_ahead(ToySetting(), splits)  # a setting without `prepare`: nothing to do
+
+
+def test_images_are_drawn_from_the_start_only_for_a_student_known_to_take_them() -> None:
+    from tether.systems.compile.compiler.build import _early_images
+
+    remote = "openai-compatible/m@http://127.0.0.1:9/v1"
+    assert _early_images(None, remote, "auto")
+    assert not _early_images(None, remote, "text")
+    assert _early_images(None, "scripted:[\"a\"]", "image")
+    assert not _early_images(None, "scripted:[\"a\"]", "auto")  # only the built one knows
+    assert _early_images(ScriptedModel(["a"], accepts_images=True), "scripted:x", "auto")
+
+
+def test_more_items_run_than_calls_yet_calls_never_exceed_the_endpoint(
+        tmp_path: Path) -> None:
+    """Items are scored twice as wide as the endpoint's limit (an item committing never
+    holds a call back); the calls in flight stay within the limit whatever the model
+    does about it itself (the scripted one enforces nothing)."""
+    import time
+
+    lock = threading.Lock()
+    in_flight, most = [0], [0]
+    student = ScriptedStudent({}).script
+
+    def script(messages: list[dict[str, Any]], info: Any) -> str:
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.02)
+        with lock:
+            in_flight[0] -= 1
+        return student(messages, info)
+
+    compiler = Compiler(toy_config(tmp_path, probe=6, validation=6, test=6, rounds=0,
+                                   restarts=0, comparators=[]),
+                        teacher=ScriptedModel(ScriptedTeacher({"0": "unparseable"}).script),
+                        student=_wide_student(3, script))
+    result = compiler.run()
+    assert result["bare"]["test"] is not None
+    assert most[0] == 3  # the width used, never passed

@@ -23,14 +23,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tether.cli import COMPARATORS, esc, make_console
+from tether.cli import COMPARATORS, esc, make_console, start_up
 from tether.errors import ConfigError
+
+if TYPE_CHECKING:  # the compiler loads when the command runs, not for --help
+    from tether.systems.compile import Compiler
 
 _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "rounds",
            "protocol", "restarts", "builds", "seed", "out", "interventions", "comparators",
@@ -80,27 +83,14 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
-    from tether.systems.compile import Compiler, config_from_fields, load_compile_config
     from tether.systems.compile.compiler.gate import small_gate_warning
     from tether.systems.compile.compiler.summary import teacher_failure
 
     console = make_console(stderr=True)
     given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
     with _progress(console, enabled=not as_json) as report:
-        if resume is not None:
-            if config is not None or given:
-                raise ConfigError("--resume takes no config or other fields",
-                                  hint="the config the compile recorded is used as it was")
-            compiler = Compiler.resume(resume, progress=report)
-        elif config is not None:
-            compiler = Compiler(load_compile_config(config, **given), progress=report)
-        else:
-            missing = [k for k in ("setting", "teacher", "student", "out") if k not in given]
-            if missing:
-                raise ConfigError(f"missing --{', --'.join(missing)}",
-                                  hint="tether compile --setting S --teacher SPEC "
-                                       "--student SPEC --out DIR, or tether compile FILE.toml")
-            compiler = Compiler(config_from_fields(**given), progress=report)
+        with start_up():  # the compile's start: its settings, models and store
+            compiler = _compiler(config, resume, given, report)
         # said before the rounds start (and recorded in the result's warnings)
         warning = small_gate_warning(compiler.config.validation)
         if warning is not None:
@@ -117,6 +107,25 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
         sys.exit(1)
+
+
+def _compiler(config: Path | None, resume: Path | None, given: dict[str, Any],
+              report: _progress) -> Compiler:
+    from tether.systems.compile import Compiler, config_from_fields, load_compile_config
+
+    if resume is not None:
+        if config is not None or given:
+            raise ConfigError("--resume takes no config or other fields",
+                              hint="the config the compile recorded is used as it was")
+        return Compiler.resume(resume, progress=report)
+    if config is not None:
+        return Compiler(load_compile_config(config, **given), progress=report)
+    missing = [k for k in ("setting", "teacher", "student", "out") if k not in given]
+    if missing:
+        raise ConfigError(f"missing --{', --'.join(missing)}",
+                          hint="tether compile --setting S --teacher SPEC "
+                               "--student SPEC --out DIR, or tether compile FILE.toml")
+    return Compiler(config_from_fields(**given), progress=report)
 
 
 class _progress:

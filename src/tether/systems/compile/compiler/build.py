@@ -42,7 +42,14 @@ from typing import Any
 
 from tether.core import BudgetSpec, Ledger, Task
 from tether.errors import ConfigError, TetherError
-from tether.models import Model, Usage, accepts_images, json_object, parse_model
+from tether.models import (
+    Model,
+    Usage,
+    accepts_images,
+    json_object,
+    parse_model,
+    spec_accepts_images,
+)
 from tether.runs import DB_NAME
 from tether.systems.compile.admissibility import check_harness
 from tether.systems.compile.answer_audit import audit_answers
@@ -53,6 +60,7 @@ from tether.systems.compile.compiler.endpoint import StudentEndpoint
 from tether.systems.compile.compiler.gepa_arm import matched_budget, require_gepa, run_gepa
 from tether.systems.compile.compiler.loop import BuildEnv, BuildLoop
 from tether.systems.compile.compiler.plan import build_plan
+from tether.systems.compile.compiler.pool import draw_ahead
 from tether.systems.compile.compiler.prompts import oneshot_prompt
 from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import Progress, ScoringEnv, SplitScore, SplitScorer
@@ -88,6 +96,14 @@ def _modality(model: Model, requested: str) -> str:
     return "image" if accepts_images(model) else "text"
 
 
+def _early_images(student: Model | None, spec: str, requested: str) -> bool:
+    """Whether the student will be shown images, known before it is built (False where
+    only the built model can tell: its images are then drawn as its items come)."""
+    if requested != "auto":
+        return requested == "image"
+    return accepts_images(student) if student is not None else bool(spec_accepts_images(spec))
+
+
 def _fit_sizes(config: CompileConfig, setting: Any) -> CompileConfig:
     """The config with the split sizes it left to the defaults fitted to a setting
     smaller than them (fitted_sizes): a 12-row file compiles as 3 / 3 / 6 without flags.
@@ -116,6 +132,10 @@ class Compiler:
         self.config = config
         self.splits = self.setting.splits(config.seed, config.sizes)
         check_splits(self.setting, self.splits, config.sizes)
+        # the pages a remote student will be shown start drawing now, in the helper
+        # process, while the models load (most of a compile's start)
+        if _early_images(student, config.student, config.modality):
+            draw_ahead(self.setting, self.splits)
         # the model specs before the directory: a bad spec leaves no run behind that
         # refuses the corrected command ("already holds a compile")
         teacher = teacher or parse_model(config.teacher)

@@ -44,8 +44,11 @@ class StudentEndpoint:
         self.record = record
         #: why the budget refused a call (None until it does)
         self.stopped: str | None = None
-        #: items scored at once: the endpoint's `concurrency` (in-process models: 1)
+        #: calls in flight at most: the endpoint's `concurrency` (in-process models: 1)
         self.concurrency = sample_concurrency(model)
+        # held here whatever the model enforces itself: the scorer runs more items than
+        # this at once, so that one item's commit never keeps the next call waiting
+        self._slots = threading.BoundedSemaphore(max(self.concurrency, 1))
         self._lock = threading.Lock()
 
     def tokens_used(self) -> int:
@@ -67,8 +70,9 @@ class StudentEndpoint:
         params = GenerateParams(max_tokens=max_tokens, seed=self.seed, temperature=temperature)
         made: list[CallRecord] = []
         try:
-            return charged_generate(self.ledger, made, self.model, STUDENT_ROLE, messages,
-                                    params, n=n, whole=True)
+            with self._slots:
+                return charged_generate(self.ledger, made, self.model, STUDENT_ROLE,
+                                        messages, params, n=n, whole=True)
         except BudgetExhausted:
             reason = (f"student token budget of {self.ledger.spec.total} reached: "
                       f"{self.tokens_used()} used, a call of {n} x {max_tokens} "

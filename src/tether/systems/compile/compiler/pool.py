@@ -6,9 +6,12 @@ A compile's student calls are independent within a phase of the freeze: before i
 proposal's probe and validation items (loop.py); after it, every test arm's items
 (build.py). Scored split after split, each split's last wave of calls waits for its
 slowest item while the endpoint has room for more; in one pool the endpoint stays full
-from the phase's first call to its last. A pool never holds items of both sides of the
-freeze: the callers build one pool per phase, and the scorer's guard still checks every
-test item against the recorded selection before it is scored (build.py).
+from the phase's first call to its last. A pool runs twice as many items as the endpoint
+takes calls (ITEMS_PER_CALL_SLOT): the calls wait for the student endpoint's own limit,
+and an item recording its result never holds a call back. A pool never holds items of
+both sides of the freeze: the callers build one pool per phase, and the scorer's guard
+still checks every test item against the recorded selection before it is scored
+(build.py).
 
 A job may name an earlier job it follows (`after`): its items start only while that job
 has had no budget stop (a validation split is not scored for a proposal whose probe
@@ -16,32 +19,33 @@ split the student's budget left incomplete). With width 1 the items run in the j
 order, one at a time: the serial compile, call for call. Jobs of the same scores (the
 same scope, split and key: the selection is bare) are scored once and shared.
 
-What an item needs before its call and that depends on the item alone (a docs page,
-drawn in this process) can be made ahead (`prepare`): one background thread prepares the
-items in the pool's order, never more than `width` items past the last one started, so
-an item's input is ready while the calls before it wait for the endpoint (in a serial
-compile too). It changes no call: preparing is what the item's own scoring would do
-first, memoized (settings/base.py ImageMemo), and a failure there is left for the
-item's own scoring to meet and record.
+What an item needs before its call and that depends on the item alone (a docs page) can
+be made ahead (`prepare`): from a compile's start for its first items (`draw_ahead`), and
+in each pool by one background thread in the pool's order, never more than `width` items
+past the last one started, so an item's input is ready while the calls before it wait for
+the endpoint (in a serial compile too). It changes no call: preparing is what the item's
+own scoring would do first, memoized (settings/base.py ImageMemo; docs draws in a helper
+process, settings/page_worker.py), and a failure there is left for the item's own
+scoring to meet and record.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tether.systems.compile.setting import Item
+from tether.systems.compile.setting import SPLITS, Item
 
 if TYPE_CHECKING:
     from tether.systems.compile.compiler.scoring import ScoredItem
     from tether.systems.compile.compiler.trial import Scoring
 
-__all__ = ["ItemScorer", "Job", "run_items", "score_jobs"]
+__all__ = ["EARLY_ITEMS", "ItemScorer", "Job", "draw_ahead", "run_items", "score_jobs"]
 
 #: what scores one item of a job (opened once per job, in the calling thread)
 ItemScorer = Callable[[Item], "ScoredItem"]
@@ -84,6 +88,10 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
         todo += [(k, item) for item in job.items if item.item_id not in rows[k]]
     if not todo:
         return rows
+    # more items than the endpoint's width run at once: while one commits (its page
+    # blob, record and log line), another's call already has the endpoint; the student
+    # endpoint itself keeps the calls in flight at `width` (compiler/endpoint.py)
+    workers = width if width <= 1 else ITEMS_PER_CALL_SLOT * width
     stopped: set[int] = set()  # jobs an item of which was a budget stop
     left = Counter(k for k, _ in todo)
     done = {k: len(jobs[k].items) - n for k, n in left.items()}  # scored before, per job
@@ -116,7 +124,7 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
         ahead = None if prepare is None else _Ahead(prepare, [item for _, item in todo],
                                                      width)
         try:
-            for got in run_items(one, todo, width, started,
+            for got in run_items(one, todo, workers, started,
                                  None if ahead is None else ahead.started):
                 if got is not None:
                     rows[got[0]][got[1]["item_id"]] = got[1]
@@ -124,6 +132,36 @@ def score_jobs(jobs: Sequence[Job], *, width: int,
             if ahead is not None:
                 ahead.close()
     return rows
+
+
+#: items in progress per call the student endpoint allows at once (width > 1)
+ITEMS_PER_CALL_SLOT = 2
+
+#: items whose inputs a compile starts making at its start, at most (a docs page is
+#: some 130 KB: 256 of them fit the page memo; later items are made as the pools reach them)
+EARLY_ITEMS = 256
+
+
+def draw_ahead(setting: Any, splits: Mapping[str, Sequence[Item]]) -> None:
+    """Start making the inputs of a compile's items (the setting's `prepare`: a docs
+    page, drawn in the helper process) in the order their calls will come, probe,
+    validation, then test, at most EARLY_ITEMS; returns at once (a background thread
+    asks, so a setting whose `prepare` draws in place never holds up the start).
+    Making an input is no student call and records nothing: a test page may be drawn
+    before the freeze as the test items themselves exist before it."""
+    prepare = getattr(setting, "prepare", None)
+    if not callable(prepare):
+        return
+    items = [item for split in SPLITS for item in splits.get(split, ())][:EARLY_ITEMS]
+
+    def run() -> None:
+        for item in items:
+            try:
+                prepare(item)
+            except Exception:  # noqa: BLE001 - the item's own scoring meets it and records it
+                continue
+
+    threading.Thread(target=run, name="tether-draw-ahead", daemon=True).start()
 
 
 class _Ahead:

@@ -14,12 +14,14 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
 
 from tether.errors import ConfigError
 from tether.systems.compile.setting import DEFAULT_SIZES, SPLITS, Item
+from tether.systems.compile.settings import page_worker
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -119,8 +121,9 @@ def png_bytes(image: Any) -> bytes:
 
 
 class ImageMemo:
-    """Images drawn in this process, by the JSON of everything the drawing depends on
-    (as OcrEngine.text_of keys its texts), least recently used dropped past `max_bytes`.
+    """Images drawn for this process (here, or ahead of their calls in the helper process:
+    `draw_ahead`), by the JSON of everything the drawing depends on (as
+    OcrEngine.text_of keys its texts), least recently used dropped past `max_bytes`.
     A compile shows a remote student the same page under every proposal it scores, and
     its teacher's examples read the OCR of pages scoring drew already: each is drawn
     once. A thread asking for a page another thread is drawing waits for that drawing
@@ -135,9 +138,44 @@ class ImageMemo:
         self._lock = threading.Lock()
         self._drawing: dict[str, threading.Event] = {}  # pages being drawn, by key
 
+    @staticmethod
+    def _key(source: Any) -> str:
+        return hashlib.sha256(json.dumps(source, sort_keys=True, default=str)
+                              .encode("utf-8")).hexdigest()
+
+    def draw_ahead(self, source: Any, fn: Callable[..., bytes], *args: Any) -> None:
+        """Start drawing `fn(*args)` (the page `source` names) in the helper process
+        (page_worker.py) unless it is memoized or on its way; returns at once. A `get` of
+        it meanwhile waits for that drawing; one that failed there is drawn again by
+        `get` (which meets the error). Without a helper, nothing is drawn ahead."""
+        key = self._key(source)
+        with self._lock:
+            if key in self._images or key in self._drawing:
+                return
+            done = self._drawing[key] = threading.Event()
+        future = None
+        try:  # outside the lock: the request may wait for room in the helper's pipe
+            future = page_worker.submit(fn, *args)
+        finally:
+            if future is None:  # no helper (or the request failed): drawn when asked for
+                with self._lock:
+                    self._drawing.pop(key, None)
+                done.set()
+        if future is None:
+            return
+
+        def landed(future: Future[bytes]) -> None:
+            image = None if future.cancelled() or future.exception() else future.result()
+            with self._lock:
+                if isinstance(image, bytes):
+                    self._keep(key, image)
+                self._drawing.pop(key, None)
+            done.set()
+
+        future.add_done_callback(landed)
+
     def get(self, source: Any, draw: Callable[[], bytes]) -> bytes:
-        key = hashlib.sha256(json.dumps(source, sort_keys=True, default=str)
-                             .encode("utf-8")).hexdigest()
+        key = self._key(source)
         with self._lock:
             hit = self._hit(key)
             if hit is not None:
@@ -165,13 +203,17 @@ class ImageMemo:
     def _draw(self, key: str, draw: Callable[[], bytes]) -> bytes:
         image = draw()
         with self._lock:
-            self.draws += 1
-            if key not in self._images:
-                self._images[key] = image
-                self._size += len(image)
-            while self._size > self.max_bytes and self._images:
-                self._size -= len(self._images.popitem(last=False)[1])
+            self._keep(key, image)
         return image
+
+    def _keep(self, key: str, image: bytes) -> None:
+        """A drawn image into the memo (the lock held)."""
+        self.draws += 1
+        if key not in self._images:
+            self._images[key] = image
+            self._size += len(image)
+        while self._size > self.max_bytes and self._images:
+            self._size -= len(self._images.popitem(last=False)[1])
 
 
 def cut(text: str, max_chars: int) -> str:

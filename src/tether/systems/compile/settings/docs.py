@@ -24,10 +24,9 @@ from tether.systems.compile.settings.base import (
     make_splits,
     new_item,
     new_observation,
-    png_bytes,
     rng_for,
 )
-from tether.systems.compile.settings.docs_render import make_spec, money, render, vendor_names
+from tether.systems.compile.settings.docs_render import make_spec, money, render_png, vendor_names
 from tether.systems.compile.settings.metrics import anls
 from tether.systems.compile.settings.ocr import OcrEngine, WithOcrEngine
 
@@ -152,11 +151,13 @@ class DocsSetting(WithOcrEngine):
     def image(self, item: Item) -> bytes:
         # the page is drawn from its spec alone: the spec keys the in-process memos
         spec = item.data["spec"]
-        return self.pages.get({"docs": spec}, lambda: png_bytes(render(spec)))
+        return self.pages.get({"docs": spec}, lambda: render_png(spec))
 
     def prepare(self, item: Item) -> None:
-        """Draw the item's page into the memo ahead of its call (setting.py)."""
-        self.image(item)
+        """Start drawing the item's page ahead of its call, in the helper process
+        (setting.py; settings/page_worker.py)."""
+        spec = item.data["spec"]
+        self.pages.draw_ahead({"docs": spec}, render_png, spec)
 
     def ocr_text(self, item: Item) -> str:
         return self.engine.text_of({"docs": item.data["spec"]}, lambda: self.image(item))

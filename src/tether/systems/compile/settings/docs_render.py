@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from tether.systems.compile.settings.base import png_bytes
+
 FONTS = {
     "sans": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "serif": "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf",
@@ -206,6 +208,12 @@ def text_lines(spec: dict[str, Any]) -> list[tuple[str, str]]:
         rows += [("Amount Paid", money(spec["paid"] if spec["paid"] <= spec["total"] else 0.0, s))]
     rows.append(("Thank you for your business!", ""))
     return rows
+
+
+def render_png(spec: dict[str, Any]) -> bytes:
+    """The page as the PNG a student is shown (a module-level function: the helper
+    process draws it, settings/page_worker.py)."""
+    return png_bytes(render(spec))
 
 
 def render(spec: dict[str, Any]) -> Image.Image:
