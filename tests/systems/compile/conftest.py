@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from tether.systems.compile.harness import SCHEMA, Harness
-from tether.systems.compile.setting import Item, ToySetting
+from tether.systems.compile.setting import Item
+from tether.testing.toy_setting import ToySetting
 
 
 def make_harness(**fields: Any) -> Harness:

@@ -49,7 +49,7 @@ def test_a_plain_english_prompt_and_parser_are_admissible_on_every_setting(name)
 # --- 1. schema and sizes ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("fields", "needle"), [
-    ({"bogus": 1}, "bogus: Extra inputs"),
+    ({"bogus": 1}, "`bogus`: extra inputs"),
     ({"prompts": {"answer": "x" * 8001}}, "8001 characters"),
     ({"hooks": {"parse": PLAIN_PARSE + "#" * 20_000}}, "characters in all"),
     ({"decode": {"max_tokens": 1025}}, "max_tokens: 1025"),

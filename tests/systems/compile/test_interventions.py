@@ -11,8 +11,9 @@ from tether.stats import paired_change
 from tether.systems.compile.harness import SCHEMA, Harness
 from tether.systems.compile.interventions import NotApplicable, intervene
 from tether.systems.compile.runtime import HarnessRuntime
-from tether.systems.compile.setting import Item, ToySetting
+from tether.systems.compile.setting import Item
 from tether.testing.scripted_student import Accuracies, ScriptedStudent
+from tether.testing.toy_setting import ToySetting
 
 N = 80
 

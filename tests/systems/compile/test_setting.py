@@ -1,7 +1,8 @@
 import pytest
 
 from tether.errors import ConfigError
-from tether.systems.compile import Setting, ToySetting, get_setting, setting_names
+from tether.systems.compile import Setting, get_setting, setting_names
+from tether.testing.toy_setting import ToySetting
 
 
 def test_toy_is_registered_and_implements_the_protocol():

@@ -120,7 +120,8 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
         harness = Harness.model_validate(document)
     except ValidationError as exc:
         return AdmissibilityReport(None, [
-            Violation("schema", f"{'.'.join(map(str, e['loc'])) or 'document'}: {e['msg']}")
+            Violation("schema", f"`{'.'.join(map(str, e['loc'])) or 'document'}`: "
+                                f"{e['msg'].lower()}")
             for e in exc.errors()], checks=["schema"])
     report = AdmissibilityReport(harness.hash, _schema(harness, setting, named_setting),
                                  checks=["schema"])

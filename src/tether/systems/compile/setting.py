@@ -17,14 +17,13 @@ The settings are a `Registry` (`SETTINGS`, tether.registry): the bundled ones, t
 registered in code, and those other distributions declare as `tether.settings` entry
 points.
 
-`ToySetting` ("toy") is a test double: ten-odd arithmetic and capital questions with
-fixed gold, used by the compile tests. It is not a benchmark.
+The `toy` setting is a test double (`tether.testing.toy_setting`), declared as an entry
+point like any other distribution's setting.
 """
 
 from __future__ import annotations
 
 import functools
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -42,7 +41,7 @@ from tether.systems.compile.settings import (
 )
 
 __all__ = ["DATA_FORMATS", "DEFAULT_SIZES", "PLUGIN_GROUP", "SETTINGS", "SPLITS", "Item",
-           "Setting", "ToySetting", "check_splits", "fitted_sizes", "get_setting",
+           "Setting", "check_splits", "fitted_sizes", "get_setting",
            "is_labelled", "item_count", "item_for_task_data", "register_setting", "same_setting",
            "setting_names"]
 
@@ -333,69 +332,3 @@ def _declared(name: str, value: str) -> Setting:
                           f"{exc}") from None
     return _as_setting(loaded, f"setting plugin {name!r}")
 
-
-# --- the toy setting: a test double -------------------------------------------------
-
-_CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Kenya": "Nairobi", "Peru": "Lima",
-             "Norway": "Oslo", "Chile": "Santiago", "Egypt": "Cairo", "Canada": "Ottawa"}
-
-
-class ToySetting:
-    """Test double: capital-city and sum questions, gold fixed, no image.
-
-    Resources: `hint` adds the first letter of the answer (a stand-in for evidence the
-    harness may enable), `signals` adds the two operands of a sum. Metric: case-folded
-    exact match.
-    """
-
-    name = "toy"
-    offered_resources: tuple[str, ...] = ("hint", "signals")
-
-    def _items(self) -> list[Item]:
-        items = [Item(f"cap-{country.lower()}", f"What is the capital of {country}?",
-                      {"answer": city, "kind": "capital"})
-                 for country, city in _CAPITALS.items()]
-        for a in range(2, 14):
-            b = (a * 7) % 11 + 1
-            items.append(Item(f"sum-{a}-{b}", f"What is {a} plus {b}?",
-                              {"answer": str(a + b), "kind": "sum", "operands": [a, b]}))
-        return items
-
-    def splits(self, seed: int, sizes: Mapping[str, int]) -> dict[str, list[Item]]:
-        items = self._items()
-        random.Random(seed).shuffle(items)
-        out: dict[str, list[Item]] = {}
-        start = 0
-        for split in SPLITS:
-            n = int(sizes.get(split, 0))
-            out[split] = items[start:start + n]
-            start += n
-        return out  # 20 items in all: later splits come up short when more are asked
-
-    def observation(self, item: Item, resources: Mapping[str, Any]) -> dict[str, Any]:
-        obs: dict[str, Any] = {"item_id": item.item_id, "question": item.question}
-        if resources.get("hint"):
-            obs["hint"] = f"The answer starts with {item.data['answer'][0]!r}."
-        if resources.get("signals") and item.data["kind"] == "sum":
-            obs["signals"] = {"a": item.data["operands"][0], "b": item.data["operands"][1]}
-        return obs
-
-    def image(self, item: Item) -> bytes | None:
-        return None
-
-    def score(self, answer: str, item: Item) -> float:
-        return float(answer.strip().casefold() == str(item.data["answer"]).casefold())
-
-    def inventory(self) -> list[str]:
-        return [*_CAPITALS, *_CAPITALS.values()]
-
-    def public_vocabulary(self) -> list[str]:
-        return ["yes", "no"]
-
-    def gold(self, item: Item) -> list[str]:
-        return [str(item.data["answer"])]
-
-
-@register_setting("toy")
-def _toy() -> Setting:
-    return ToySetting()

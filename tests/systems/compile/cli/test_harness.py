@@ -36,8 +36,9 @@ def test_check_inadmissible_exits_1_with_one_line_per_violation(tmp_path):
            "decode": {"max_tokens": 5000}}
     result = CliRunner().invoke(main, ["harness", "check", write(tmp_path, bad)])
     assert result.exit_code == 1
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 2 and all(line.startswith("schema: ") for line in lines)
+    head, *lines = result.output.strip().splitlines()
+    assert head.endswith(": not admissible on toy: 2 problems")
+    assert len(lines) == 2 and all(line.startswith("  [schema] ") for line in lines)
 
 
 def test_check_json(tmp_path):

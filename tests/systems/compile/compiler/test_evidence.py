@@ -9,7 +9,8 @@ from tether.systems.compile.compiler.evidence import (
     stage_of,
 )
 from tether.systems.compile.compiler.scoring import SplitScore
-from tether.systems.compile.setting import Item, ToySetting
+from tether.systems.compile.setting import Item
+from tether.testing.toy_setting import ToySetting
 
 
 def _call(prompt: str, reply: str) -> dict[str, str]:

@@ -74,8 +74,11 @@ def check(path: Path, setting_name: str | None, seed: int, as_json: bool) -> Non
     elif report.admissible:
         click.echo(f"admissible on {setting.name}: {report.hash}")
     else:
+        count = len(report.violations)
+        click.echo(f"{path}: not admissible on {setting.name}: {count} problem"
+                   f"{'s' if count != 1 else ''}")
         for violation in report.violations:
-            click.echo(f"{violation.check}: {violation.detail}")
+            click.echo(f"  [{violation.check}] {violation.detail}")
     sys.exit(0 if report.admissible else 1)
 
 
