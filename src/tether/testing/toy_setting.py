@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tether.systems.compile.setting import SPLITS, Item
+from tether.systems.compile import SPLITS, Item
 
 __all__ = ["ToySetting"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tether.systems.compile.admissibility import check_harness, shuffled
+from tether.systems.compile.admissibility import SMOKE_ITEMS, check_harness, shuffled
 from tether.systems.compile.answer_audit import REFUSAL, _literals as hook_texts, audit_texts
 from tether.systems.compile.harness import SCHEMA
 from tether.systems.compile.hook_ast import check_hook_sources
-from tether.systems.compile.setting import get_setting, setting_names
+from tether.systems.compile.setting import fitted_sizes, get_setting, item_count, setting_names
 
 PLAIN_PROMPT = ("Read the question carefully and answer it briefly.\n"
                 "Question: {question}\nReply with the answer only, in a few words.")
@@ -43,7 +43,9 @@ def test_a_plain_english_prompt_and_parser_are_admissible_on_every_setting(name)
     setting = get_setting(name)
     report = check_harness(doc(name), setting)
     assert report.violations == [] and report.admissible
-    assert len(report.smoke) == 10
+    # ten probe items, or the whole probe split of a setting too small for ten (toy: 5)
+    probe = fitted_sizes(item_count(setting))["probe"]
+    assert len(report.smoke) == min(SMOKE_ITEMS, probe) > 0
 
 
 # --- 1. schema and sizes ---------------------------------------------------------------
@@ -279,37 +281,42 @@ def test_whole_words_only():
 
 
 # --- 4. smoke run -----------------------------------------------------------------------------
+# The toy setting's 20 items fit default sizes as 5 / 5 / 10; these tests ask for a probe
+# split of ten, the smoke run's full size, to test its thresholds (at most 2 in 10 ...).
+TEN = {"probe": 10, "validation": 5, "test": 5}
 
 def test_smoke_fails_on_too_many_hook_errors(toy):
     crashing = "def parse(text, item):\n    return text[1000]\n"
-    report = check_harness(doc(hooks={"route": ROUTE, "parse": crashing}), toy)
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": crashing}), toy, sizes=TEN)
     assert checks(report) == ["smoke"] and "hook errors on 10 of 10" in report.violations[0].detail
 
 
 def test_smoke_tolerates_two_hook_errors_in_ten(toy):
     # items are picked by a checksum of their id (an id names a country: hard-coded)
-    probe = toy.splits(0, {"probe": 50, "validation": 50, "test": 200})["probe"][:10]
+    probe = toy.splits(0, TEN)["probe"]
     sums = sorted(sum(map(ord, i.item_id)) for i in probe)
     assert len(set(sums)) == 10
 
     def failing_on(n):
         return (f"def parse(text, item):\n    if sum(map(ord, item['item_id'])) in {sums[:n]!r}:\n"
                 "        raise ValueError('x')\n    return text\n")
-    assert check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(2)}), toy).admissible
-    report = check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(3)}), toy)
+    two = check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(2)}), toy, sizes=TEN)
+    assert two.admissible
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": failing_on(3)}), toy, sizes=TEN)
     assert checks(report) == ["smoke"] and "3 of 10" in report.violations[0].detail
 
 
 def test_smoke_fails_on_half_empty_answers(toy):
-    probe = toy.splits(0, {"probe": 50, "validation": 50, "test": 200})["probe"][:10]
+    probe = toy.splits(0, TEN)["probe"]
     assert sum(toy.gold(i)[0].isdigit() for i in probe) == 7  # 7 sums, 3 capitals
     digits_only = "def parse(text, item):\n    return text if text.isdigit() else ''\n"
     letters_only = "def parse(text, item):\n    return '' if text.isdigit() else text\n"
-    assert check_harness(doc(hooks={"route": ROUTE, "parse": digits_only}), toy).admissible
-    report = check_harness(doc(hooks={"route": ROUTE, "parse": letters_only}), toy)
+    digits = check_harness(doc(hooks={"route": ROUTE, "parse": digits_only}), toy, sizes=TEN)
+    assert digits.admissible
+    report = check_harness(doc(hooks={"route": ROUTE, "parse": letters_only}), toy, sizes=TEN)
     assert checks(report) == ["smoke"] and "empty answers on 7 of 10" in report.violations[0].detail
     abstain = "def route(obs, state):\n    return {'abstain': True}\n"
-    assert checks(check_harness(doc(hooks={"route": abstain}), toy)) == ["smoke"]
+    assert checks(check_harness(doc(hooks={"route": abstain}), toy, sizes=TEN)) == ["smoke"]
 
 
 # --- 5. determinism ----------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def check_harness(document: Any, setting: Setting, *, seed: int = 0,
     except ValidationError as exc:
         return AdmissibilityReport(None, [
             Violation("schema", f"`{'.'.join(map(str, e['loc'])) or 'document'}`: "
-                                f"{e['msg'].lower()}")
+                                f"{e['msg'][:1].lower()}{e['msg'][1:]}")
             for e in exc.errors()], checks=["schema"])
     report = AdmissibilityReport(harness.hash, _schema(harness, setting, named_setting),
                                  checks=["schema"])

@@ -106,5 +106,10 @@ def test_a_damaged_proposal_file_is_one_line_for_every_harness_command(tmp_path)
             if code == 2:
                 assert lines[0].startswith(f"error: harness {path} is not"), lines
             else:
-                assert lines[0] == ("schema: decode: Input should be a valid dictionary "
-                                    "or instance of Decode"), lines
+                finding = ("`decode`: input should be a valid dictionary or instance of "
+                           "Decode")
+                if command == "check":
+                    assert lines == [f"{path}: not admissible on toy: 1 problem",
+                                     f"  [schema] {finding}"], lines
+                else:
+                    assert lines[0] == f"schema: {finding}", lines
