@@ -23,8 +23,8 @@ _CAPITALS = {"France": "Paris", "Japan": "Tokyo", "Kenya": "Nairobi", "Peru": "L
 
 
 class ToySetting:
-    """Test double: capital-city and sum questions, gold fixed, no image (see the
-    module docstring)."""
+    """Test double: capital-city and sum questions, gold fixed, no image: for trying
+    `tether compile` and `tether harness` without a model or a dataset."""
 
     name = "toy"
     offered_resources: tuple[str, ...] = ("hint", "signals")

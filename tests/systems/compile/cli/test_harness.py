@@ -113,3 +113,26 @@ def test_a_damaged_proposal_file_is_one_line_for_every_harness_command(tmp_path)
                                      f"  [schema] {finding}"], lines
                 else:
                     assert lines[0] == f"schema: {finding}", lines
+
+
+def test_run_refuses_a_bad_student_spec_by_its_flag_and_writes_no_run(tmp_path):
+    out = tmp_path / "run"
+    for spec, needle in (("testing:echo", "unknown model spec 'testing:echo'"),
+                         ("openai/x;bogus=1", "unknown option(s) ['bogus']")):
+        result = CliRunner().invoke(main, ["harness", "run", "recipe", "--setting", "toy",
+                                           "--student", spec, "--out", str(out)])
+        assert result.exit_code == 2, result.output
+        first = result.output.strip().splitlines()[0]
+        assert first.startswith(f"error: --student {spec!r}: ") and needle in first
+        assert "models[" not in result.output and "harness-run.json" not in result.output
+        assert not out.exists()
+
+
+def test_run_deploys_the_recipe_on_the_toy_test_split(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["harness", "run", "recipe", "--setting", "toy",
+                                       "--student", 'scripted:["11"]', "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "10 items" in result.output  # the toy's 20 items fit as 5 / 5 / 10
+    assert (out / "config.resolved.json").exists()
+    assert len((out / "trials.jsonl").read_text().splitlines()) == 10

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from tether.errors import ConfigError
 
 if TYPE_CHECKING:  # tether.systems.compile loads in the commands, not for --help
     from tether.core import Task
@@ -103,7 +104,7 @@ def harness_experiment(harness: str, setting: str, split: str, student: str, *,
         arm["label"] = f"{arm.get('label', arm['name'])}+{intervention}"
     arm["params"] = params
     return {"name": f"harness-{setting}-{split}", "suites": [suite_name(setting, split)],
-            "strategies": [arm], "models": {"proposer": student, "student": student},
+            "strategies": [arm], "models": {"student": student, "proposer": student},
             "run": {"concurrency": concurrency, "sandbox": sandbox}}
 
 
@@ -178,13 +179,14 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
     config = harness_experiment(path, setting_name, split, student,
                                 intervention=intervention, concurrency=concurrency,
                                 sandbox=sandbox_name)
-    with tempfile.TemporaryDirectory() as tmp:
-        config_file = Path(tmp) / "harness-run.json"
-        config_file.write_text(json.dumps(config), encoding="utf-8")
-        out = out or str(Path("runs") / f"harness-{_label(setting_name)}-{split}-"
-                                          f"{Path(path).stem}")
-        prepared = prepare(RunRequest(config=str(config_file), out=out, limit=limit),
+    # the experiment goes in as a dict: an error in it (a bad --student) then names the
+    # role, never a temporary file the user did not write
+    out = out or str(Path("runs") / f"harness-{_label(setting_name)}-{split}-{Path(path).stem}")
+    try:
+        prepared = prepare(RunRequest(experiment=config, out=out, limit=limit),
                            load=load_harness_suite)
+    except ConfigError as exc:
+        raise _as_student_error(exc, student) from None
     result = execute(prepared)
     rows = arm_rows(result.records, prepared.experiment.resolved())
     console.print(arm_table(rows, f"{config['name']}: {len(result.records)} items"))
@@ -195,6 +197,16 @@ def run_(path: str, setting_name: str | None, split: str, student: str, limit: i
                   f"{prepared.store.dir}", highlight=False)
     prepared.store.close()
     sys.exit(1 if result.errored else 0)
+
+
+def _as_student_error(exc: ConfigError, student: str) -> ConfigError:
+    """The run's refusal of its model spec, said of `--student`: the experiment built
+    above names the student under two roles, neither of which the user wrote."""
+    _, sep, rest = str(exc).partition("models[0].")
+    if not sep:
+        return exc
+    detail = rest.partition(": ")[2] or rest
+    return ConfigError(f"--student {student!r}: {detail}", hint=exc.hint)
 
 
 @harness.command("apply")
@@ -219,7 +231,6 @@ def apply(path: str | None, data: str | None, student: str | None, out: str | No
     ended in error, 2 usage error.
     """
     from tether.cli import make_console
-    from tether.errors import ConfigError
     from tether.systems.compile import Deployment
     from tether.systems.compile.cli.compile import _progress
 
