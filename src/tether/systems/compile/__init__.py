@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         Deployed as Deployed,
         Deployment as Deployment,
     )
+    from tether.systems.compile.compiler.endpoint import StudentUnreachable as StudentUnreachable
     from tether.systems.compile.compiler.gepa_arm import (
         PROMPT_PART as PROMPT_PART,
         REFLECTION_HEAD as REFLECTION_HEAD,
@@ -113,6 +114,7 @@ _HOMES: dict[str, str] = {
     "SETTING_CLASSES": "tether.systems.compile.settings",
     "SPLITS": "tether.systems.compile.setting",
     "Setting": "tether.systems.compile.setting",
+    "StudentUnreachable": "tether.systems.compile.compiler.endpoint",
     "Violation": "tether.systems.compile.admissibility",
     "bare_harness": "tether.systems.compile.harness",
     "check_harness": "tether.systems.compile.admissibility",
@@ -160,6 +162,7 @@ __all__ = [
     "SETTING_CLASSES",
     "SPLITS",
     "Setting",
+    "StudentUnreachable",
     "Violation",
     "bare_harness",
     "check_harness",

@@ -16,6 +16,12 @@ budget stop. Each call's record goes to the item's `log` (its trial's calls) and
 is made, to `record` without the messages and reply (role, request hash, usage, latency,
 sampling parameters, and the split, key and item it was made for): what a resumed
 compile is charged with, a killed item's calls included.
+
+A call that cannot reach the endpoint after the model's own retries (`EndpointUnreachable`)
+raises `StudentUnreachable`, which no item catches: the scoring starts nothing more, the
+command stops with the error, and the items not answered are not recorded as results, so
+`--resume` asks them once the server is back (an item the student was never asked is no
+evidence about a harness, like a budget stop).
 """
 
 from __future__ import annotations
@@ -26,10 +32,26 @@ from typing import Any
 
 from tether.context import charged_generate
 from tether.core import BudgetExhausted, BudgetSpec, Ledger
-from tether.models import CallRecord, Completion, GenerateParams, Message, Model, sample_concurrency
+from tether.errors import TetherError
+from tether.models import (
+    CallRecord,
+    Completion,
+    EndpointUnreachable,
+    GenerateParams,
+    Message,
+    Model,
+    sample_concurrency,
+)
 from tether.systems.compile.student import STUDENT_ROLE, Modality, StudentSession
 
-__all__ = ["StudentEndpoint"]
+__all__ = ["StudentEndpoint", "StudentUnreachable"]
+
+RESUME_HINT = ("start the student's server (or correct the student spec), then continue "
+               "where this stopped with --resume and the run directory")
+
+
+class StudentUnreachable(TetherError):
+    """The student endpoint could not be reached: the compile or deployment stops."""
 
 
 class StudentEndpoint:
@@ -80,6 +102,9 @@ class StudentEndpoint:
             with self._lock:
                 self.stopped = self.stopped or reason
             raise BudgetExhausted(reason) from None
+        except EndpointUnreachable as exc:
+            raise StudentUnreachable(f"the student endpoint could not be reached: {exc}",
+                                     hint=RESUME_HINT) from None
         finally:
             log.extend(made)
             for record in made:
