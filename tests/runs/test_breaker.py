@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from tether.cli import main
 from tether.core.trial import TrialRecord, TrialSpec
+from tether.errors import ConfigError
 from tether.instruments.base import InstrumentEnv
 from tether.models import openai_backend
 from tether.models.retry import RetryPolicy
@@ -86,6 +87,25 @@ def test_after_three_refused_trials_the_rest_are_not_started(tmp_path: Path,
     assert json.loads(retried.stdout)["ran_now"] == 6
     with RunStore.open(out, readonly=True) as store:
         assert _kinds(store.trials()) == ["EndpointUnreachable"] * 3 + [SKIPPED_KIND] * 3
+
+
+def test_the_python_api_names_the_endpoint_down_and_retries_its_errors(
+        tmp_path: Path, dead_url: str) -> None:
+    import tether
+
+    cfg = _experiment(tmp_path, dead_url)
+    out = tmp_path / "run"
+    outcome = tether.run(cfg, out=out)
+    assert outcome.endpoints_down == [dead_url] and outcome.errored == 6
+    assert outcome.to_dict()["endpoints_down"] == [dead_url]
+    assert f"not reached: {dead_url}" in str(outcome) and "retry_errors=True" in str(outcome)
+    with pytest.raises(ConfigError, match="retry_errors=True needs resume=True"):
+        tether.run(cfg, out=tmp_path / "other", retry_errors=True)
+    assert tether.run(cfg, out=out, resume=True).errored == 6  # kept: they ended in error
+    retried = tether.run(cfg, out=out, resume=True, retry_errors=True)
+    assert retried.endpoints_down == [dead_url]  # still down: tried again, refused again
+    with RunStore.open(out, readonly=True) as store:
+        assert len(store.trials()) == 6  # each trial once, its latest attempt
 
 
 def test_trials_on_other_models_still_run(tmp_path: Path, dead_url: str) -> None:

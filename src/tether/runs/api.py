@@ -100,6 +100,10 @@ class RunOutcome:
     records: list[TrialRecord] = field(repr=False)
     planned: int = 0
     interrupted: bool = False
+    #: model endpoints that kept refusing connections: the trials still to start that
+    #: used them were recorded as errors, not run (`run(..., resume=True,
+    #: retry_errors=True)` runs them once the server is back)
+    endpoints_down: list[str] = field(default_factory=list)
 
     @property
     def errored(self) -> int:
@@ -134,12 +138,15 @@ class RunOutcome:
     def __str__(self) -> str:
         head = f"{self.run_dir}: {len(self.records)}/{self.planned} trials" + (
             " (interrupted)" if self.interrupted else "")
-        return "\n".join([head, *(f"  {a}" for a in self.arms)])
+        down = [f"  not reached: {e} (trials after it not started; resume with "
+                "retry_errors=True once it is back)" for e in self.endpoints_down]
+        return "\n".join([head, *(f"  {a}" for a in self.arms), *down])
 
     def to_dict(self) -> dict[str, Any]:
         return {"run_dir": str(self.run_dir), "planned": self.planned,
                 "committed": len(self.records), "interrupted": self.interrupted,
-                "errored": self.errored, "arms": [a.to_dict() for a in self.arms]}
+                "errored": self.errored, "endpoints_down": list(self.endpoints_down),
+                "arms": [a.to_dict() for a in self.arms]}
 
 
 def arm_outcomes(rows: list[dict[str, Any]]) -> list[ArmOutcome]:
@@ -164,23 +171,29 @@ def arm_outcomes(rows: list[dict[str, Any]]) -> list[ArmOutcome]:
 
 
 def run(config: Mapping[str, Any] | str | Path, out: str | Path | None = None, *,
-        resume: bool = False, sets: tuple[str, ...] = (), prices: str | Path | None = None,
-        on_trial: Callable[[TrialRecord], None] | None = None,
+        resume: bool = False, retry_errors: bool = False, sets: tuple[str, ...] = (),
+        prices: str | Path | None = None, on_trial: Callable[[TrialRecord], None] | None = None,
         stop: threading.Event | None = None) -> RunOutcome:
     """Run the experiment `config` (a dict in the config schema, or a config file's path)
     into the run directory `out` (default `runs/NAME-TIMESTAMP`) and return its outcome.
 
     `resume=True` finishes the run already in `out` (after a crash or a stop): only its
-    missing trials run, and `config` must be the experiment it was started with. `sets`
+    missing trials run, and `config` must be the experiment it was started with;
+    `retry_errors=True` runs its error trials again as well (after a server was down:
+    `RunOutcome.endpoints_down`). `sets`
     are `--set KEY=VALUE` overrides, `prices` a price table file for dollar costs;
     `on_trial(record)` is called as each trial is committed. Errors in the config are
     `tether.errors.ConfigError` (one line, with a hint), raised before anything is written.
     """
     if resume and out is None:
         raise ConfigError("resume=True needs out=RUN_DIR", hint="name the run to finish")
+    if retry_errors and not resume:
+        raise ConfigError("retry_errors=True needs resume=True",
+                          hint="a new run has no error trials to run again")
     where = None if out is None else str(out)
     request = RunRequest(out=None if resume else where, resume=where if resume else None,
-                         sets=tuple(sets), prices=None if prices is None else str(prices))
+                         sets=tuple(sets), prices=None if prices is None else str(prices),
+                         retry_errors=retry_errors)
     if isinstance(config, str | Path):
         request.config = str(config)
     else:  # anything but a path is taken for the dict, so a wrong type is named as one
@@ -194,4 +207,5 @@ def run(config: Mapping[str, Any] | str | Path, out: str | Path | None = None, *
     finally:
         prepared.store.close()
     return RunOutcome(run_dir=Path(prepared.store.dir), arms=arms, records=result.records,
-                      planned=len(prepared.planned), interrupted=result.interrupted)
+                      planned=len(prepared.planned), interrupted=result.interrupted,
+                      endpoints_down=list(result.endpoints_down))
