@@ -142,3 +142,14 @@ def test_a_second_resume_adds_no_trials(compiled: Path, tmp_path: Path) -> None:
     refused = _cli("harness", "apply", str(compiled), "--data", str(data), "--student",
                    STUDENT, "--out", str(out))
     assert refused.exit_code == 2 and "tether harness apply --resume" in refused.output
+
+
+def test_bare_and_recipe_are_named_as_harness_run_names(tmp_path: Path) -> None:
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"id": "a", "question": "2+2?", "answer": "4"}\n')
+    for name in ("bare", "recipe"):
+        refused = _cli("harness", "apply", name, "--data", str(data), "--student",
+                       'scripted:["4"]', "--out", str(tmp_path / name))
+        assert refused.exit_code == 2
+        assert f"harness {name!r}: apply deploys a harness file" in refused.output
+        assert "tether harness run" in refused.output and not (tmp_path / name).exists()

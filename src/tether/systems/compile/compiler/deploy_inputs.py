@@ -43,6 +43,12 @@ def deployed_harness(path: str | Path) -> tuple[Harness, str]:
     """The harness `path` names and how to name where it came from: a harness file, or
     a compile's run directory (its selected harness; see the module docstring)."""
     root = Path(path)
+    if str(path) in ("bare", "recipe") and not root.exists():
+        # the two names `tether harness run` takes: a deployment needs a harness file
+        raise ConfigError(f"harness {path!r}: apply deploys a harness file or a compile's "
+                          "run directory", hint="`bare` and `recipe` are for tether harness "
+                          "run --setting S; for data of your own, compile a harness first "
+                          "(tether compile --setting jsonl:FILE ...)")
     if not root.is_dir():
         return load_harness(root), str(root)
     if is_old_build_dir(root):
