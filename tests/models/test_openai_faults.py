@@ -110,8 +110,9 @@ def test_slow_response_times_out_and_is_endpoint_unreachable(fault_server, waits
     fault_server.script = [{"sleep": 600.0}]
     model = make(fault_server, timeout_s=0.5,
                  retry=RetryPolicy(max_attempts=2, base_delay_s=0.01, max_delay_s=0.01))
-    with pytest.raises(EndpointUnreachable, match="timed out"):
+    with pytest.raises(EndpointUnreachable, match="timed out") as info:
         model.generate(MSG)
+    assert not info.value.no_connection  # reached, only slow
     assert len(fault_server.requests) == 2  # retried once
     assert len(waits) == 1 and waits[0] <= 0.01
 
@@ -158,8 +159,9 @@ def test_nothing_listening_is_endpoint_unreachable():
     model = OpenAICompatibleModel("x", base_url="http://127.0.0.1:1/v1", key_env=None,
                                   timeout_s=1, retry=RetryPolicy(max_attempts=2,
                                                                  base_delay_s=0.01))
-    with pytest.raises(EndpointUnreachable):
+    with pytest.raises(EndpointUnreachable) as info:
         model.generate(MSG)
+    assert info.value.no_connection
 
 
 # -- not retried ----------------------------------------------------------------

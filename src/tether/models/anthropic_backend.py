@@ -254,7 +254,8 @@ class AnthropicModel(SampledModel):
         if isinstance(exc, a.APITimeoutError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: timed out"))
         if isinstance(exc, a.APIConnectionError):
-            return Retryable(EndpointUnreachable(f"{self.model_id}: cannot reach the API"))
+            return Retryable(EndpointUnreachable(f"{self.model_id}: cannot reach the API",
+                                                 no_connection=True))
         if isinstance(exc, a.APIStatusError):
             text = str(exc)
             return status_error(self.model_id, exc.status_code, text, where="the Anthropic API",

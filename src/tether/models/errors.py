@@ -24,7 +24,17 @@ class AuthenticationError(ModelError):
 
 
 class EndpointUnreachable(ModelError):
-    """Could not connect, or every retry timed out."""
+    """Could not connect, or every retry timed out.
+
+    `no_connection` is True when no connection could be made at all (refused, no route,
+    no such host): the server is not there, for every request alike. A timeout says the
+    server was reached but too slow for this request, which another request may not be.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None,
+                 no_connection: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.no_connection = no_connection
 
 
 class RateLimited(ModelError):

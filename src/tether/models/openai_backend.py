@@ -249,6 +249,7 @@ class OpenAICompatibleModel(SampledModel):
                 EndpointUnreachable(
                     f"{self.model_id}: cannot reach {where}",
                     hint="is the server running and the base URL right (it usually ends in /v1)?",
+                    no_connection=True,
                 )
             )
         if isinstance(exc, o.APIResponseValidationError):

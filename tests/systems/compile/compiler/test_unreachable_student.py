@@ -27,6 +27,9 @@ ARGS = ["--setting", "toy", "--teacher", TEACHER_SPEC, "--student", STUDENT,
 #: calls the endpoint still answers before it goes down (None: it never does)
 _LEFT: dict[str, int | None] = {"calls": None}
 _LOCK = threading.Lock()
+#: how it is down: no connection at all (refused), or reached but timing out
+_DOWN: dict[str, Any] = {"refused": True,
+                         "message": "flaky-student: cannot reach http://127.0.0.1:1/v1"}
 
 
 def flaky_student(messages: list[dict[str, Any]], info: Any) -> str:
@@ -36,7 +39,7 @@ def flaky_student(messages: list[dict[str, Any]], info: Any) -> str:
         left = _LEFT["calls"]
         if left is not None:
             if left <= 0:
-                raise EndpointUnreachable("flaky-student: cannot reach http://127.0.0.1:1/v1")
+                raise EndpointUnreachable(_DOWN["message"], no_connection=_DOWN["refused"])
             _LEFT["calls"] = left - 1
     return str(scripted_student(messages, info))
 
@@ -47,6 +50,7 @@ def endpoint_down_after():
         _LEFT["calls"] = calls
     yield down_after
     _LEFT["calls"] = None
+    _DOWN.update(refused=True, message="flaky-student: cannot reach http://127.0.0.1:1/v1")
 
 
 def _cli(*args: str):
@@ -101,3 +105,16 @@ def test_harness_apply_stops_the_same_way(tmp_path: Path, endpoint_down_after) -
     resumed = _cli("harness", "apply", "--resume", str(out), "--json")
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout)["answered"] == 6
+
+
+def test_a_timeout_stays_one_items_infra_error(tmp_path: Path, endpoint_down_after) -> None:
+    # the server is there but too slow: each item it times out on is an infra error (a
+    # resume would meet the same slowness), and the compile goes on to its end
+    _DOWN.update(refused=False, message="flaky-student: timed out talking to the server")
+    endpoint_down_after(10)
+    out = tmp_path / "slow"
+    ran = _cli("compile", *ARGS, "--out", str(out))
+    assert ran.exit_code == 0, ran.output
+    statuses = [json.loads(line)["extra"]["item_outcome"]["status"]
+                for line in (out / "trials.jsonl").read_text().splitlines()]
+    assert statuses.count("infra_error") > 0 and "could not be reached" not in ran.output

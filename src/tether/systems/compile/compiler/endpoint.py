@@ -17,11 +17,13 @@ is made, to `record` without the messages and reply (role, request hash, usage, 
 sampling parameters, and the split, key and item it was made for): what a resumed
 compile is charged with, a killed item's calls included.
 
-A call that cannot reach the endpoint after the model's own retries (`EndpointUnreachable`)
-raises `StudentUnreachable`, which no item catches: the scoring starts nothing more, the
+A call that cannot connect to the endpoint at all after the model's own retries (an
+`EndpointUnreachable` with `no_connection`: refused, no route, no such host) raises
+`StudentUnreachable`, which no item catches: the scoring starts nothing more, the
 command stops with the error, and the items not answered are not recorded as results, so
 `--resume` asks them once the server is back (an item the student was never asked is no
-evidence about a harness, like a budget stop).
+evidence about a harness, like a budget stop). A timeout is the item's infra error as
+before: the server is there, and a request too slow once may be too slow on every resume.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ class StudentEndpoint:
                 self.stopped = self.stopped or reason
             raise BudgetExhausted(reason) from None
         except EndpointUnreachable as exc:
+            if not exc.no_connection:
+                raise
             raise StudentUnreachable(f"the student endpoint could not be reached: {exc}",
                                      hint=RESUME_HINT) from None
         finally:
