@@ -154,3 +154,16 @@ def test_a_bad_model_spec_leaves_no_run_directory_behind(tmp_path: Path) -> None
     good = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
                  "--comparators", "none", "--out", str(out)])
     assert good.exit_code == 0, good.output
+
+
+def test_the_test_table_shows_the_arms_asked_and_names_the_others_once(tmp_path: Path) -> None:
+    result = _run(["--setting", "toy", "--teacher", TEACHER, "--student", STUDENT, *SMALL,
+                   "--comparators", "cot_vote", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1].strip() for line in result.stdout.splitlines()
+            if line.startswith("│")]
+    table = rows[rows.index("bare"):]
+    assert table[:3] == ["bare", "selected", "cot_vote"]
+    assert "h0" not in table and "gepa" not in table
+    assert ("not asked (--comparators): h0, oneshot, human_recipe, student_routed, "
+            "plain_vote, gepa") in result.stdout

@@ -104,7 +104,8 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))
     else:
-        _summary(make_console(), result, compiler.store.root)
+        _summary(make_console(), result, compiler.store.root,
+                 asked=list(compiler.config.comparators))
         sizes = compiler.config.sizes
         make_console().print("split sizes: " + ", ".join(f"{k} {v}" for k, v in sizes.items()),
                              highlight=False)
@@ -168,7 +169,10 @@ def _fmt(value: Any) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
-def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
+def _summary(console: Any, result: dict[str, Any], root: Path,
+             asked: list[str] | None = None) -> None:
+    """The rounds and the test table; `asked`: the comparators the compile scores (the
+    table leaves the others out and names them once, not as rows of dashes)."""
     from tether.systems.compile import ARMS
 
     builds = result.get("builds") or [result]
@@ -198,7 +202,8 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
                    title_justify="left")
     for col in ("arm", "validation", "test", "student tokens/item"):
         scores.add_column(col)
-    for arm in ARMS:
+    kept = [a for a in ARMS if asked is None or a in ("bare", "selected", *asked)]
+    for arm in kept:
         row = result.get(arm) or {}
         tokens = row.get("tokens_per_item")
         scores.add_row(arm, _fmt(row.get("validation")), _fmt(row.get("test")),
@@ -208,6 +213,9 @@ def _summary(console: Any, result: dict[str, Any], root: Path) -> None:
         scores.add_row(f"constant ({esc(repr(constant['answer']))})", "-",
                        _fmt(constant["test"]), "0.0")
     console.print(scores)
+    if len(kept) < len(ARMS):
+        console.print("not asked (--comparators): " + ", ".join(a for a in ARMS if a not in kept),
+                      highlight=False, soft_wrap=True)
     failed = (result.get("bare") or {}).get("infra_errors") or {}
     if result.get("bare", {}).get("test") is None and (failed.get("test") or 0) > 0:
         # nothing scored is unknown, not 0: say why, since it is almost always the endpoint
