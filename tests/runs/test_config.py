@@ -102,9 +102,14 @@ def test_unknown_key_hint_lists_allowed_keys(tmp_path: Path) -> None:
 def test_missing_required_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"strategies: required key is missing"):
         _load(tmp_path, f"suites = ['code']\nmodels = '{SCRIPTED}'\n")
-    with pytest.raises(ConfigError, match=r"models\[0\]\.proposer: required key is missing"):
+    # a set without proposer says what proposer is for and which roles the set does name
+    with pytest.raises(ConfigError, match=r"models\[0\]: proposer: required: the model every "
+                                          r"role .*names only reviewer: rename one to proposer"):
         _load(tmp_path, "suites = ['code']\nstrategies = ['single_shot']\n[models]\n"
                         "reviewer = 'x'\n")
+    with pytest.raises(ConfigError, match=r"models\[0\]: proposer: required: .* uses$"):
+        _load(tmp_path, "suites = ['code']\nstrategies = ['single_shot']\n[models]\n"
+                        "label = 'x'\n")
 
 
 def test_model_spec_must_be_a_string(tmp_path: Path) -> None:

@@ -92,6 +92,12 @@ class ModelConfig(BaseModel):
     @classmethod
     def _spec_strings(cls, v: Any) -> Any:
         if isinstance(v, dict):
+            if "proposer" not in v:  # say what it is for: a strategy's roles fall back to it
+                named = [k for k in v if k != "label"]
+                raise ValueError(
+                    "proposer: required: the model every role without a spec of its own uses"
+                    + (f"; this set names only {', '.join(named)}: rename one to proposer, "
+                       "or add proposer" if named else ""))
             for role, spec in v.items():
                 if not isinstance(spec, str) or not spec.strip():
                     raise ValueError(f"{role}: expected a model spec string "
