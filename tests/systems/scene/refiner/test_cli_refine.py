@@ -53,6 +53,11 @@ def test_previous_reuse_and_nothing_to_deliver(tmp_path, bwrap) -> None:
     none = CliRunner().invoke(main, ["scene", "refine", str(bad), "--previous", str(bad),
                                      "--initial", str(bad), *SMALL])
     assert none.exit_code == 1 and "nothing could be delivered" in none.output
+    # the text says what failed, and gives no compile time for what was never built
+    text = CliRunner().invoke(main, ["scene", "refine", str(bad), "--previous", str(prev),
+                                     *SMALL]).output
+    assert "raw: failed (raised)\n  line 1: no\n" in text
+    assert "recovery_current         unavailable\n" in text and "compiled in" not in text
 
 
 def test_refine_render_score_chain_gives_pl_0_for_correct_and_displaced(tmp_path,

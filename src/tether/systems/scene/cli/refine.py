@@ -118,8 +118,15 @@ def _print(result: Any) -> None:
     raw_ex = result.raw.execution
     say(f"raw: {'executed' if raw_ex.ok else 'failed (' + raw_ex.error['kind'] + ')'}"
         f"{', rendered' if result.raw.rendered else ''}")
+    if not raw_ex.ok:
+        message = str(raw_ex.error.get("message") or "").strip()
+        line = raw_ex.error.get("line")
+        if message:  # what failed, before the alternatives its failure leaves unavailable
+            say(f"  {'line ' + str(line) + ': ' if line else ''}{message}")
     for t in result.tried:
-        say(f"  {t['alternative']:<24} {t['outcome']}  (compiled in {t['compile_ms']} ms)")
+        built = "" if str(t["outcome"]).startswith("unavailable") \
+            else f"  (compiled in {t['compile_ms']} ms)"
+        say(f"  {t['alternative']:<24} {t['outcome']}{built}")
     say(f"accepted: {result.accepted}   executions beyond the raw one: {result.executions}"
         f"   projection scope: {result.projection_scope}")
     for name, check in result.checks.items():
