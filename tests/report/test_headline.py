@@ -38,6 +38,7 @@ def test_the_headline_is_the_first_arm_against_the_baseline(pass_run):
     # output tokens per trial: budget // 5 in the fixture; no prices: unknown cost
     assert [a["output_tokens_mean"] for a in h["arms"]] == [100, 100, 200]
     assert all(a["cost_usd"] is None for a in h["arms"]) and h["priced"] is False
+    assert h["lead"] is None  # no section says what this run was for: the comparison leads
 
 
 def test_per_task_rows_say_which_way_each_pair_moved():

@@ -314,6 +314,10 @@ def build_report(store: RunStore, *, baseline: str | None = None,
     for row in numbers["trials"]:
         row["cost_usd"] = numbers["spend"]["trial_costs"].get(row["trial_id"])
     numbers["headline"] = headline_numbers(numbers, entries, mode.higher_is_better)
+    # a section that knows what the run was for says it first (report/section.py: lead)
+    numbers["headline"]["lead"] = next(
+        (text for s in sections() if numbers.get(s.name) is not None
+         for text in [s.lead(numbers[s.name])] if text), None)
     report = Report(numbers, entries, mode)
     if other is not None:
         numbers["compare"], report.compare_values = compare_runs(entries, mode, other)

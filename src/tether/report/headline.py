@@ -8,7 +8,9 @@ screen and the sections below it never disagree:
   and, for every arm but the baseline, its paired comparison with the baseline;
 - `comparison`: the first arm's comparison with the baseline (config order): the headline;
 - `per_task`: each comparison pair by pair, `change` = improved / regressed / same by the
-  metric's direction (the filterable per-task view).
+  metric's direction (the filterable per-task view);
+- `lead` (set by the hub after the sections: `Section.lead`): the answer a section knows
+  the run was made for, shown first in place of `comparison`; None for most runs.
 """
 
 from __future__ import annotations

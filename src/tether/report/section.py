@@ -125,6 +125,14 @@ class Section(ABC):
         del numbers, assets
         return None
 
+    def lead(self, numbers: dict[str, Any]) -> str | None:
+        """The answer the run was made for, in one or two plain sentences, when this
+        section knows it better than the first arm's comparison with the baseline (a
+        compile: its selected harness on the test split); it opens the report's first
+        screen. None (the default): the generic comparison leads."""
+        del numbers
+        return None
+
     def finish(self, numbers: dict[str, Any], store: RunStore) -> None:
         """Complete the numbers for the page in place (e.g. images as data URLs)."""
         del numbers, store

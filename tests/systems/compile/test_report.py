@@ -57,6 +57,12 @@ def test_html_and_the_report_command(built: Path, tmp_path: Path) -> None:
     assert paired["cot_vote"]["baseline"] == "bare" and paired["cot_vote"]["n_pairs"] == 8
     (hc,) = shown["harness_builds"]["builds"]
     assert hc == {**hc_numbers(built), "dir": str(built)}
+    # the first screen leads with the selection on test, not the first arm over all splits
+    (build,) = hc["builds"]
+    lead = shown["headline"]["lead"]
+    assert lead.startswith(f"Harness compilation: the selected harness "
+                           f"{build['selected_hash'][:12]} scores ")
+    assert f'<p class="answer">{lead.replace(chr(39), "&#39;")}</p>' in page
     assert build_dirs(built.parent) == [built]  # what a run directory's report shows
 
 

@@ -53,6 +53,7 @@ from tether.systems.compile import (
     summarise,
     teacher_cost,
 )
+from tether.systems.compile.report_lead import compile_lead
 
 __all__ = ["ARMS", "across_builds", "build_dirs", "gepa_numbers", "harness_parts",
            "hc_numbers", "intervention_rows", "is_build_dir", "is_compile_run", "numbers_of",
@@ -403,7 +404,13 @@ class BuildsSection(Section):
         found += [hc_numbers(path) for path in build_dirs(run.run_dir)]
         return BuildNumbers(builds=found) if found else None
 
+    def lead(self, numbers: dict[str, Any]) -> str | None:
+        """A compile's answer: its selection on the test split against the bare student
+        (the arms table of the first screen pools every split the compile scored)."""
+        return compile_lead(numbers["builds"])
+
     def render(self, env: Environment, numbers: dict[str, Any]) -> str:
         section = env.get_template(self.template)
         return "\n".join("<h2>Harness compilation</h2>\n" + section.render(hc=hc)
                          for hc in numbers["builds"])
+
