@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -131,6 +132,21 @@ def test_round_trip_starts_once(box: Sandbox, make_worker) -> None:
     reply = worker.call("echo", payload)
     assert reply.ok and reply.kind is None and reply.value == payload
     assert worker.starts == 1 and worker.restarts == 0
+
+
+def test_a_worker_outlives_the_thread_that_started_it(bwrap, make_worker) -> None:
+    # --die-with-parent follows the forking *thread*: a worker first called from a
+    # trial's thread that then ended was killed between calls, and the next call (a
+    # shared hook worker's, in the next run of the same process) met a dead worker
+    worker = make_worker(bwrap)
+    first = threading.Thread(target=lambda: worker.call("add", 1, 1))
+    first.start()
+    first.join()
+    pid = worker.pid
+    assert pid is not None and not gone(pid)
+    reply = worker.call("add", 2, 3)
+    assert reply.ok and reply.value == 5, reply
+    assert worker.starts == 1 and worker.restarts == 0 and worker.pid == pid
 
 
 def test_prints_are_captured_per_call_and_cannot_forge_replies(bwrap, make_worker) -> None:

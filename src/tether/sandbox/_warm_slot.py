@@ -8,9 +8,7 @@ import json
 import os
 import shutil
 import tempfile
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from .base import (
     with_files,
 )
 from .bwrap import BwrapSandbox
+from .lasting_thread import from_lasting_thread
 from .quota import DiskQuota
 from .workfiles import collect_files, stage_files
 
@@ -102,7 +101,7 @@ class WarmSlot:
             os.close(reply_read)
             os.close(reply_write)
             raise
-        self.proc = _from_lasting_thread(lambda: WorkerProcess(launch, reply_read, reply_write))
+        self.proc = from_lasting_thread(lambda: WorkerProcess(launch, reply_read, reply_write))
         hello = self._exchange(b"", START_TIMEOUT_S)
         if hello.ended != "reply" or hello.reply is None or not hello.reply.ready:
             raise SandboxError(
@@ -192,24 +191,6 @@ class WarmSlot:
         if self.quota is not None:
             self.quota.close()
         shutil.rmtree(self.root, ignore_errors=True)
-
-
-_starter: ThreadPoolExecutor | None = None
-_starter_lock = threading.Lock()
-
-
-def _from_lasting_thread(start: Callable[[], WorkerProcess]) -> WorkerProcess:
-    """Start a slot's process from one thread that lasts as long as this process.
-
-    bwrap's --die-with-parent kills the sandbox when the *thread* that forked it ends
-    (PR_SET_PDEATHSIG follows the thread), and commands come from worker threads that
-    end before the pool does (a trial's, a thread pool's)."""
-    global _starter
-    with _starter_lock:
-        if _starter is None:
-            _starter = ThreadPoolExecutor(1, thread_name_prefix="tether-warm-start")
-        starter = _starter
-    return starter.submit(start).result()
 
 
 def _facts(ex: Exchange) -> RunFacts | None:

@@ -40,6 +40,7 @@ from .base import (
     SandboxError,
     classify,
 )
+from .lasting_thread import from_lasting_thread
 from .quota import DiskQuota
 from .reaper import owned_dir
 
@@ -264,7 +265,9 @@ class SandboxedWorker:
             os.close(reply_read)
             os.close(reply_write)
             raise
-        proc = WorkerProcess(launch, reply_read, reply_write)
+        # forked from a thread that lasts: a worker outlives the thread that first
+        # called it (a trial's, a pool's), which --die-with-parent would end it with
+        proc = from_lasting_thread(lambda: WorkerProcess(launch, reply_read, reply_write))
         try:
             return self._load(proc)
         except BaseException:
