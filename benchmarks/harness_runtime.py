@@ -25,7 +25,7 @@ sys.path.insert(0, str(SRC))
 from tether.systems.compile.harness import SCHEMA, Harness, bare_harness  # noqa: E402
 from tether.systems.compile.runtime import HarnessRuntime  # noqa: E402
 from tether.systems.compile.setting import Item  # noqa: E402
-from tether.testing.toy_setting import ToySetting  # noqa: E402
+from tether.systems.compile.settings.toy import ToySetting  # noqa: E402
 
 ROUTE = '''
 def route(obs, state):

@@ -1,8 +1,7 @@
 """Test doubles users may use in their own tests: scripted models, a scripted check, minibpy,
-scripted teachers, students and scene roles, the `toy` harness setting. Each says it is a
-double in its name; product code reaches them only through the model-spec, instrument and
-setting registries and the scene system's minibpy backend
-(tether.systems.scene.minibpy_backend).
+scripted teachers, students and scene roles. Each says it is a double in its name; product
+code reaches them only through the model-spec and instrument registries and the scene
+system's minibpy backend (tether.systems.scene.minibpy_backend).
 
 The exports load on first use (tether.lazy): importing this package imports none of
 its modules.
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from tether.testing.scripted_models import CallInfo as CallInfo, ScriptedModel as ScriptedModel
     from tether.testing.scripted_student import ScriptedStudent as ScriptedStudent
     from tether.testing.scripted_teacher import ScriptedTeacher as ScriptedTeacher
-    from tether.testing.toy_setting import ToySetting as ToySetting
 
 _HOMES: dict[str, str] = {
     "CallInfo": "tether.testing.scripted_models",
@@ -33,7 +31,6 @@ _HOMES: dict[str, str] = {
     "ScriptedModel": "tether.testing.scripted_models",
     "ScriptedStudent": "tether.testing.scripted_student",
     "ScriptedTeacher": "tether.testing.scripted_teacher",
-    "ToySetting": "tether.testing.toy_setting",
 }
 __all__ = [
     "CallInfo",
@@ -43,6 +40,5 @@ __all__ = [
     "ScriptedModel",
     "ScriptedStudent",
     "ScriptedTeacher",
-    "ToySetting",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

@@ -8,7 +8,7 @@ import pytest
 
 from tether.systems.compile.harness import SCHEMA, Harness
 from tether.systems.compile.setting import Item
-from tether.testing.toy_setting import ToySetting
+from tether.systems.compile.settings.toy import ToySetting
 
 
 def make_harness(**fields: Any) -> Harness:

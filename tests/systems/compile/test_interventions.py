@@ -12,8 +12,8 @@ from tether.systems.compile.harness import SCHEMA, Harness
 from tether.systems.compile.interventions import NotApplicable, intervene
 from tether.systems.compile.runtime import HarnessRuntime
 from tether.systems.compile.setting import Item
+from tether.systems.compile.settings.toy import ToySetting
 from tether.testing.scripted_student import Accuracies, ScriptedStudent
-from tether.testing.toy_setting import ToySetting
 
 N = 80
 

@@ -11,7 +11,7 @@ from .conftest import PictureToy, RecordingStudent, make_harness
 
 
 def run(harness, item, student, setting=None, **kw):
-    from tether.testing.toy_setting import ToySetting
+    from tether.systems.compile.settings.toy import ToySetting
     with HarnessRuntime(harness, setting or ToySetting(), **kw) as rt:
         return rt.run_item(item, student)
 
@@ -169,7 +169,7 @@ def test_a_hook_counting_items_gives_the_same_result_in_any_order(items):
     counter = "seen = []\ndef route(obs, state):\n    seen.append(obs['item_id'])\n" \
               "    return {'verdict': str(len(seen)) + ':' + str(hash('salt') % 1000)}\n"
     harness = make_harness(answer_mode="verdict", hooks={"route": counter})
-    from tether.testing.toy_setting import ToySetting
+    from tether.systems.compile.settings.toy import ToySetting
     with HarnessRuntime(harness, ToySetting()) as rt:
         forward = {i.item_id: rt.run_item(i, RecordingStudent()).answer for i in items}
         backward = {i.item_id: rt.run_item(i, RecordingStudent()).answer
@@ -235,7 +235,7 @@ def test_state_hidden_in_sys_modules_does_not_reach_the_next_call(items):
               "    seen = sys.modules.setdefault('hidden_counter', [])\n"
               "    seen.append(1)\n    return {'verdict': 'Paris' if len(seen) > 3 else 'x'}\n")
     harness = make_harness(answer_mode="verdict", hooks={"route": hidden})
-    from tether.testing.toy_setting import ToySetting
+    from tether.systems.compile.settings.toy import ToySetting
     with HarnessRuntime(harness, ToySetting()) as rt:
         answers = [rt.run_item(i, RecordingStudent()).answer for i in items * 3]
     assert set(answers) == {"x"}
@@ -246,7 +246,7 @@ def test_processes_a_hook_starts_end_with_its_call(items):
     import uuid
 
     from tests.sandbox.conftest import processes_matching
-    from tether.testing.toy_setting import ToySetting
+    from tether.systems.compile.settings.toy import ToySetting
     token = f"tok{uuid.uuid4().hex[:10]}"
     forker = ("import subprocess\ndef parse(text, item):\n"
               f"    subprocess.Popen(['setsid', 'sh', '-c', 'sleep 1000; : {token}'])\n"

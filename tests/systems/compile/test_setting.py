@@ -2,7 +2,7 @@ import pytest
 
 from tether.errors import ConfigError
 from tether.systems.compile import Setting, get_setting, setting_names
-from tether.testing.toy_setting import ToySetting
+from tether.systems.compile.settings.toy import ToySetting
 
 
 def test_toy_is_registered_and_implements_the_protocol():

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         setting_names as setting_names,
     )
     from tether.systems.compile.settings import SETTING_CLASSES as SETTING_CLASSES
+    from tether.systems.compile.settings.toy import ToySetting as ToySetting
     from tether.systems.compile.strategy import HarnessFacts as HarnessFacts
     from tether.systems.compile.tasks import (
         parse_suite_spec as parse_suite_spec,
@@ -115,6 +116,7 @@ _HOMES: dict[str, str] = {
     "SPLITS": "tether.systems.compile.setting",
     "Setting": "tether.systems.compile.setting",
     "StudentUnreachable": "tether.systems.compile.compiler.endpoint",
+    "ToySetting": "tether.systems.compile.settings.toy",
     "Violation": "tether.systems.compile.admissibility",
     "bare_harness": "tether.systems.compile.harness",
     "check_harness": "tether.systems.compile.admissibility",
@@ -163,6 +165,7 @@ __all__ = [
     "SPLITS",
     "Setting",
     "StudentUnreachable",
+    "ToySetting",
     "Violation",
     "bare_harness",
     "check_harness",

@@ -17,8 +17,8 @@ The settings are a `Registry` (`SETTINGS`, tether.registry): the bundled ones, t
 registered in code, and those other distributions declare as `tether.settings` entry
 points.
 
-The `toy` setting is a test double (`tether.testing.toy_setting`), declared as an entry
-point like any other distribution's setting.
+The `toy` setting is a test double (settings/toy.py), declared as an entry point like the
+other bundled settings.
 """
 
 from __future__ import annotations

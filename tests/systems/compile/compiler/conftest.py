@@ -91,7 +91,7 @@ def toy_run(out: Path, **sizes: int) -> CompileRun:
     """A new compile's run directory on toy (`sizes`: the splits), nothing scored yet:
     for tests of its parts (the scorer, the teacher) without a whole compile."""
     from tether.systems.compile.compiler.build import compile_tasks
-    from tether.testing.toy_setting import ToySetting
+    from tether.systems.compile.settings.toy import ToySetting
 
     config = toy_config(out, **sizes)
     toy = ToySetting()

@@ -16,10 +16,10 @@ from tether.systems.compile.compiler import Compiler, FreezeError
 from tether.systems.compile.compiler.summary import teacher_failure
 from tether.systems.compile.compiler.trial import Scoring
 from tether.systems.compile.harness import bare_harness
+from tether.systems.compile.settings.toy import ToySetting
 from tether.testing.scripted_models import ScriptedModel
 from tether.testing.scripted_student import ScriptedStudent
 from tether.testing.scripted_teacher import VARIANTS, ScriptedTeacher
-from tether.testing.toy_setting import ToySetting
 
 
 def _compiler(out: Path, plan: dict, variants: dict | None = None, **fields) -> Compiler:

@@ -10,7 +10,7 @@ from tether.systems.compile.compiler.evidence import (
 )
 from tether.systems.compile.compiler.scoring import SplitScore
 from tether.systems.compile.setting import Item
-from tether.testing.toy_setting import ToySetting
+from tether.systems.compile.settings.toy import ToySetting
 
 
 def _call(prompt: str, reply: str) -> dict[str, str]:

@@ -31,9 +31,9 @@ from tether.systems.compile.compiler.gepa_arm import (
 from tether.systems.compile.compiler.scoring import ScoringEnv
 from tether.systems.compile.compiler.teacher import TeacherClient
 from tether.systems.compile.report import hc_numbers, write_hc_report
+from tether.systems.compile.settings.toy import ToySetting
 from tether.testing.scripted_models import ScriptedModel
 from tether.testing.scripted_teacher import ScriptedTeacher
-from tether.testing.toy_setting import ToySetting
 
 _GOLD = {item.question: str(item.data["answer"]) for item in ToySetting()._items()}
 CONTRACT = "Answer with one word."

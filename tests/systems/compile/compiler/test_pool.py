@@ -14,10 +14,10 @@ from tether.systems.compile.compiler import Compiler
 from tether.systems.compile.compiler.pool import Job, score_jobs
 from tether.systems.compile.compiler.scoring import ScoredItem
 from tether.systems.compile.compiler.trial import Scoring
+from tether.systems.compile.settings.toy import ToySetting
 from tether.testing.scripted_models import ScriptedModel
 from tether.testing.scripted_student import ScriptedStudent
 from tether.testing.scripted_teacher import ScriptedTeacher
-from tether.testing.toy_setting import ToySetting
 
 
 def _wide_student(width: int, script: Any = None) -> ScriptedModel:

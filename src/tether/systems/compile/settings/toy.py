@@ -1,11 +1,13 @@
 """The `toy` harness setting, a test double: twenty capital-city and sum questions with
 fixed gold and no image, for the compile's tests and for trying `tether compile` and
 `tether harness` without a model or a dataset (`--setting toy`). It is not a benchmark.
+It stays in the compile system, beside the settings it stands in for: the setting
+registry is not one of the doors through which product code may reach `tether.testing`.
 
 Resources: `hint` adds the first letter of the answer (a stand-in for evidence the
 harness may enable), `signals` adds the two operands of a sum. Metric: case-folded exact
-match. Declared under the `tether.settings` entry points as any other distribution's
-setting is.
+match. Declared under the `tether.settings` entry points as the other bundled settings
+are.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from tether.systems.compile import SPLITS, Item
+from tether.systems.compile.setting import SPLITS, Item
 
 __all__ = ["ToySetting"]
 
