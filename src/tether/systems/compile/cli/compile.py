@@ -83,7 +83,6 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
-    from tether.systems.compile import StudentUnreachable
     from tether.systems.compile.compiler.gate import small_gate_warning
     from tether.systems.compile.compiler.summary import teacher_failure
 
@@ -96,11 +95,7 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
         warning = small_gate_warning(compiler.config.validation)
         if warning is not None:
             console.print(f"[yellow]warning[/]: {esc(warning)}", highlight=False)
-        try:
-            result = compiler.run()
-        except StudentUnreachable as exc:  # said with the command that continues it
-            raise StudentUnreachable(str(exc), hint=_student_down_hint(
-                f"tether compile --resume {compiler.store.root}")) from None
+        result = compiler.run()
     if as_json:
         click.echo(json.dumps(result, sort_keys=True))
     else:
@@ -113,11 +108,6 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
         sys.exit(1)
-
-
-def _student_down_hint(resume: str) -> str:
-    return (f"start the student's server (or correct the student spec), then continue "
-            f"where this stopped: {resume} (the items answered so far are kept)")
 
 
 def _compiler(config: Path | None, resume: Path | None, given: dict[str, Any],

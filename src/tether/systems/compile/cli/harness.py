@@ -231,8 +231,8 @@ def apply(path: str | None, data: str | None, student: str | None, out: str | No
     ended in error, 2 usage error.
     """
     from tether.cli import make_console
-    from tether.systems.compile import Deployment, StudentUnreachable
-    from tether.systems.compile.cli.compile import _progress, _student_down_hint
+    from tether.systems.compile import Deployment
+    from tether.systems.compile.cli.compile import _progress
 
     console, err_console = make_console(), make_console(stderr=True)
     with _progress(err_console, enabled=not as_json) as report:
@@ -257,11 +257,7 @@ def apply(path: str | None, data: str | None, student: str | None, out: str | No
                 _inadmissible(admission, as_json)
             assert started is not None
             deployment = started
-        try:
-            result = deployment.run()
-        except StudentUnreachable as exc:  # said with the command that continues it
-            raise StudentUnreachable(str(exc), hint=_student_down_hint(
-                f"tether harness apply --resume {deployment.run_store.root}")) from None
+        result = deployment.run()
     if as_json:
         click.echo(json.dumps({**result.to_json(), "admissibility": admission}))
     else:

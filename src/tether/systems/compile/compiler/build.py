@@ -155,7 +155,8 @@ class Compiler:
         self.teacher_model = teacher or parse_model(config.teacher)
         student_model = student or parse_model(config.student)
         self.endpoint = StudentEndpoint(student_model, ledger=student_ledger(self.store, config),
-                                        record=self.store.append_student_call)
+                                        record=self.store.append_student_call,
+                                        resume=f"tether compile --resume {self.store.root}")
         self._testing: BuildRecords | None = None
         self._before_item = before_item
         self.scorer = SplitScorer(self.setting, self.endpoint, self.store,

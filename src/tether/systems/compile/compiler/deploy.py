@@ -102,8 +102,8 @@ class Deployment:
         self.setting = setting
         config = run.config() or {}
         model = student or parse_model(str(config["student"]))
-        self.endpoint = StudentEndpoint(model, seed=SEED,
-                                        record=run.append_student_call)
+        self.endpoint = StudentEndpoint(model, seed=SEED, record=run.append_student_call,
+                                        resume=f"tether harness apply --resume {run.root}")
         modality = "image" if accepts_images(model) else "text"
         self.scorer = SplitScorer(setting, self.endpoint, run, modality=modality,
                                   progress=progress)

@@ -48,8 +48,13 @@ from tether.systems.compile.student import STUDENT_ROLE, Modality, StudentSessio
 
 __all__ = ["StudentEndpoint", "StudentUnreachable"]
 
-RESUME_HINT = ("start the student's server (or correct the student spec), then continue "
-               "where this stopped with --resume and the run directory")
+
+
+def _down_hint(resume: str | None) -> str:
+    then = (f"{resume} (the items answered so far are kept)" if resume
+            else "--resume and the run directory")
+    return ("start the student's server (or correct the student spec), then continue "
+            f"where this stopped: {then}")
 
 
 class StudentUnreachable(TetherError):
@@ -60,8 +65,11 @@ class StudentEndpoint:
     """The compile's budgeted student model (see the module docstring)."""
 
     def __init__(self, model: Model, *, seed: int = 0, ledger: Ledger | None = None,
-                 record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 record: Callable[[dict[str, Any]], None] | None = None,
+                 resume: str | None = None) -> None:
         self.model = model
+        #: the command that continues this work, named when the endpoint is down
+        self.resume = resume
         self.seed = seed
         #: the student's budget: generated tokens (output + reasoning), as tokens/item
         self.ledger = ledger if ledger is not None else Ledger(BudgetSpec())
@@ -108,7 +116,7 @@ class StudentEndpoint:
             if not exc.no_connection:
                 raise
             raise StudentUnreachable(f"the student endpoint could not be reached: {exc}",
-                                     hint=RESUME_HINT) from None
+                                     hint=_down_hint(self.resume)) from None
         finally:
             log.extend(made)
             for record in made:
