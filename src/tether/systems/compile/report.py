@@ -413,4 +413,3 @@ class BuildsSection(Section):
         section = env.get_template(self.template)
         return "\n".join("<h2>Harness compilation</h2>\n" + section.render(hc=hc)
                          for hc in numbers["builds"])
-
