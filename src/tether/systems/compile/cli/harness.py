@@ -104,7 +104,7 @@ def harness_experiment(harness: str, setting: str, split: str, student: str, *,
         arm["label"] = f"{arm.get('label', arm['name'])}+{intervention}"
     arm["params"] = params
     return {"name": f"harness-{setting}-{split}", "suites": [suite_name(setting, split)],
-            "strategies": [arm], "models": {"student": student, "proposer": student},
+            "strategies": [arm], "models": {"proposer": student, "student": student},
             "run": {"concurrency": concurrency, "sandbox": sandbox}}
 
 
