@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         request_key as request_key,
         supports_tools as supports_tools,
         text_of as text_of,
+        wrapped_traits as wrapped_traits,
     )
     from tether.models.cache import (
         CACHE_MODES as CACHE_MODES,
@@ -131,6 +132,7 @@ _HOMES: dict[str, str] = {
     "text_of": "tether.models.base",
     "total_usage": "tether.models.recording",
     "with_cache": "tether.models.cache",
+    "wrapped_traits": "tether.models.base",
 }
 __all__ = [
     "AnthropicModel",
@@ -184,5 +186,6 @@ __all__ = [
     "text_of",
     "total_usage",
     "with_cache",
+    "wrapped_traits",
 ]
 __getattr__, __dir__ = exports(__name__, _HOMES)

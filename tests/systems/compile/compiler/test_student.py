@@ -107,3 +107,45 @@ def test_the_cap_holds_with_8_items_in_flight_and_refused_items_are_budget_stops
     resumed = SplitScorer(toy, again, CompileRun.reopen(tmp_path)).score(harness, "probe",
                                                                           items)
     assert double.calls == 5 and resumed.budget.keys() == result.budget.keys()
+
+
+class _SlowSettling(Ledger):
+    """A ledger whose settlement of each call waits (5 s at most) until a second call
+    has reached the model: whether it did says what the endpoint's slot covers."""
+
+    def __init__(self, second_call: threading.Event) -> None:
+        super().__init__(BudgetSpec())
+        self.second_call = second_call
+        self.waited: list[bool] = []
+
+    def settle(self, role: str, reserved: int, usage: Any) -> None:
+        self.waited.append(self.second_call.wait(timeout=5))
+        super().settle(role, reserved, usage)
+
+
+def test_a_call_holds_the_endpoint_only_while_the_model_answers_it() -> None:
+    """At concurrency 1 the next call reaches the model while the one before is still
+    recorded and settled: the slot covers the request and its reply, not the ledger's
+    and the record's work around them (a convoy of that work made every wave of calls
+    late)."""
+    second_call = threading.Event()
+
+    def script(messages: list[dict[str, Any]], info: CallInfo) -> str:
+        if info.call_number >= 1:  # numbered from 0
+            second_call.set()
+        return "an answer"
+
+    ledger = _SlowSettling(second_call)
+    endpoint = StudentEndpoint(_model(script, 1), ledger=ledger)
+
+    def ask(i: int) -> None:
+        student = endpoint.session(max_tokens=8, temperature=0.0, modality="text",
+                                   where={"split": "probe", "item_id": str(i)}, log=[])
+        student(f"question {i}", None)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert ledger.waited == [True, True]

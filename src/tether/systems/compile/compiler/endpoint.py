@@ -36,6 +36,7 @@ from tether.context import charged_generate
 from tether.core import BudgetExhausted, BudgetSpec, Ledger
 from tether.errors import TetherError
 from tether.models import (
+    DEFAULT_PARAMS,
     CallRecord,
     Completion,
     EndpointUnreachable,
@@ -43,6 +44,7 @@ from tether.models import (
     Message,
     Model,
     sample_concurrency,
+    wrapped_traits,
 )
 from tether.systems.compile.student import STUDENT_ROLE, Modality, StudentSession
 
@@ -59,6 +61,25 @@ def _down_hint(resume: str | None) -> str:
 
 class StudentUnreachable(TetherError):
     """The student endpoint could not be reached: the compile or deployment stops."""
+
+
+class _HoldingSlots:
+    """`inner` whose every call holds one of `slots` while the model answers it, and
+    only then: the ledger's reservation before it and the call's record (its request
+    hash) and settlement after it are made outside the slot, so a waiting call is sent
+    as soon as a reply is in. (A whole reservation that does not fit waits for the calls
+    in flight to settle, whatever holds the slots: `Ledger.reserve`.)"""
+
+    def __init__(self, inner: Model, slots: threading.BoundedSemaphore) -> None:
+        self.inner = inner
+        self._slots = slots
+        self.model_id, self.supports_tools, self.accepts_images, self.concurrency = (
+            wrapped_traits(inner))
+
+    def generate(self, messages: list[Message], params: GenerateParams = DEFAULT_PARAMS, *,
+                 n: int = 1, role: str | None = None) -> list[Completion]:
+        with self._slots:
+            return self.inner.generate(messages, params, n=n, role=role)
 
 
 class StudentEndpoint:
@@ -80,7 +101,7 @@ class StudentEndpoint:
         self.concurrency = sample_concurrency(model)
         # held here whatever the model enforces itself: the scorer runs more items than
         # this at once, so that one item's commit never keeps the next call waiting
-        self._slots = threading.BoundedSemaphore(max(self.concurrency, 1))
+        self._held = _HoldingSlots(model, threading.BoundedSemaphore(max(self.concurrency, 1)))
         self._lock = threading.Lock()
 
     def tokens_used(self) -> int:
@@ -102,9 +123,8 @@ class StudentEndpoint:
         params = GenerateParams(max_tokens=max_tokens, seed=self.seed, temperature=temperature)
         made: list[CallRecord] = []
         try:
-            with self._slots:
-                return charged_generate(self.ledger, made, self.model, STUDENT_ROLE,
-                                        messages, params, n=n, whole=True)
+            return charged_generate(self.ledger, made, self._held, STUDENT_ROLE,
+                                    messages, params, n=n, whole=True)
         except BudgetExhausted:
             reason = (f"student token budget of {self.ledger.spec.total} reached: "
                       f"{self.tokens_used()} used, a call of {n} x {max_tokens} "
