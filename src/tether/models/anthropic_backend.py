@@ -29,9 +29,11 @@ from tether.models.deadline import (
     with_deadlines,
 )
 from tether.models.errors import (
+    TLS_HINT,
     AuthenticationError,
     EndpointUnreachable,
     ModelError,
+    certificate_refusal,
 )
 from tether.models.retry import (
     Retryable,
@@ -253,6 +255,10 @@ class AnthropicModel(SampledModel):
         a = self._sdk
         if isinstance(exc, a.APITimeoutError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: timed out"))
+        if isinstance(exc, a.APIConnectionError) and (refused := certificate_refusal(exc)):
+            return EndpointUnreachable(
+                f"{self.model_id}: the TLS certificate of the API was refused: {refused}",
+                hint=TLS_HINT, no_connection=True)
         if isinstance(exc, a.APIConnectionError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: cannot reach the API",
                                                  no_connection=True))

@@ -6,6 +6,8 @@ end state "out of context" rather than as an infrastructure error (invariant 6).
 
 from __future__ import annotations
 
+import ssl
+
 from tether.errors import ConfigError, TetherError
 
 
@@ -53,3 +55,23 @@ class ReplayMiss(ModelError):
     """A replay cassette has no recording of this request."""
 
     hint = "record it first with --record CASSETTE against a real model"
+
+
+#: what to do about a certificate the client does not trust
+TLS_HINT = ("a server whose certificate comes from a CA of its own: name that CA's PEM file "
+            "in SSL_CERT_FILE (or use http:// for a server on this machine)")
+
+
+def certificate_refusal(exc: BaseException) -> str | None:
+    """Why the server's TLS certificate was refused, when that is what `exc` (an SDK's
+    connection error) comes from: the first certificate error of its causes. A refused
+    certificate stays refused, so such an error is not worth retrying, and it is named:
+    "cannot reach" alone would send the user looking for a server that is there."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return cause.verify_message or str(cause)
+        cause = cause.__cause__ or cause.__context__
+    return None

@@ -29,10 +29,12 @@ from tether.models.deadline import (
     with_deadlines,
 )
 from tether.models.errors import (
+    TLS_HINT,
     AuthenticationError,
     EndpointUnreachable,
     ModelError,
     ServerError,
+    certificate_refusal,
 )
 from tether.models.retry import (
     Retryable,
@@ -41,6 +43,7 @@ from tether.models.retry import (
     endpoint_slot,
     status_error,
 )
+from tether.models.tls import start_tls_context, tls_context_for
 from tether.models.usage_check import allowed_output
 
 _CONTEXT_MARKERS = ("context length", "context_length", "context window", "maximum context")
@@ -69,7 +72,7 @@ _clients_lock = threading.Lock()
 def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
     """One SDK client per endpoint, key and timeout for the process, shared by every
     model object (one per trial) that talks to it: a client is thread-safe, keeps its
-    connections open between calls, and costs an SSL context to make (tens of ms)."""
+    connections open between calls, and has a TLS context (made once: tether.models.tls)."""
     import openai
 
     key = (api_key, base_url, timeout_s)
@@ -78,9 +81,12 @@ def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
             # timeout_s limits each read; the deadline (tether.models.deadline) the
             # whole call, through the client's network backend (per thread, so sharing
             # the client shares no deadline)
+            verify = tls_context_for(openai.DefaultHttpxClient)
+            http = (openai.DefaultHttpxClient() if verify is None
+                    else openai.DefaultHttpxClient(verify=verify))
             _clients[key] = openai.OpenAI(
                 api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0,
-                http_client=with_deadlines(openai.DefaultHttpxClient()))
+                http_client=with_deadlines(http))
         return _clients[key]
 
 
@@ -110,6 +116,7 @@ class OpenAICompatibleModel(SampledModel):
         spec: str | None = None,
         deadline_s: float | None = None,
     ) -> None:
+        start_tls_context()  # made beside the SDK's import (tether.models.tls)
         import openai
 
         self.model = model
@@ -251,6 +258,10 @@ class OpenAICompatibleModel(SampledModel):
         where = self.base_url or "api.openai.com"
         if isinstance(exc, o.APITimeoutError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: timed out talking to {where}"))
+        if isinstance(exc, o.APIConnectionError) and (refused := certificate_refusal(exc)):
+            return EndpointUnreachable(
+                f"{self.model_id}: the TLS certificate of {where} was refused: {refused}",
+                hint=TLS_HINT, no_connection=True)
         if isinstance(exc, o.APIConnectionError):
             return Retryable(
                 EndpointUnreachable(
