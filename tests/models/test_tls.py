@@ -22,7 +22,7 @@ import openai
 import pytest
 import trustme
 
-from tether.models.errors import EndpointUnreachable, certificate_refusal
+from tether.models.errors import CertificateRefused, certificate_refusal
 from tether.models.openai_backend import OpenAICompatibleModel
 from tether.models.retry import Retryable
 from tether.models.tls import start_tls_context, tls_context_for
@@ -101,7 +101,7 @@ def test_an_endpoint_the_trust_store_does_not_vouch_for_is_refused(https_endpoin
     url, _ = https_endpoint
     out = _call(url)
     # named for what it is, not "cannot reach", and not retried
-    assert out == (f"refused: EndpointUnreachable openai-compatible/m@{url}: the TLS "
+    assert out == (f"refused: CertificateRefused openai-compatible/m@{url}: the TLS "
                    f"certificate of {url} was refused: unable to get local issuer certificate")
 
 
@@ -127,7 +127,7 @@ def _verify_failure() -> Exception:
 def test_a_refused_certificate_is_named_and_not_retried():
     model = OpenAICompatibleModel("m", base_url="https://h/v1", key_env=None)
     classified = model._classify(_verify_failure())
-    assert isinstance(classified, EndpointUnreachable)  # not Retryable: it stays refused
+    assert isinstance(classified, CertificateRefused)  # not Retryable: it stays refused
     assert classified.no_connection
     assert str(classified) == ("m@https://h/v1: the TLS certificate of "
                                "https://h/v1 was refused: self-signed certificate")

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     )
     from tether.models.errors import (
         AuthenticationError as AuthenticationError,
+        CertificateRefused as CertificateRefused,
         ContextLengthExceeded as ContextLengthExceeded,
         EndpointUnreachable as EndpointUnreachable,
         ModelError as ModelError,
@@ -86,6 +87,7 @@ _HOMES: dict[str, str] = {
     "CACHE_MODES": "tether.models.cache",
     "CachedModel": "tether.models.cache",
     "CallRecord": "tether.models.recording",
+    "CertificateRefused": "tether.models.errors",
     "CheckedUsage": "tether.models.usage_check",
     "Completion": "tether.models.base",
     "ContextLengthExceeded": "tether.models.errors",
@@ -140,6 +142,7 @@ __all__ = [
     "CACHE_MODES",
     "CachedModel",
     "CallRecord",
+    "CertificateRefused",
     "CheckedUsage",
     "Completion",
     "ContextLengthExceeded",

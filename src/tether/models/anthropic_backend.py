@@ -29,8 +29,8 @@ from tether.models.deadline import (
     with_deadlines,
 )
 from tether.models.errors import (
-    TLS_HINT,
     AuthenticationError,
+    CertificateRefused,
     EndpointUnreachable,
     ModelError,
     certificate_refusal,
@@ -256,9 +256,8 @@ class AnthropicModel(SampledModel):
         if isinstance(exc, a.APITimeoutError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: timed out"))
         if isinstance(exc, a.APIConnectionError) and (refused := certificate_refusal(exc)):
-            return EndpointUnreachable(
-                f"{self.model_id}: the TLS certificate of the API was refused: {refused}",
-                hint=TLS_HINT, no_connection=True)
+            return CertificateRefused(
+                f"{self.model_id}: the TLS certificate of the API was refused: {refused}")
         if isinstance(exc, a.APIConnectionError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: cannot reach the API",
                                                  no_connection=True))

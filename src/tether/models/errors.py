@@ -62,6 +62,14 @@ TLS_HINT = ("a server whose certificate comes from a CA of its own: name that CA
             "in SSL_CERT_FILE (or use http:// for a server on this machine)")
 
 
+class CertificateRefused(EndpointUnreachable):
+    """The server's TLS certificate was not trusted: no connection, and none to come from
+    retrying (the reason is in the message, what to do in the hint)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, hint=TLS_HINT, no_connection=True)
+
+
 def certificate_refusal(exc: BaseException) -> str | None:
     """Why the server's TLS certificate was refused, when that is what `exc` (an SDK's
     connection error) comes from: the first certificate error of its causes. A refused

@@ -29,8 +29,8 @@ from tether.models.deadline import (
     with_deadlines,
 )
 from tether.models.errors import (
-    TLS_HINT,
     AuthenticationError,
+    CertificateRefused,
     EndpointUnreachable,
     ModelError,
     ServerError,
@@ -259,9 +259,8 @@ class OpenAICompatibleModel(SampledModel):
         if isinstance(exc, o.APITimeoutError):
             return Retryable(EndpointUnreachable(f"{self.model_id}: timed out talking to {where}"))
         if isinstance(exc, o.APIConnectionError) and (refused := certificate_refusal(exc)):
-            return EndpointUnreachable(
-                f"{self.model_id}: the TLS certificate of {where} was refused: {refused}",
-                hint=TLS_HINT, no_connection=True)
+            return CertificateRefused(
+                f"{self.model_id}: the TLS certificate of {where} was refused: {refused}")
         if isinstance(exc, o.APIConnectionError):
             return Retryable(
                 EndpointUnreachable(

@@ -9,9 +9,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.systems.compile.compiler.conftest import toy_run
 from tether.core.budget import BudgetSpec, Ledger
-from tether.systems.compile.compiler.endpoint import StudentEndpoint
+from tether.models import CertificateRefused
+from tether.models.errors import TLS_HINT
+from tether.systems.compile.compiler.endpoint import StudentEndpoint, StudentUnreachable
 from tether.systems.compile.compiler.run import CompileRun
 from tether.systems.compile.compiler.scoring import SplitScorer
 from tether.systems.compile.compiler.trial import Scoring
@@ -149,3 +153,19 @@ def test_a_call_holds_the_endpoint_only_while_the_model_answers_it() -> None:
     for thread in threads:
         thread.join()
     assert ledger.waited == [True, True]
+
+
+def test_a_refused_certificate_stops_the_compile_with_what_to_change() -> None:
+    def script(messages: list[dict[str, Any]], info: CallInfo) -> str:
+        raise CertificateRefused("m@https://h/v1: the TLS certificate of https://h/v1 was "
+                                 "refused: self-signed certificate")
+
+    endpoint = StudentEndpoint(_model(script, 1), resume="tether compile --resume out")
+    student = endpoint.session(max_tokens=8, temperature=0.0, modality="text",
+                               where={"split": "probe", "item_id": "0"}, log=[])
+    with pytest.raises(StudentUnreachable) as caught:
+        student("question", None)
+    assert "self-signed certificate" in str(caught.value)
+    # not "start the student's server": the server is there, its certificate is not trusted
+    assert caught.value.hint == (f"{TLS_HINT}, then continue where this stopped: tether "
+                                 "compile --resume out (the items answered so far are kept)")

@@ -38,6 +38,7 @@ from tether.errors import TetherError
 from tether.models import (
     DEFAULT_PARAMS,
     CallRecord,
+    CertificateRefused,
     Completion,
     EndpointUnreachable,
     GenerateParams,
@@ -52,11 +53,13 @@ __all__ = ["StudentEndpoint", "StudentUnreachable"]
 
 
 
-def _down_hint(resume: str | None) -> str:
+def _down_hint(resume: str | None, exc: EndpointUnreachable) -> str:
     then = (f"{resume} (the items answered so far are kept)" if resume
             else "--resume and the run directory")
-    return ("start the student's server (or correct the student spec), then continue "
-            f"where this stopped: {then}")
+    # a refused certificate is a server that is there: its hint says what to change
+    fix = (exc.hint if isinstance(exc, CertificateRefused) and exc.hint
+           else "start the student's server (or correct the student spec)")
+    return f"{fix}, then continue where this stopped: {then}"
 
 
 class StudentUnreachable(TetherError):
@@ -136,7 +139,7 @@ class StudentEndpoint:
             if not exc.no_connection:
                 raise
             raise StudentUnreachable(f"the student endpoint could not be reached: {exc}",
-                                     hint=_down_hint(self.resume)) from None
+                                     hint=_down_hint(self.resume, exc)) from None
         finally:
             log.extend(made)
             for record in made:
