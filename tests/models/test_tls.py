@@ -135,3 +135,25 @@ def test_a_refused_certificate_is_named_and_not_retried():
     plain = openai.APIConnectionError(request=httpx2.Request("POST", "https://h/v1"))
     assert isinstance(model._classify(plain), Retryable)  # a refused connection is retried
     assert certificate_refusal(plain) is None
+
+
+FORKED = """
+import os, sys, threading, time
+import httpx2
+from tether.models import tls
+# a context whose making never ends in this process, as if forked mid-way
+tls._context = __import__("concurrent.futures").futures.Future()
+pid = os.fork()
+if pid == 0:
+    tls.start_tls_context()
+    made = tls.tls_context_for(httpx2.Client)
+    os._exit(0 if made is not None else 3)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_makes_its_own_context_instead_of_waiting_for_the_parents():
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.strip() == "0", done.stderr

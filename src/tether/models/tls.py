@@ -17,6 +17,7 @@ verifies exactly as one left to make its own; for any other client there is none
 from __future__ import annotations
 
 import importlib.util
+import os
 import ssl
 import threading
 from collections.abc import Callable
@@ -57,6 +58,17 @@ def tls_context_for(client_class: type) -> ssl.SSLContext | None:
     with _lock:
         context = _context
     return None if context is None else context.result()
+
+
+def _forget() -> None:
+    """In a forked child: the thread making the context was not copied, so a context
+    still being made would never be; the child begins its own when it needs one."""
+    global _context, _lock
+    _context = None
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget)
 
 
 def _make(into: Future[ssl.SSLContext], create: Callable[[], ssl.SSLContext]) -> None:
