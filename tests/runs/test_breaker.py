@@ -174,6 +174,16 @@ def test_only_consecutive_connection_failures_count() -> None:
     assert breaker.open_endpoints == [url]
 
 
+def test_a_refused_certificate_counts_as_a_connection_failure() -> None:
+    url = "https://127.0.0.1:8443/v1"
+    spec = f"openai-compatible/m@{url}"
+    breaker = EndpointBreaker(2)
+    message = f"{spec}: the TLS certificate of {url} was refused: self-signed certificate"
+    for _ in range(2):
+        breaker.ended(_record(spec, "CertificateRefused", message))
+    assert breaker.open_endpoints == [url]
+
+
 def test_endpoint_of_specs() -> None:
     assert endpoint_of("openai-compatible/m@http://h:1/v1;timeout_s=5") == "http://h:1/v1"
     assert endpoint_of("openai/gpt-4o-mini") == "https://api.openai.com"

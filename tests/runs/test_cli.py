@@ -62,6 +62,40 @@ def test_resume_skips_finished_trials_and_retries_errors(tmp_path: Path) -> None
     assert body["ran_now"] == 2 and body["committed"] == 4  # replaced, never duplicated
 
 
+def test_a_run_with_error_trials_says_what_they_ended_with(tmp_path: Path) -> None:
+    write_suite(tmp_path / "suite.json", tasks=[("ok", "alpha", "alpha"),
+                                                ("down", "model-down", "x")])
+    res = invoke("run", str(write_config(tmp_path)), "--out", str(tmp_path / "run"))
+    assert res.exit_code == 1
+    lines = res.stderr.splitlines()
+    said = [line for line in lines if line.startswith("  2 x ModelError: ")]
+    assert len(said) == 1 and "scripted backend is down" in said[0], res.stderr
+    assert lines.index(said[0]) == 1 + next(
+        i for i, line in enumerate(lines) if "2 trial(s) ended in error" in line)
+
+
+def test_error_lines_name_the_most_frequent_errors_and_count_the_rest() -> None:
+    from types import SimpleNamespace
+
+    from tether.cli.run import error_lines
+    from tether.models.errors import TLS_HINT
+
+    def rec(kind: str | None, message: str = "", status: str = "error") -> SimpleNamespace:
+        return SimpleNamespace(status=status, error_kind=kind, error_message=message)
+
+    records = ([rec("CertificateRefused", "m@https://h: the TLS certificate was refused")] * 3
+               + [rec("ServerError", "m: 500\ntraceback follows")] * 2
+               + [rec("RateLimited", "m: 429"), rec("Timeout", "m: slow"), rec(None, "", "ok"),
+                  rec("skipped:EndpointUnreachable", "not started: h could not be reached")])
+    assert error_lines(records) == [  # type: ignore[arg-type]
+        "  3 x CertificateRefused: m@https://h: the TLS certificate was refused",
+        f"    hint: {TLS_HINT}",
+        "  2 x ServerError: m: 500",
+        "  1 x RateLimited: m: 429",
+        "  and 1 more (1 other errors): tether report shows every trial",
+    ]
+
+
 def test_default_out_dir_and_resume_with_same_config(experiment: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -11,6 +11,7 @@ import json
 import signal
 import sqlite3
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from tether.cli.startup import start_up
 from tether.errors import ConfigError, TetherError
 
 if TYPE_CHECKING:  # the runner loads when a command runs, not for --help
+    from tether.core import TrialRecord
     from tether.models import PriceBook
     from tether.runs import PreparedRun, RunRequest
 
@@ -60,6 +62,32 @@ def _book(run: PreparedRun) -> PriceBook:
     from tether.runs import META_KEY as COST_META, run_book
 
     return run_book(run.experiment.resolved(), None, run.store.meta(COST_META))
+
+
+#: the errors `error_lines` names at most (the most frequent; the rest are counted)
+SHOWN_ERRORS = 3
+def error_lines(records: list[TrialRecord]) -> list[str]:
+    """What the run's error trials ended with, one line per distinct error, the most
+    frequent first: a user whose endpoint refused every call sees why, not a count.
+    Trials not started because their endpoint was down are said by the breaker's line."""
+    from tether.models.errors import TLS_HINT
+    from tether.runs.breaker import SKIPPED_KIND
+
+    # what to do about an error kind whose message alone does not say it
+    hints = {"CertificateRefused": TLS_HINT}
+    counts = Counter((r.error_kind or "error", (r.error_message or "").strip())
+                     for r in records if r.status == "error" and r.error_kind != SKIPPED_KIND)
+    lines = []
+    for (kind, message), n in counts.most_common(SHOWN_ERRORS):
+        head = message.splitlines()[0] if message else "(no message)"
+        lines.append(f"  {n} x {kind}: {head[:300]}")
+        if kind in hints:
+            lines.append(f"    hint: {hints[kind]}")
+    if len(counts) > SHOWN_ERRORS:
+        rest = sum(n for _, n in counts.most_common()[SHOWN_ERRORS:])
+        lines.append(f"  and {rest} more ({len(counts) - SHOWN_ERRORS} other errors): "
+                     "tether report shows every trial")
+    return lines
 
 
 def _summary(run: PreparedRun, records: list, interrupted: bool, committed_now: int,
@@ -201,6 +229,8 @@ def run(config: str | None, out: str | None, resume: str | None, retry_errors: b
                           "(infrastructure, not scores); rerun them with "
                           f"tether run --resume {prepared.store.dir} --retry-errors",
                           highlight=False)
+        for line in error_lines(result.records):
+            err_console.print(line, highlight=False, markup=False)
     if not as_json:
         console.print(f"run directory: {prepared.store.dir}\n"
                       f"report: tether report {prepared.store.dir}", highlight=False)

@@ -3,7 +3,8 @@
 A dead model server costs each trial its whole retry schedule before it ends in
 `error`, so a run against it would take minutes per trial only to record errors.
 After `threshold` trials in a row failed to connect to one endpoint (error kind
-`EndpointUnreachable`, a model error after every retry), the trials still to start
+`EndpointUnreachable`, a model error after every retry, or `CertificateRefused`, a TLS
+certificate the client does not trust), the trials still to start
 that use that endpoint are not started: each is recorded at once as an `error` of
 kind `skipped:EndpointUnreachable`, so `tether run --resume RUN --retry-errors` runs
 them once the server is back. Trials already in flight end normally. Only
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # expand imports the config, which imports this module's defa
     from tether.runs.expansion import PlannedTrial
 
 #: error kinds (tether.models.errors type names) that say the endpoint could not be reached
-CONNECTION_ERRORS = frozenset({"EndpointUnreachable"})
+CONNECTION_ERRORS = frozenset({"EndpointUnreachable", "CertificateRefused"})
 SKIPPED_KIND = "skipped:EndpointUnreachable"
 DEFAULT_FAILURES = 3
 
