@@ -18,7 +18,7 @@ pytest.importorskip("anthropic")
 
 from tether.models.anthropic_backend import AnthropicModel, to_anthropic_messages  # noqa: E402
 from tether.models.base import GenerateParams, ToolCall, function_tool  # noqa: E402
-from tether.models.errors import RateLimited  # noqa: E402
+from tether.models.errors import CertificateRefused, RateLimited  # noqa: E402
 from tether.models.retry import RetryPolicy  # noqa: E402
 
 BASH = function_tool("bash", "Run a command.", {
@@ -198,3 +198,19 @@ def test_spec_with_base_url_builds_a_working_client(server, monkeypatch):
                         "key_env=TETHER_TEST_ANTHROPIC_KEY")
     (c,) = model.generate([{"role": "user", "content": "hi"}])
     assert c.text == "from the proxy" and server.requests[0]["model"] == "claude-test"
+
+
+def test_a_refused_certificate_is_named_and_not_retried(model):
+    import ssl
+
+    import anthropic
+    import httpx2
+
+    cert_error = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED]")
+    cert_error.verify_message = "self-signed certificate"
+    error = anthropic.APIConnectionError(request=httpx2.Request("POST", "https://h/v1"))
+    error.__cause__ = cert_error
+    classified = model._classify(error)
+    assert isinstance(classified, CertificateRefused) and classified.no_connection
+    assert str(classified).endswith("the TLS certificate of the API was refused: "
+                                    "self-signed certificate")
