@@ -70,19 +70,25 @@ def error_lines(records: list[TrialRecord]) -> list[str]:
     """What the run's error trials ended with, one line per distinct error, the most
     frequent first: a user whose endpoint refused every call sees why, not a count.
     Trials not started because their endpoint was down are said by the breaker's line."""
-    from tether.models.errors import TLS_HINT
-    from tether.runs.breaker import SKIPPED_KIND
+    import tether.models as models
+    from tether.runs import SKIPPED_KIND
 
-    # what to do about an error kind whose message alone does not say it
-    hints = {"CertificateRefused": TLS_HINT}
+    def hint_of(kind: str) -> str | None:
+        # what to do, where the kind is a model error with advice of its own (a refused
+        # certificate, a rejected key): its message alone does not say it
+        error = getattr(models, kind, None)
+        if isinstance(error, type) and issubclass(error, TetherError):
+            return error.hint
+        return None
+
     counts = Counter((r.error_kind or "error", (r.error_message or "").strip())
                      for r in records if r.status == "error" and r.error_kind != SKIPPED_KIND)
     lines = []
     for (kind, message), n in counts.most_common(SHOWN_ERRORS):
         head = message.splitlines()[0] if message else "(no message)"
         lines.append(f"  {n} x {kind}: {head[:300]}")
-        if kind in hints:
-            lines.append(f"    hint: {hints[kind]}")
+        if hint := hint_of(kind):
+            lines.append(f"    hint: {hint}")
     if len(counts) > SHOWN_ERRORS:
         rest = sum(n for _, n in counts.most_common()[SHOWN_ERRORS:])
         lines.append(f"  and {rest} more ({len(counts) - SHOWN_ERRORS} other errors): "

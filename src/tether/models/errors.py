@@ -66,8 +66,10 @@ class CertificateRefused(EndpointUnreachable):
     """The server's TLS certificate was not trusted: no connection, and none to come from
     retrying (the reason is in the message, what to do in the hint)."""
 
+    hint = TLS_HINT
+
     def __init__(self, message: str) -> None:
-        super().__init__(message, hint=TLS_HINT, no_connection=True)
+        super().__init__(message, no_connection=True)
 
 
 def certificate_refusal(exc: BaseException) -> str | None:

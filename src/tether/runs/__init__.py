@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         RunOutcome as RunOutcome,
         run as run,
     )
+    from tether.runs.breaker import SKIPPED_KIND as SKIPPED_KIND
     from tether.runs.config import Experiment as Experiment, load_experiment as load_experiment
     from tether.runs.costs import (
         META_KEY as META_KEY,
@@ -119,6 +120,7 @@ _HOMES: dict[str, str] = {
     "RunProgress": "tether.runs.progress",
     "RunRequest": "tether.runs.launch",
     "RunStore": "tether.runs.store",
+    "SKIPPED_KIND": "tether.runs.breaker",
     "Speed": "tether.runs.speed",
     "StoreError": "tether.runs.store",
     "_apply_overrides": "tether.runs.launch",
@@ -186,6 +188,7 @@ __all__ = [
     "RunProgress",
     "RunRequest",
     "RunStore",
+    "SKIPPED_KIND",
     "Speed",
     "StoreError",
     "_apply_overrides",
