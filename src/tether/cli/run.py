@@ -66,6 +66,8 @@ def _book(run: PreparedRun) -> PriceBook:
 
 #: the errors `error_lines` names at most (the most frequent; the rest are counted)
 SHOWN_ERRORS = 3
+
+
 def error_lines(records: list[TrialRecord]) -> list[str]:
     """What the run's error trials ended with, one line per distinct error, the most
     frequent first: a user whose endpoint refused every call sees why, not a count.

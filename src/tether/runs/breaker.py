@@ -4,8 +4,8 @@ A dead model server costs each trial its whole retry schedule before it ends in
 `error`, so a run against it would take minutes per trial only to record errors.
 After `threshold` trials in a row failed to connect to one endpoint (error kind
 `EndpointUnreachable`, a model error after every retry, or `CertificateRefused`, a TLS
-certificate the client does not trust), the trials still to start
-that use that endpoint are not started: each is recorded at once as an `error` of
+certificate the client does not trust), the trials still to start that use that
+endpoint are not started: each is recorded at once as an `error` of
 kind `skipped:EndpointUnreachable`, so `tether run --resume RUN --retry-errors` runs
 them once the server is back. Trials already in flight end normally. Only
 connection failures count: a rate limit, a server error or a rejected key says the
