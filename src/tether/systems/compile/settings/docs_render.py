@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from tether.systems.compile.settings.base import png_bytes
+from tether.systems.compile.settings.noisy_png import noisy_png_bytes
 
 FONTS = {
     "sans": "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -212,8 +212,9 @@ def text_lines(spec: dict[str, Any]) -> list[tuple[str, str]]:
 
 def render_png(spec: dict[str, Any]) -> bytes:
     """The page as the PNG a student is shown (a module-level function: the helper
-    process draws it, settings/page_worker.py)."""
-    return png_bytes(render(spec))
+    process draws it, settings/page_worker.py), encoded for its noise
+    (settings/noisy_png.py)."""
+    return noisy_png_bytes(render(spec))
 
 
 def render(spec: dict[str, Any]) -> Image.Image:
@@ -234,6 +235,14 @@ def render(spec: dict[str, Any]) -> Image.Image:
             draw.text((width - 14 - w, y), right, font=font, fill=0)
     page = page.filter(ImageFilter.GaussianBlur(spec["blur"]))
     page = page.rotate(spec["angle"], resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
-    noise = np.random.default_rng(spec["noise_seed"]).normal(0.0, spec["noise"], page.size[::-1])
-    pixels = np.clip(np.asarray(page, dtype=np.float64) + noise, 0, 255).astype(np.uint8)
-    return Image.fromarray(pixels, mode="L")
+    return add_noise(page, spec["noise"], spec["noise_seed"])
+
+
+def add_noise(page: Image.Image, sigma: float, seed: int) -> Image.Image:
+    """A grayscale page plus seeded Gaussian noise (standard deviation `sigma`), clipped
+    to 0-255: clip(page + noise), added and clipped in the noise's own array (no two more
+    page-sized arrays: a helper draws a page per call of a compile, page_worker.py)."""
+    noise = np.random.default_rng(seed).normal(0.0, sigma, page.size[::-1])
+    noise += np.asarray(page)
+    np.clip(noise, 0, 255, out=noise)
+    return Image.fromarray(noise.astype(np.uint8), mode="L")
