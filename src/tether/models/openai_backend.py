@@ -36,6 +36,7 @@ from tether.models.errors import (
     ServerError,
     certificate_refusal,
 )
+from tether.models.openai_import import import_openai
 from tether.models.retry import (
     Retryable,
     RetryPolicy,
@@ -73,7 +74,7 @@ def _client(api_key: str, base_url: str | None, timeout_s: float) -> Any:
     """One SDK client per endpoint, key and timeout for the process, shared by every
     model object (one per trial) that talks to it: a client is thread-safe, keeps its
     connections open between calls, and has a TLS context (made once: tether.models.tls)."""
-    import openai
+    openai = import_openai()
 
     key = (api_key, base_url, timeout_s)
     with _clients_lock:
@@ -117,7 +118,7 @@ class OpenAICompatibleModel(SampledModel):
         deadline_s: float | None = None,
     ) -> None:
         start_tls_context()  # made beside the SDK's import (tether.models.tls)
-        import openai
+        openai = import_openai()  # its type packages made lazy (tether.models.openai_import)
 
         self.model = model
         self.model_id = spec or (f"openai/{model}" if base_url is None else f"{model}@{base_url}")
