@@ -10,7 +10,6 @@ the new ones.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
@@ -40,7 +39,10 @@ def _is_old_parent(name: str) -> bool:
     return any(old.startswith(name + ".") for old in ALIASES)
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader are plain classes (the import system asks only for these
+# methods): importlib.abc imports importlib.resources, tempfile and shutil, some 20 ms of
+# every process that imports tether (the compile's page helper among them).
+class _AliasLoader:
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         target = _target(spec.name)
         if target is not None:
@@ -53,7 +55,7 @@ class _AliasLoader(importlib.abc.Loader):
         del module  # an alias is the module at its new path, already executed
 
 
-class _AliasFinder(importlib.abc.MetaPathFinder):
+class _AliasFinder:
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: types.ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:

@@ -19,14 +19,23 @@ Modality: a text-only student gets no image. `modality="auto"` asks the model
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from tether.context import TrialContext
 from tether.errors import ConfigError
-from tether.models import Completion, Message, accepts_images, png_data_url
+from tether.models import (
+    Completion,
+    Message,
+    Model,
+    accepts_images,
+    png_data_url,
+    spec_accepts_images,
+)
+
+if TYPE_CHECKING:  # annotations only: `tether compile` asks shown_images before it loads
+    from tether.context import TrialContext
 
 __all__ = ["MODALITIES", "STUDENT_ROLE", "StudentCall", "StudentSession", "generated_tokens",
-           "resolve_modality", "student_message"]
+           "resolve_modality", "shown_images", "student_message"]
 
 STUDENT_ROLE = "student"
 MODALITIES = ("auto", "text", "image")
@@ -43,6 +52,15 @@ def resolve_modality(ctx: TrialContext, requested: str) -> Modality:
     if requested != "auto":
         return "image" if requested == "image" else "text"
     return "image" if accepts_images(ctx.model(STUDENT_ROLE)) else "text"
+
+
+def shown_images(student: Model | None, spec: str, requested: str) -> bool:
+    """Whether a compile's student will be shown images: from the built model, or before
+    it is built from its spec; False where only the built model can tell and it is not
+    built (a scripted double, a replay: its images are drawn as its items come)."""
+    if requested != "auto":
+        return requested == "image"
+    return accepts_images(student) if student is not None else bool(spec_accepts_images(spec))
 
 
 def student_message(prompt: str, image: bytes | None) -> list[Message]:

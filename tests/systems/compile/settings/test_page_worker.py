@@ -143,3 +143,21 @@ def _running(pid: int) -> bool:
             return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except OSError:
         return False
+
+
+def test_a_started_helper_imports_its_modules_before_its_first_request(
+        own_helper, tmp_path, monkeypatch) -> None:
+    marker = tmp_path / "imported"
+    (tmp_path / "warm_probe.py").write_text(
+        f"open({str(marker)!r}, 'w').write('yes')\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    page_worker.start(["no_such_module_here", "warm_probe"])  # a bad one is skipped
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.read_text() == "yes"  # no page was asked for
+    later = page_worker.submit(render_png, _spec(6))  # the same helper draws
+    assert later is not None and later.result(timeout=120)[:4] == b"\x89PNG"
+    helper = page_worker._helper
+    page_worker.start(["warm_probe"])  # running already: no second helper
+    assert page_worker._helper is helper

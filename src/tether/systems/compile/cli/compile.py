@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,11 +84,13 @@ _FIELDS = ("setting", "teacher", "student", "probe", "validation", "test", "roun
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
 def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: Any) -> None:
     """Compile a harness: teacher rounds, the strict validation gate, then the test split."""
+    given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
+    _start_page_helper(config, given)  # before the compiler loads (its docstring says why)
+
     from tether.systems.compile.compiler.gate import small_gate_warning
     from tether.systems.compile.compiler.summary import teacher_failure
 
     console = make_console(stderr=True)
-    given = {k: flags[k] for k in _FIELDS if flags.get(k) is not None}
     with _progress(console, enabled=not as_json) as report:
         with start_up():  # the compile's start: its settings, models and store
             compiler = _compiler(config, resume, given, report)
@@ -108,6 +111,35 @@ def compile_(config: Path | None, resume: Path | None, as_json: bool, **flags: A
     if failed is not None:
         console.print(f"[red]every teacher call failed[/]: {failed}", highlight=False)
         sys.exit(1)
+
+
+def _start_page_helper(config: Path | None, given: dict[str, Any]) -> None:
+    """Start the page helper (settings/page_worker.py) before the compiler loads, when the
+    flags or the config file say its student will be shown pages drawn there (a docs
+    compile at a remote student that takes images). The helper's own start (an
+    interpreter, numpy and PIL: about 0.25 s of a core) then runs beside the compiler's
+    imports instead of after them, and the first calls do not wait for their pages.
+    A file this cannot read is left to the compile's loading, which reports it; a resumed
+    compile starts the helper when it asks for its first page."""
+    from tether.systems.compile.settings import start_page_helper
+    from tether.systems.compile.student import shown_images
+
+    fields = dict(given)
+    if config is not None:
+        try:
+            text = config.read_text(encoding="utf-8")
+            data = json.loads(text) if config.suffix == ".json" else tomllib.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError):  # TOMLDecodeError is one
+            return
+        table = data.get("compile", data) if isinstance(data, dict) else None
+        if not isinstance(table, dict):
+            return
+        fields = {**table, **given}
+    setting, student = fields.get("setting"), fields.get("student")
+    modality = fields.get("modality", "auto")
+    if (isinstance(setting, str) and isinstance(student, str) and isinstance(modality, str)
+            and shown_images(None, student, modality)):
+        start_page_helper(setting)
 
 
 def _compiler(config: Path | None, resume: Path | None, given: dict[str, Any],

