@@ -186,14 +186,14 @@ def test_a_compile_starts_its_items_inputs_in_call_order_and_at_most_early_items
 
 
 def test_images_are_drawn_from_the_start_only_for_a_student_known_to_take_them() -> None:
-    from tether.systems.compile.compiler.build import _early_images
+    from tether.systems.compile.student import shown_images
 
     remote = "openai-compatible/m@http://127.0.0.1:9/v1"
-    assert _early_images(None, remote, "auto")
-    assert not _early_images(None, remote, "text")
-    assert _early_images(None, "scripted:[\"a\"]", "image")
-    assert not _early_images(None, "scripted:[\"a\"]", "auto")  # only the built one knows
-    assert _early_images(ScriptedModel(["a"], accepts_images=True), "scripted:x", "auto")
+    assert shown_images(None, remote, "auto")
+    assert not shown_images(None, remote, "text")
+    assert shown_images(None, "scripted:[\"a\"]", "image")
+    assert not shown_images(None, "scripted:[\"a\"]", "auto")  # only the built one knows
+    assert shown_images(ScriptedModel(["a"], accepts_images=True), "scripted:x", "auto")
 
 
 def test_more_items_run_than_calls_yet_calls_never_exceed_the_endpoint(
