@@ -14,6 +14,10 @@ import importlib.machinery
 import sys
 import types
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
 
 #: old module path -> where it lives now
 ALIASES = {
@@ -65,7 +69,8 @@ class _AliasFinder:
         if _target(fullname) is None and importlib.machinery.PathFinder.find_spec(
                 fullname, _parent_path(fullname)) is not None:
             return None  # a package that really exists (tether.models) is never shadowed
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(),
+        loader = cast("importlib.abc.Loader", _AliasLoader())  # it has the loader's methods
+        return importlib.machinery.ModuleSpec(fullname, loader,
                                               is_package=_is_old_parent(fullname))
 
 

@@ -92,7 +92,7 @@ class _OnFirstRead(importlib.abc.Loader):
 
         module.__getattr__ = __getattr__  # type: ignore[method-assign]
         module.__dir__ = __dir__  # type: ignore[method-assign]
-        module.__all__ = sorted(names)  # `from ... import *` as the eager package
+        module.__dict__["__all__"] = sorted(names)  # `from ... import *` as the eager one
 
 
 class _LazyTypesFinder(importlib.abc.MetaPathFinder):
