@@ -66,3 +66,18 @@ def test_the_docs_pages_drawing_module_is_the_one_started() -> None:
     from tether.systems.compile.settings.docs_render import render_png
 
     assert render_png.__module__ in settings.PAGE_MODULES["docs"]
+
+
+def test_a_fifo_or_a_file_nested_too_deep_is_left_to_the_loader(started, tmp_path) -> None:
+    """Read with the loader's own readers: a FIFO is refused, not waited on."""
+    import os
+
+    fifo = tmp_path / "c.toml"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_text("[" * 5000 + "]" * 5000)
+    for path in (fifo, deep, deep_json):
+        compile_cli._start_page_helper(path, {"setting": "docs", "student": REMOTE})
+    assert started == []

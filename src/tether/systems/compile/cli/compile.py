@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tether.cli import COMPARATORS, esc, make_console, start_up
-from tether.errors import ConfigError
+from tether.errors import ConfigError, TetherError
 
 if TYPE_CHECKING:  # the compiler loads when the command runs, not for --help
     from tether.systems.compile import Compiler
@@ -123,13 +122,14 @@ def _start_page_helper(config: Path | None, given: dict[str, Any]) -> None:
     compile starts the helper when it asks for its first page."""
     from tether.systems.compile.settings import start_page_helper
     from tether.systems.compile.student import shown_images
+    from tether.textio import loads, loads_toml, read_text
 
     fields = dict(given)
     if config is not None:
-        try:
-            text = config.read_text(encoding="utf-8")
-            data = json.loads(text) if config.suffix == ".json" else tomllib.loads(text)
-        except (OSError, UnicodeDecodeError, ValueError):  # TOMLDecodeError is one
+        try:  # the readers the loading uses: a FIFO or a huge file is refused, not read
+            text = read_text(config)
+            data = loads(text) if config.suffix == ".json" else loads_toml(text)
+        except (TetherError, ValueError):  # JSONError and TOMLDecodeError are ValueErrors
             return
         table = data.get("compile", data) if isinstance(data, dict) else None
         if not isinstance(table, dict):
