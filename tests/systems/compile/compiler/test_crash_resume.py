@@ -127,9 +127,10 @@ def test_kill_9_mid_build_then_resume_equals_an_uninterrupted_compile(
     assert _committed(out) == ref_trials[:held]
     hold.unlink()
     lost = tmp_path / "lost"  # the same kill, and then run.sqlite lost as well
-    shutil.copytree(out, lost)
-    for path in lost.glob("run.sqlite*"):
-        path.unlink()
+    # never copied: run.sqlite's -shm was once seen to vanish mid-copy just after the
+    # kill (CI), and the copy loses all of run.sqlite* anyway
+    shutil.copytree(out, lost, ignore=shutil.ignore_patterns("run.sqlite*"))
+    assert not list(lost.glob("run.sqlite*"))
 
     for resumed in (out, lost):
         result = _compile(["--resume", str(resumed), "--json"])
