@@ -122,14 +122,14 @@ def _start_page_helper(config: Path | None, given: dict[str, Any]) -> None:
     compile starts the helper when it asks for its first page."""
     from tether.systems.compile.settings import start_page_helper
     from tether.systems.compile.student import shown_images
-    from tether.textio import loads, loads_toml, read_text
 
     fields = dict(given)
     if config is not None:
-        try:  # the readers the loading uses: a FIFO or a huge file is refused, not read
-            text = read_text(config)
-            data = loads(text) if config.suffix == ".json" else loads_toml(text)
-        except (TetherError, ValueError):  # JSONError and TOMLDecodeError are ValueErrors
+        from tether.runs import read_config  # the loader's own reader (FIFOs refused)
+
+        try:
+            data = read_config(config, what="a compile config file (TOML)")
+        except TetherError:
             return
         table = data.get("compile", data) if isinstance(data, dict) else None
         if not isinstance(table, dict):
